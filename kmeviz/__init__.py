@@ -1,0 +1,43 @@
+"""kmeviz: see and play with kernel mean embeddings.
+
+The core (this package, numpy/scipy only) implements the estimators; ``kmeviz.viz``
+draws them with HoloViews and the Panel apps put widgets on top.
+"""
+
+from .circular import CircularDiscrepancy, circular_discrepancy, circular_ensemble
+from .datasets import blobs, blobs_two_sample, rings_two_sample, uniform_boxes_two_sample
+from .features import FastfoodFeatures, RandomFourierFeatures, fwht
+from .kernels import (
+    GaussianKernel,
+    IMQKernel,
+    Kernel,
+    LaplaceKernel,
+    ShiftInvariantKernel,
+    median_heuristic,
+)
+from .mmd import mmd2, mmd2_block, mmd2_fastmmd, mmd2_linear
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CircularDiscrepancy",
+    "FastfoodFeatures",
+    "GaussianKernel",
+    "IMQKernel",
+    "Kernel",
+    "LaplaceKernel",
+    "RandomFourierFeatures",
+    "ShiftInvariantKernel",
+    "blobs",
+    "blobs_two_sample",
+    "circular_discrepancy",
+    "circular_ensemble",
+    "fwht",
+    "median_heuristic",
+    "mmd2",
+    "mmd2_block",
+    "mmd2_fastmmd",
+    "mmd2_linear",
+    "rings_two_sample",
+    "uniform_boxes_two_sample",
+]

@@ -1,0 +1,117 @@
+"""Input checks for the public API: the only place where user input is coerced.
+
+Every public function calls these helpers once; private helpers assume clean input.
+Errors name the offending argument and show what was found.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def check_samples(X, name: str = "X", *, min_samples: int = 1) -> np.ndarray:
+    """Return ``X`` as a finite float64 array of shape (n, d).
+
+    Raises
+    ------
+    TypeError
+        If ``X`` is complex, of object/string dtype, or not array-like.
+    ValueError
+        If ``X`` is not 2-D, is empty, has fewer than ``min_samples`` rows or
+        contains NaN or inf.
+    """
+    if isinstance(X, (str, bytes)) or X is None:
+        raise TypeError(f"{name} must be a 2-D array of real numbers, got {type(X).__name__}")
+    try:
+        arr = np.asarray(X)
+    except Exception as exc:  # ragged lists and the like
+        raise TypeError(f"{name} could not be converted to an array: {exc}") from None
+    if np.iscomplexobj(arr):
+        raise TypeError(f"{name} must be real-valued, got complex dtype {arr.dtype}")
+    if arr.dtype == object or not (
+        np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_)
+    ):
+        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        hint = " (for 1-D data use X.reshape(-1, 1))" if arr.ndim == 1 else ""
+        raise ValueError(f"{name} must be 2-D of shape (n, d), got shape {arr.shape}{hint}")
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"{name} must be non-empty, got shape {arr.shape}")
+    if arr.shape[0] < min_samples:
+        raise ValueError(f"{name} needs at least {min_samples} samples, got {arr.shape[0]}")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
+        raise ValueError(f"{name} contains {bad} NaN or infinite value(s)")
+    return arr
+
+
+def check_pair(X, Y, *, min_samples: int = 1, names=("X", "Y")) -> tuple[np.ndarray, np.ndarray]:
+    """Check two samples and that they live in the same dimension."""
+    X = check_samples(X, names[0], min_samples=min_samples)
+    Y = check_samples(Y, names[1], min_samples=min_samples)
+    if X.shape[1] != Y.shape[1]:
+        raise ValueError(
+            f"{names[0]} and {names[1]} must have the same dimension, "
+            f"got {names[0]}.shape={X.shape} and {names[1]}.shape={Y.shape}"
+        )
+    return X, Y
+
+
+def check_rng(rng) -> np.random.Generator:
+    """Turn ``rng`` (Generator, int seed, SeedSequence or None) into a Generator."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence)):
+        if isinstance(rng, numbers.Integral) and rng < 0:
+            raise ValueError(f"rng seed must be non-negative, got {rng}")
+        return np.random.default_rng(rng)
+    raise TypeError(
+        f"rng must be a numpy Generator, an int seed or None, got {type(rng).__name__}"
+    )
+
+
+def check_real(value, name: str) -> float:
+    """Return ``value`` as a finite Python float."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return value
+
+
+def check_positive(value, name: str) -> float:
+    """Return ``value`` as a float, raising unless it is finite and > 0."""
+    value = check_real(value, name)
+    if value <= 0:
+        raise ValueError(f"{name} must be > 0, got {value}")
+    return value
+
+
+def check_in_interval(value, name: str, low: float, high: float) -> float:
+    """Return ``value`` as a float, raising unless ``low < value < high``."""
+    value = check_real(value, name)
+    if not low < value < high:
+        raise ValueError(f"{name} must lie in the open interval ({low}, {high}), got {value}")
+    return value
+
+
+def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
+    """Return ``value`` as an int, raising unless it is an integer >= ``minimum``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    value = int(value)
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def check_choice(value, name: str, choices) -> str:
+    """Raise unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        options = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{name} must be one of {options}, got {value!r}")
+    return value

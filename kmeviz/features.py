@@ -1,0 +1,175 @@
+"""Random features for shift-invariant kernels: random Fourier features and Fastfood.
+
+Both expose ``projections(X)`` (the inner products ω'x, shape (n, L)) and
+``transform(X)``, the feature map z(x) = sqrt(K(0)/L) [cos ω'x, sin ω'x] of
+Alg. 2 in Zhao & Meng (FastMMD), so that z(x)'z(y) ≈ k(x, y).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_positive_int, check_rng, check_samples
+from .kernels import DEFAULT_WORKING_MEMORY, GaussianKernel, check_kernel, tile_rows
+
+
+class _RandomFeatures:
+    """Shared feature map and streamed feature means on top of ``_project``."""
+
+    kernel = None
+    n_features: int
+
+    def _check_fitted(self):
+        if not hasattr(self, "dim_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit(X) first")
+
+    def _check_dim(self, X, name="X"):
+        X = check_samples(X, name)
+        if X.shape[1] != self.dim_:
+            raise ValueError(
+                f"{name} has dimension {X.shape[1]}, features were fitted for {self.dim_}"
+            )
+        return X
+
+    def projections(self, X) -> np.ndarray:
+        """ω_k'x_i for every sample and frequency, shape (n, L)."""
+        self._check_fitted()
+        return self._project(self._check_dim(X))
+
+    def transform(self, X) -> np.ndarray:
+        """Feature map z(X) of shape (n, 2L) with z(x)'z(y) ≈ k(x, y)."""
+        P = self.projections(X)
+        scale = np.sqrt(self.kernel.value_at_zero / self.n_features)
+        return scale * np.hstack([np.cos(P), np.sin(P)])
+
+    def _mean_cos_sin(self, X: np.ndarray, working_memory=DEFAULT_WORKING_MEMORY):
+        """Means over rows of cos(ω'x) and sin(ω'x), streamed: O(L) extra memory per chunk."""
+        cos_sum = np.zeros(self.n_features)
+        sin_sum = np.zeros(self.n_features)
+        rows = tile_rows(2 * self.n_features, working_memory)
+        for start in range(0, X.shape[0], rows):
+            P = self._project(X[start : start + rows])
+            cos_sum += np.cos(P).sum(axis=0)
+            sin_sum += np.sin(P).sum(axis=0)
+        return cos_sum / X.shape[0], sin_sum / X.shape[0]
+
+
+class RandomFourierFeatures(_RandomFeatures):
+    """Random Fourier features (Rahimi & Recht 2007) with ω drawn from p(ω) (Bochner).
+
+    Parameters
+    ----------
+    kernel : ShiftInvariantKernel
+    n_features : int
+        L, the number of frequencies (the feature vector has 2L entries).
+    frequencies : array (L, d), optional
+        Fix ω instead of sampling it (then ``n_features`` is ignored).
+    rng : Generator, int or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmeviz import GaussianKernel
+    >>> X = np.random.default_rng(0).normal(size=(5, 3))
+    >>> rff = RandomFourierFeatures(GaussianKernel(1.0), 20000, rng=0).fit(X)
+    >>> Z = rff.transform(X)
+    >>> bool(np.abs(Z @ Z.T - GaussianKernel(1.0)(X)).max() < 0.05)
+    True
+    """
+
+    def __init__(self, kernel, n_features: int = 1024, *, frequencies=None, rng=None):
+        self.kernel = check_kernel(kernel, shift_invariant=True)
+        if frequencies is not None:
+            self.frequencies = check_samples(frequencies, "frequencies")
+            self.n_features = self.frequencies.shape[0]
+        else:
+            self.frequencies = None
+            self.n_features = check_positive_int(n_features, "n_features")
+        self.rng = rng
+
+    def fit(self, X):
+        """Draw (or adopt) the frequencies for the dimension of ``X``."""
+        dim = check_samples(X, "X").shape[1]
+        if self.frequencies is not None:
+            if self.frequencies.shape[1] != dim:
+                raise ValueError(
+                    f"frequencies have dimension {self.frequencies.shape[1]}, X has {dim}"
+                )
+            self.frequencies_ = self.frequencies
+        else:
+            self.frequencies_ = self.kernel._sample_frequencies(
+                self.n_features, dim, check_rng(self.rng)
+            )
+        self.dim_ = dim
+        return self
+
+    def _project(self, X):
+        return X @ self.frequencies_.T
+
+
+def fwht(A: np.ndarray) -> np.ndarray:
+    """Unnormalised fast Walsh–Hadamard transform along the last axis (length 2^p).
+
+    Equals ``A @ scipy.linalg.hadamard(n)`` in O(n log n) per row.
+    """
+    A = np.asarray(A, dtype=np.float64)
+    n = A.shape[-1]
+    if n & (n - 1):
+        raise ValueError(f"fwht needs a power-of-two length, got {n}")
+    lead = A.shape[:-1]
+    h = 1
+    while h < n:
+        pairs = A.reshape(*lead, n // (2 * h), 2, h)
+        a, b = pairs[..., 0, :], pairs[..., 1, :]
+        A = np.stack((a + b, a - b), axis=-2)
+        h *= 2
+    return A.reshape(*lead, n)
+
+
+class FastfoodFeatures(_RandomFeatures):
+    """Fastfood random features for the Gaussian kernel (Le et al. 2013).
+
+    Each block is V = S H G Π H B / (σ sqrt(D)) with D = d zero-padded to a power of
+    two, H the Walsh–Hadamard matrix (applied fast), B random signs, Π a random
+    permutation, G Gaussian, and S rescaling rows to chi(D)-distributed lengths so
+    that V's rows are distributed like N(0, σ⁻² I) frequencies. Blocks are stacked
+    until L rows are reached. Parameters take O(L) memory instead of O(L d).
+    """
+
+    def __init__(self, kernel, n_features: int = 1024, *, rng=None):
+        self.kernel = check_kernel(kernel, shift_invariant=True)
+        if not isinstance(kernel, GaussianKernel):
+            raise TypeError(
+                f"Fastfood approximates the Gaussian kernel only, got {type(kernel).__name__}"
+            )
+        self.n_features = check_positive_int(n_features, "n_features")
+        self.rng = rng
+
+    def fit(self, X):
+        """Draw B, Π, G and S for the dimension of ``X``."""
+        dim = check_samples(X, "X").shape[1]
+        rng = check_rng(self.rng)
+        D = 1 << max(0, (dim - 1).bit_length())
+        n_blocks = -(-self.n_features // D)
+        self.dim_, self.padded_dim_ = dim, D
+        self.signs_ = rng.choice([-1.0, 1.0], size=(n_blocks, D))
+        self.permutations_ = np.argsort(rng.random((n_blocks, D)), axis=1)
+        self.gaussians_ = rng.standard_normal((n_blocks, D))
+        radii = np.sqrt(rng.chisquare(D, size=(n_blocks, D)))
+        self.scales_ = radii / np.linalg.norm(self.gaussians_, axis=1, keepdims=True)
+        return self
+
+    def _project(self, X):
+        n, D = X.shape[0], self.padded_dim_
+        T = np.zeros((n, 1, D))
+        T[:, 0, : self.dim_] = X
+        T = fwht(T * self.signs_[None])  # (n, blocks, D)
+        T = np.take_along_axis(T, self.permutations_[None], axis=2) * self.gaussians_[None]
+        T = fwht(T) * (self.scales_ / (self.kernel.bandwidth * np.sqrt(D)))[None]
+        return T.reshape(n, -1)[:, : self.n_features]
+
+    @property
+    def frequencies_(self) -> np.ndarray:
+        """The implied frequency matrix V restricted to the first d columns, (L, d)."""
+        self._check_fitted()
+        return self._project(np.eye(self.dim_)).T
