@@ -1,0 +1,64 @@
+"""Helpers shared by the apps: readable errors instead of tracebacks, page layout."""
+
+from __future__ import annotations
+
+import functools
+import logging
+
+import holoviews as hv
+import panel as pn
+
+hv.extension("bokeh", logo=False)
+
+log = logging.getLogger("kmeviz.apps")
+
+CSS = """
+.kmeviz-caption { color: #555; font-size: 0.9em; margin-top: -6px; }
+"""
+
+
+def error_message(exc: Exception) -> pn.pane.Alert:
+    """A readable message for a failed computation (never a traceback)."""
+    if isinstance(exc, (ValueError, TypeError)):
+        text = f"**These settings cannot be computed:** {exc}"
+    else:
+        log.exception("unexpected error in a kmeviz app")
+        text = f"**Something went wrong** ({type(exc).__name__}): {exc}"
+    return pn.pane.Alert(
+        text, alert_type="warning", css_classes=["kmeviz-error"], sizing_mode="stretch_width"
+    )
+
+
+def guarded(view):
+    """Decorate a view method so that any exception renders as a message."""
+
+    @functools.wraps(view)
+    def wrapper(*args, **kwargs):
+        try:
+            return view(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - apps must keep working
+            return error_message(exc)
+
+    return wrapper
+
+
+def with_caption(view, caption: str) -> pn.Column:
+    """A plot (or message) with its one-line caption underneath."""
+    return pn.Column(
+        view,
+        pn.pane.Markdown(caption, css_classes=["kmeviz-caption"]),
+        sizing_mode="stretch_width",
+    )
+
+
+def page(title: str, sidebar, main) -> pn.template.FastListTemplate:
+    """The common page template of every kmeviz app."""
+    pn.extension(raw_css=[CSS], notifications=False)
+    return pn.template.FastListTemplate(
+        title=f"kmeviz · {title}",
+        sidebar=sidebar,
+        main=main,
+        accent="#2ca02c",
+        sidebar_width=330,
+        header_background="#264653",
+    )

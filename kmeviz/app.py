@@ -1,0 +1,66 @@
+"""Serve every kmeviz app with an index page (``kmeviz serve``).
+
+Panel is imported only here and in ``kmeviz_apps``: the numerical core stays free
+of plotting dependencies.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+
+def app_registry() -> dict:
+    """Slug -> (title, factory) for every app in ``apps/``."""
+    from kmeviz_apps import APPS
+
+    registry = {}
+    for slug, (title, target) in APPS.items():
+        module, func = target.split(":")
+        registry[slug] = (title, getattr(importlib.import_module(module), func))
+    return registry
+
+
+def index_page():
+    """The landing page: every app with its title, description and link."""
+    import panel as pn
+
+    pn.extension(notifications=False)
+    cards = []
+    for slug, (title, factory) in app_registry().items():
+        module = importlib.import_module(factory.__module__)
+        blurb = (module.__doc__ or "").strip().split("\n\n")[-1].replace("\n", " ")
+        cards.append(
+            pn.pane.Markdown(
+                f"### [{title}](./{slug})\n\n{blurb}",
+                css_classes=["kmeviz-app-card"],
+                styles={"border": "1px solid #ddd", "border-radius": "8px", "padding": "0 12px"},
+                width=420,
+            )
+        )
+    intro = pn.pane.Markdown(
+        "# kmeviz dashboards\n\nSee and play with kernel mean embeddings. "
+        "Pick an explorer; every widget updates its plots live."
+    )
+    return pn.Column(intro, pn.FlexBox(*cards), margin=(10, 30))
+
+
+def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = False):
+    """A started-but-not-running Panel server for all apps; returns (server, url)."""
+    import panel as pn
+
+    registry = app_registry()
+    apps = {"/": index_page, **{slug: factory for slug, (_, factory) in registry.items()}}
+    titles = {"/": "kmeviz", **{slug: title for slug, (title, _) in registry.items()}}
+    origins = [f"{host}:{port}" for host in {address, "localhost", "127.0.0.1"}]
+    server = pn.serve(
+        apps,
+        address=address,
+        port=port,
+        show=show,
+        start=False,
+        title=titles,
+        websocket_origin=origins,
+        threaded=False,
+    )
+    host = "localhost" if address in ("127.0.0.1", "0.0.0.0", "") else address
+    return server, f"http://{host}:{server.port}/"
