@@ -42,7 +42,7 @@ def main(slugs) -> None:
             for slug in slugs:
                 page.goto(f"http://127.0.0.1:{port}/{slug}")
                 time.sleep(12)
-                out = Path(__file__).parent / f"{slug or 'index'}.png"
+                out = Path(__file__).parent / f"{slug or 'index'}_explorer.png"
                 page.screenshot(path=str(out), full_page=True)
                 print("wrote", out)
             browser.close()

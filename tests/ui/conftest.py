@@ -14,8 +14,15 @@ import urllib.request
 import pytest
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 # Titles of every Bokeh plot in the page (Bokeh draws them on a canvas, not in the DOM).
 BOKEH_TITLES_JS = """() => {
@@ -50,8 +57,12 @@ def _free_port() -> int:
 def server_url():
     """``python -m kmeviz serve`` on a free loopback port, for the whole session."""
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "kmeviz", "serve", "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kmeviz", "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 60
     printed = ""

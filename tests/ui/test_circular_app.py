@@ -19,8 +19,11 @@ def test_index_lists_the_app_and_the_app_loads(page, server_url, bokeh_titles):
     open_app(page, server_url)
     assert page.url.rstrip("/").endswith("/circular")
     titles = bokeh_titles(page)
-    for title in ("Samples and projection direction", "Objective over the diameter angle y",
-                  "Ensemble of circular discrepancies vs L"):
+    for title in (
+        "Samples and projection direction",
+        "Objective over the diameter angle y",
+        "Ensemble of circular discrepancies vs L",
+    ):
         assert title in titles
     eta = page.locator(".kmeviz-eta").inner_text()
     assert f"η(ω) = {float(eta):.4f}" in " ".join(titles)  # canvas title agrees with table
@@ -39,7 +42,9 @@ def test_redrawing_omega_changes_the_plots(page, server_url, bokeh_titles):
     page.wait_for_function(
         "t => Bokeh.documents.some(d => [...d.all_models].some("
         "m => m.constructor.__name__ === 'Title' && m.text === t))",
-        arg=f"Wrapped on the circle: η(ω) = {float(after):.4f}", timeout=TIMEOUT)
+        arg=f"Wrapped on the circle: η(ω) = {float(after):.4f}",
+        timeout=TIMEOUT,
+    )
     expect(page.locator(".kmeviz-error")).to_have_count(0)
 
 
@@ -53,7 +58,8 @@ def test_changing_L_updates_fastmmd_estimate(page, server_url):
     for _ in range(10):
         handle.press("ArrowRight")
     expect(page.get_by_text(re.compile(r"FastMMD² with L = 10[3-9]\d"))).to_be_visible(
-        timeout=TIMEOUT)
+        timeout=TIMEOUT
+    )
     new_number = re.compile(rf"^(?!{re.escape(before)}$)-?\d+\.\d{{6}}$")
     expect(estimate).to_have_text(new_number, timeout=TIMEOUT)
 

@@ -1,0 +1,19 @@
+"""Run every benchmark in one process: ``python -m benchmarks [--quick]``.
+
+Each table compares against a baseline measured in the same run.
+"""
+
+import argparse
+import os
+import platform
+
+from . import bench_mmd
+
+parser = argparse.ArgumentParser(prog="python -m benchmarks")
+parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+args = parser.parse_args()
+print(
+    f"# kmeviz benchmarks — {platform.processor() or platform.machine()}, "
+    f"{os.cpu_count()} cores, Python {platform.python_version()}"
+)
+bench_mmd.run(quick=args.quick)

@@ -1,0 +1,120 @@
+"""Exact MMD, FastMMD and Fastfood benchmarks (issue: foundation / FastMMD slice)."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+import kmeviz as K
+
+from ._util import best_time, peak_memory_mb, print_table
+
+
+def naive_mmd2(X, Y, sigma):
+    """The obvious full-matrix numpy version: one (m+n)² Gram, a'Ka."""
+    Z = np.vstack([X, Y])
+    sq = (Z**2).sum(axis=1)
+    D2 = sq[:, None] + sq[None, :] - 2.0 * Z @ Z.T
+    Kz = np.exp(-D2 / (2.0 * sigma**2))
+    a = np.concatenate([np.full(len(X), 1.0 / len(X)), np.full(len(Y), -1.0 / len(Y))])
+    return float(a @ Kz @ a)
+
+
+def exact_vs_naive(n=10_000, d=16, n_memory=30_000):
+    X, Y = K.uniform_boxes_two_sample(n, dim=d, rng=0)
+    sigma = K.median_heuristic(X, Y, rng=0)
+    k = K.GaussianKernel(sigma)
+    t_naive, v_naive = best_time(lambda: naive_mmd2(X, Y, sigma), repeat=1)
+    t_ours, v_ours = best_time(lambda: K.mmd2(X, Y, k), repeat=3)
+    Xm, Ym = K.uniform_boxes_two_sample(n_memory, dim=d, rng=1)
+    mem, _ = peak_memory_mb(lambda: K.mmd2(Xm, Ym, k))
+    t_mem, _ = best_time(lambda: K.mmd2(Xm, Ym, k), repeat=1)
+    print_table(
+        f"Exact biased MMD², Gaussian kernel, d = {d} (target: >= 8x naive; < 300 MB at n = 3e4)",
+        [
+            "n per sample",
+            "naive full-matrix (s)",
+            "kmeviz tiled (s)",
+            "speed-up",
+            "|difference|",
+            "peak extra memory (MB)",
+        ],
+        [
+            [n, t_naive, t_ours, t_naive / t_ours, abs(v_naive - v_ours), "-"],
+            [n_memory, "-", t_mem, "-", "-", mem],
+        ],
+    )
+
+
+def fastmmd_vs_exact(n=20_000, d=16):
+    X, Y = K.uniform_boxes_two_sample(n, dim=d, rng=2)
+    k = K.GaussianKernel(K.median_heuristic(X, Y, rng=0))
+    t_exact, exact = best_time(lambda: K.mmd2(X, Y, k), repeat=1)
+    rows = []
+    for L in (128, 1024):
+        for method in ("fourier", "fastfood"):
+            t, _ = best_time(partial(K.mmd2_fastmmd, X, Y, k, n_features=L, method=method, rng=0))
+            errs = [
+                abs(K.mmd2_fastmmd(X, Y, k, n_features=L, method=method, rng=s) - exact) / exact
+                for s in range(5)
+            ]
+            rows.append([L, method, t, t_exact / t, float(np.mean(errs))])
+    print_table(
+        f"FastMMD vs exact biased MMD² at n = {n} per sample, d = {d} "
+        f"(exact: {t_exact:.2f} s, MMD² = {exact:.4f})",
+        ["L", "method", "time (s)", "speed-up vs exact", "mean rel. error of MMD² (5 seeds)"],
+        rows,
+    )
+
+
+def fastfood_vs_dense(n=2_000, dims=(64, 256, 1024, 4096)):
+    rows = []
+    rng = np.random.default_rng(0)
+    for d in dims:
+        X = rng.uniform(size=(n, d))
+        k = K.GaussianKernel(np.sqrt(d / 6))
+        L = d  # one Fastfood block
+        dense = K.RandomFourierFeatures(k, L, rng=0).fit(X)
+        fast = K.FastfoodFeatures(k, L, rng=0).fit(X)
+        t_dense, _ = best_time(partial(dense.projections, X))
+        t_fast, _ = best_time(partial(fast.projections, X))
+        dense_params = dense.frequencies_.size
+        fast_params = (
+            fast.signs_.size + fast.permutations_.size + fast.gaussians_.size + fast.scales_.size
+        )
+        rows.append(
+            [
+                d,
+                L,
+                t_dense,
+                t_fast,
+                t_dense / t_fast,
+                dense_params * 8 / 2**20,
+                fast_params * 8 / 2**20,
+            ]
+        )
+    print_table(
+        f"Fastfood vs dense random Fourier features: projections of n = {n} points, L = d",
+        [
+            "d",
+            "L",
+            "dense (s)",
+            "Fastfood (s)",
+            "dense/Fastfood time",
+            "dense params (MB)",
+            "Fastfood params (MB)",
+        ],
+        rows,
+    )
+
+
+def run(quick: bool = False):
+    if quick:
+        exact_vs_naive(n=2_000, n_memory=5_000)
+        fastmmd_vs_exact(n=4_000)
+        fastfood_vs_dense(n=500, dims=(64, 256))
+    else:
+        exact_vs_naive()
+        fastmmd_vs_exact()
+        fastfood_vs_dense()

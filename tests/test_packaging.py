@@ -1,0 +1,69 @@
+"""Project metadata stays consistent: environment.yml vs pyproject, README commands."""
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~\[ ;]", requirement.strip(), maxsplit=1)[0].lower()
+
+
+def test_environment_yml_lists_the_same_packages_as_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = {_name(r) for r in project["dependencies"]}
+    for extra in ("test", "dev"):
+        wanted |= {_name(r) for r in project["optional-dependencies"][extra]}
+    wanted.discard("kmeviz")
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    listed = {_name(d) for d in env["dependencies"] if isinstance(d, str)}
+    listed -= {"python", "pip"}
+    assert listed == wanted, {
+        "only in environment.yml": listed - wanted,
+        "only in pyproject.toml": wanted - listed,
+    }
+    assert "conda-forge" in env["channels"]
+
+
+def test_environment_yml_pins_match_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    reqs = project["dependencies"] + [
+        r for e in ("test", "dev") for r in project["optional-dependencies"][e]
+    ]
+    pins = {_name(r): r.replace(" ", "") for r in reqs if _name(r) != "kmeviz"}
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    for dep in env["dependencies"]:
+        if isinstance(dep, str) and _name(dep) in pins:
+            assert dep.replace(" ", "") == pins[_name(dep)]
+
+
+def test_readme_opens_with_the_two_setup_commands_and_ci_runs_the_test_one():
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```(?:bash|sh)\n(.*?)```", readme, flags=re.S)
+    assert len(blocks) >= 2
+    serve_cmd, test_cmd = blocks[0].strip(), blocks[1].strip()
+    assert "kmeviz serve" in serve_cmd and "pip install" in serve_cmd
+    assert "pytest" in test_cmd and "pip install" in test_cmd
+    assert test_cmd in (ROOT / ".ci" / "run").read_text()
+
+
+def test_console_script_and_apps_are_registered():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["scripts"]["kmeviz"] == "kmeviz.cli:main"
+    from kmeviz.app import app_registry
+
+    registry = app_registry()
+    assert "circular" in registry
+    assert all(callable(factory) for _, factory in registry.values())
+
+
+def test_core_never_imports_plotting():
+    core = [p for p in (ROOT / "kmeviz").glob("*.py") if p.name not in ("viz.py", "app.py")]
+    for path in core:
+        text = path.read_text()
+        for lib in ("panel", "holoviews", "bokeh"):
+            assert not re.search(rf"^\s*(import|from) {lib}\b", text, flags=re.M), (path, lib)
