@@ -63,6 +63,11 @@ def ensemble_values(data_key: tuple, kernel_name: str, bandwidth: float, L: int,
     return K.circular_ensemble(X, Y, W, kernel=k)
 
 
+DATA_PARAMS = ("dataset", "epsilon", "shift", "n", "seed")
+OMEGA_PARAMS = ("angle", "scale")
+ESTIMATE_PARAMS = ("kernel", "bandwidth", "n_frequencies")
+
+
 class CircularExplorer(pn.viewable.Viewer):
     """Interactive view of FastMMD as an ensemble of circular discrepancies."""
 
@@ -84,9 +89,9 @@ class CircularExplorer(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._median_button = pn.widgets.Button(name="Median heuristic", button_type="default")
+        self._median_button = pn.widgets.Button(label="Median heuristic")
         self._median_button.on_click(self._use_median_heuristic)
-        self._redraw_button = pn.widgets.Button(name="Redraw ω ~ p(ω)", button_type="primary")
+        self._redraw_button = pn.widgets.Button(label="Redraw ω ~ p(ω)", color="primary")
         self._redraw_button.on_click(self._redraw_frequency)
 
     # -- derived quantities ------------------------------------------------------
@@ -117,35 +122,37 @@ class CircularExplorer(pn.viewable.Viewer):
         )
 
     # -- views -------------------------------------------------------------------
-    @param.depends("dataset", "epsilon", "shift", "n", "seed", "angle", "scale")
+    @param.depends(*DATA_PARAMS, *OMEGA_PARAMS)
     @guarded
     def samples_view(self):
         X, Y = make_samples(*self.data_key)
         return viz.samples_plot(X, Y, self.omega)
 
+    def _estimates(self):
+        """Cached reference MMD² values and the η² of the current L frequencies."""
+        refs = reference_values(self.data_key, self.kernel, self.bandwidth)
+        eta2 = ensemble_values(self.data_key, self.kernel, self.bandwidth,
+                               self.n_frequencies, self.seed)
+        return refs, eta2
+
     def _circular(self):
         X, Y = make_samples(*self.data_key)
         return K.circular_discrepancy(X, Y, self.omega)
 
-    @param.depends("dataset", "epsilon", "shift", "n", "seed", "angle", "scale")
+    @param.depends(*DATA_PARAMS, *OMEGA_PARAMS)
     @guarded
     def circle_view(self):
         return viz.circle_plot(self._circular())
 
-    @param.depends("dataset", "epsilon", "shift", "n", "seed", "angle", "scale")
+    @param.depends(*DATA_PARAMS, *OMEGA_PARAMS)
     @guarded
     def objective_view(self):
         return viz.objective_plot(self._circular())
 
-    @param.depends(
-        "dataset", "epsilon", "shift", "n", "seed", "kernel", "bandwidth", "n_frequencies"
-    )
+    @param.depends(*DATA_PARAMS, *ESTIMATE_PARAMS)
     @guarded
     def ensemble_view(self):
-        refs = reference_values(self.data_key, self.kernel, self.bandwidth)
-        eta2 = ensemble_values(
-            self.data_key, self.kernel, self.bandwidth, self.n_frequencies, self.seed
-        )
+        refs, eta2 = self._estimates()
         return viz.ensemble_plot(
             running_mean(eta2),
             exact_biased=refs["exact_biased"],
@@ -154,25 +161,11 @@ class CircularExplorer(pn.viewable.Viewer):
             block=refs["block"],
         )
 
-    @param.depends(
-        "dataset",
-        "epsilon",
-        "shift",
-        "n",
-        "seed",
-        "kernel",
-        "bandwidth",
-        "n_frequencies",
-        "angle",
-        "scale",
-    )
+    @param.depends(*DATA_PARAMS, *ESTIMATE_PARAMS, *OMEGA_PARAMS)
     @guarded
     def summary_view(self):
         cd = self._circular()
-        refs = reference_values(self.data_key, self.kernel, self.bandwidth)
-        eta2 = ensemble_values(
-            self.data_key, self.kernel, self.bandwidth, self.n_frequencies, self.seed
-        )
+        refs, eta2 = self._estimates()
         est = float(eta2.mean())
         rel = abs(est - refs["exact_biased"]) / max(abs(refs["exact_biased"]), 1e-300)
         return pn.pane.Markdown(
@@ -196,18 +189,7 @@ class CircularExplorer(pn.viewable.Viewer):
     def controls(self) -> pn.Column:
         w = pn.Param(
             self.param,
-            parameters=[
-                "dataset",
-                "epsilon",
-                "shift",
-                "n",
-                "seed",
-                "kernel",
-                "bandwidth",
-                "angle",
-                "scale",
-                "n_frequencies",
-            ],
+            parameters=[*DATA_PARAMS, "kernel", "bandwidth", *OMEGA_PARAMS, "n_frequencies"],
             widgets={
                 "epsilon": {"type": pn.widgets.FloatSlider, "throttled": True},
                 "shift": {"type": pn.widgets.FloatSlider, "throttled": True},

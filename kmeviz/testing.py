@@ -1,0 +1,71 @@
+"""Helpers to run ``kmeviz serve`` in a subprocess and drive it with headless Chromium.
+
+Used by the browser tests and ``docs/screenshot.py``; standard library only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def free_port() -> int:
+    """A TCP port that is free on the loopback interface right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def running_server(*, timeout: float = 60.0):
+    """Start ``python -m kmeviz serve`` on a free loopback port; yield its URL.
+
+    Waits until the command prints its URL and the index answers, and stops the
+    server on exit. Raises RuntimeError (with the server's output) if it fails.
+    """
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kmeviz", "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        printed, deadline = "", time.monotonic() + timeout
+        while not re.search(rf"http://\S+:{port}/", printed):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"kmeviz serve did not start:\n{printed}")
+            printed += proc.stdout.readline()
+        while True:
+            try:
+                urllib.request.urlopen(url, timeout=5)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{url} does not answer") from None
+                time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
