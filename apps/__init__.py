@@ -9,4 +9,8 @@ APPS = {
         "Circular discrepancy explorer",
         "kmeviz_apps.circular_explorer:create_app",
     ),
+    "bootstrap": (
+        "Bootstrap null explorer",
+        "kmeviz_apps.bootstrap_explorer:create_app",
+    ),
 }

@@ -4,6 +4,7 @@ The core (this package, numpy/scipy only) implements the estimators; ``kmeviz.vi
 draws them with HoloViews and the Panel apps put widgets on top.
 """
 
+from .bootstrap import VALID_NULLS, TestResult, mmd_test
 from .circular import CircularDiscrepancy, circular_discrepancy, circular_ensemble
 from .datasets import blobs, blobs_two_sample, rings_two_sample, uniform_boxes_two_sample
 from .features import FastfoodFeatures, RandomFourierFeatures, fwht
@@ -21,6 +22,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CircularDiscrepancy",
+    "TestResult",
+    "VALID_NULLS",
+    "mmd_test",
     "FastfoodFeatures",
     "GaussianKernel",
     "IMQKernel",

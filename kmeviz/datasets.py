@@ -15,6 +15,7 @@ def blobs(
     *,
     epsilon: float = 1.0,
     shift: float = 0.0,
+    variance: float = 1.0,
     grid_size: int = 5,
     spacing: float = 10.0,
     rng=None,
@@ -24,7 +25,8 @@ def blobs(
     Blob centres sit on a ``grid_size`` × ``grid_size`` grid with ``spacing``. Each
     blob has covariance with eigenvalues (ε, 1) along the diagonals (rotated by
     π/4), so ε = 1 gives identity covariance (distribution P) and ε > 1 the
-    elongated blobs of Q. ``shift`` moves every centre by (shift, 0).
+    elongated blobs of Q. ``shift`` moves every centre by (shift, 0) and
+    ``variance`` multiplies every covariance.
 
     Examples
     --------
@@ -34,23 +36,24 @@ def blobs(
     n = check_positive_int(n, "n")
     epsilon = check_positive(epsilon, "epsilon")
     shift = check_real(shift, "shift")
+    variance = check_positive(variance, "variance")
     grid_size = check_positive_int(grid_size, "grid_size")
     spacing = check_positive(spacing, "spacing")
     rng = check_rng(rng)
     centres = spacing * rng.integers(0, grid_size, size=(n, 2)).astype(float)
     centres[:, 0] += shift
     rotation = np.array([[1.0, -1.0], [1.0, 1.0]]) / np.sqrt(2.0)
-    scale = np.sqrt(np.array([epsilon, 1.0]))
+    scale = np.sqrt(variance * np.array([epsilon, 1.0]))
     return centres + (rng.standard_normal((n, 2)) * scale) @ rotation.T
 
 
-def blobs_two_sample(
-    n: int, m: int | None = None, *, epsilon: float = 4.0, shift: float = 0.0, rng=None
-) -> tuple[np.ndarray, np.ndarray]:
-    """X ~ P (round blobs), Y ~ Q (blobs with eigenvalue ratio ε, shifted by ``shift``)."""
+def blobs_two_sample(n: int, m: int | None = None, *, epsilon: float = 4.0,
+                     shift: float = 0.0, variance: float = 1.0,
+                     rng=None) -> tuple[np.ndarray, np.ndarray]:
+    """X ~ P (round blobs), Y ~ Q (blobs with eigenvalue ratio ε, mean shift, variance ratio)."""
     rng = check_rng(rng)
     X = blobs(n, epsilon=1.0, rng=rng)
-    Y = blobs(n if m is None else m, epsilon=epsilon, shift=shift, rng=rng)
+    Y = blobs(n if m is None else m, epsilon=epsilon, shift=shift, variance=variance, rng=rng)
     return X, Y
 
 

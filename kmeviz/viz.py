@@ -173,3 +173,68 @@ def ensemble_plot(
             show_grid=True,
         )
     )
+
+
+CAPTIONS.update({
+    "null": "The null distribution of the statistic (what it looks like when P = Q). The test "
+    "rejects when the observed statistic lands right of the threshold.",
+    "rejection": "Rejection rate over repeated draws with its 95% interval: under P = Q it "
+    "should sit at α (size); otherwise it is the power.",
+    "runtime": "Seconds per test for each valid null of the chosen estimator on these data.",
+})
+
+
+def null_histogram(result, *, overlays: dict | None = None, bins: int = 40) -> hv.Overlay:
+    """Null histogram (or analytic density) with the statistic, threshold and p-value.
+
+    ``overlays`` maps a label to ``(x, density)`` curves drawn on top, e.g. the Gamma
+    and spectral approximations of the same null.
+    """
+    xlabel = f"{result.estimator} MMD² statistic"
+    layers = []
+    if result.null_samples is not None:
+        edges = np.histogram_bin_edges(np.append(result.null_samples, result.statistic), bins)
+        counts, edges = np.histogram(result.null_samples, bins=edges, density=True)
+        layers.append(hv.Histogram((edges, counts), kdims=[xlabel], vdims=["density"],
+                                   label=f"{result.null} null (B = {result.null_samples.size})"
+                                   ).opts(color="#9ecae1", line_color="white"))
+    dist = result.null_distribution()
+    if dist is not None:
+        lo = min(dist.ppf(1e-4), result.statistic)
+        hi = max(dist.isf(1e-4), result.statistic)
+        x = np.linspace(lo, hi, 300)
+        layers.append(hv.Area((x, dist.pdf(x)), xlabel, "density",
+                              label=f"{result.null} null").opts(color="#9ecae1", alpha=0.7))
+    for (label, (x, y)), color in zip((overlays or {}).items(), ("#ff7f0e", "#9467bd", "#8c564b"),
+                                      strict=False):
+        layers.append(hv.Curve((x, y), xlabel, "density", label=label).opts(
+            color=color, line_width=2))
+    layers.append(hv.VLine(result.statistic, label="statistic").opts(color=COLOR_Y, line_width=3))
+    if np.isfinite(result.threshold):
+        layers.append(hv.VLine(result.threshold, label="threshold").opts(
+            color="black", line_dash="dashed", line_width=2))
+    verdict = "reject H0" if result.reject else "keep H0"
+    title = (f"p = {result.p_value:.4f} at α = {result.alpha:g}: {verdict}")
+    return hv.Overlay(layers).opts(
+        hv.opts.Overlay(title=title, legend_position="top_right", responsive=True,
+                        min_height=380, show_grid=True))
+
+
+def rejection_plot(df) -> hv.Overlay:
+    """Rejection rate per test with its confidence interval, from ``rejection_rates``."""
+    x = list(range(len(df)))
+    ticks = list(zip(x, df["test"], strict=True))
+    points = hv.Scatter((x, df["rate"]), "test", "rejection rate", label="rate").opts(
+        size=12, color=COLOR_X)
+    bars = hv.ErrorBars((x, df["rate"], df["rate"] - df["ci_low"], df["ci_high"] - df["rate"]),
+                        "test", ["rejection rate", "lo", "hi"])
+    return (bars * points).opts(hv.opts.Overlay(
+        title="Rejection rate over repeated draws", xticks=ticks, ylim=(0, 1.05),
+        responsive=True, min_height=300, show_grid=True))
+
+
+def runtime_bars(runtimes: dict) -> hv.Bars:
+    """Seconds per test for each null method."""
+    return hv.Bars(list(runtimes.items()), "null method", "seconds per test").opts(
+        title="Runtime of each null", responsive=True, min_height=260, color=COLOR_ACCENT,
+        show_grid=True)

@@ -3,7 +3,6 @@
 import holoviews as hv
 import panel as pn
 import pytest
-
 from kmeviz_apps import circular_explorer as ce
 
 

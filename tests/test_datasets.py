@@ -29,3 +29,11 @@ def test_rings_and_boxes_follow_their_definitions():
     assert np.all(np.abs(np.vstack([X, Y])) <= 5)
     A, B = K.uniform_boxes_two_sample(100, dim=4, rng=0)
     assert A.max() <= 0.95 <= B.min() and B.max() <= 1.0 and A.shape == (100, 4)
+
+
+def test_blob_variance_multiplies_the_covariance():
+    Z = K.blobs(40000, variance=2.5, spacing=100.0, rng=0)
+    resid = Z - 100.0 * np.round(Z / 100.0)
+    np.testing.assert_allclose(np.cov(resid.T), 2.5 * np.eye(2), atol=0.1)
+    X, Y = K.blobs_two_sample(10, variance=2.0, rng=0)
+    assert X.shape == Y.shape == (10, 2)

@@ -1,0 +1,236 @@
+"""Bootstrap null explorer (FastMMD Sec. 2.5 and 4.5; Gretton et al. 2009, 2012).
+
+Choose data, kernel, an MMD estimator and a null distribution; see the null
+histogram with the observed statistic, threshold and p-value, the Gamma and
+spectral approximations overlaid, the runtime of each null, and the rejection rate
+over 100 repeated draws.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from functools import lru_cache
+
+import numpy as np
+import panel as pn
+import param
+
+import kmeviz as K
+from kmeviz import viz
+from kmeviz.bootstrap import _simulate_spectral, gamma_null_params, spectral_eigenvalues
+from kmeviz.experiments import binomial_interval, rejection_rates
+
+from ._common import guarded, page, with_caption
+
+DATASETS = ("Blob grid: eigenvalue ratio ε", "Blob grid: mean shift",
+            "Blob grid: variance ratio", "Same distribution (H0 true)")
+KERNELS = {"Gaussian": K.GaussianKernel, "Laplace": K.LaplaceKernel,
+           "IMQ (β = −1/2)": lambda c: K.IMQKernel(c, -0.5)}
+ESTIMATORS = tuple(K.VALID_NULLS)
+NULLS = ("permutation", "gamma", "spectral", "normal")
+REPEATS = 100
+
+
+def sample(data_key: tuple, rng):
+    dataset, epsilon, shift, ratio, n = data_key
+    if dataset == DATASETS[0]:
+        return K.blobs_two_sample(n, epsilon=epsilon, rng=rng)
+    if dataset == DATASETS[1]:
+        return K.blobs_two_sample(n, epsilon=1.0, shift=shift, rng=rng)
+    if dataset == DATASETS[2]:
+        return K.blobs_two_sample(n, epsilon=1.0, variance=ratio, rng=rng)
+    return K.blobs_two_sample(n, epsilon=1.0, rng=rng)
+
+
+@lru_cache(maxsize=8)
+def make_samples(data_key: tuple, seed: int):
+    return sample(data_key, seed)
+
+
+@lru_cache(maxsize=32)
+def run_test(data_key, seed, kernel_key, estimator, null, B, n_features):
+    """The test at α = 0.05; other levels come from ``TestResult.at_level`` for free."""
+    X, Y = make_samples(data_key, seed)
+    return K.mmd_test(X, Y, KERNELS[kernel_key[0]](kernel_key[1]), estimator=estimator,
+                      null=null, n_permutations=B, n_features=n_features, rng=seed)
+
+
+@lru_cache(maxsize=8)
+def approximate_nulls(data_key, seed, kernel_key, estimator):
+    """Gamma and spectral densities of the same null, where they apply."""
+    X, Y = make_samples(data_key, seed)
+    k = KERNELS[kernel_key[0]](kernel_key[1])
+    curves = {}
+    lam = spectral_eigenvalues(X, Y, k)
+    sim = _simulate_spectral(lam, len(X), len(Y), estimator, 20_000, np.random.default_rng(0))
+    density, edges = np.histogram(sim, bins=80, density=True)
+    curves["spectral approximation"] = (0.5 * (edges[1:] + edges[:-1]), density)
+    if estimator == "biased":
+        from scipy import stats
+
+        g = gamma_null_params(X, Y, k)
+        x = np.linspace(0.0, edges[-1], 300)
+        curves["Gamma approximation"] = (x, stats.gamma(g["shape"], scale=g["scale"]).pdf(x))
+    return curves
+
+
+class BootstrapExplorer(pn.viewable.Viewer):
+    """Null distributions of MMD two-sample tests, live."""
+
+    dataset = param.Selector(default=DATASETS[0], objects=list(DATASETS))
+    epsilon = param.Number(default=2.0, bounds=(1.0, 6.0), step=0.1, doc="eigenvalue ratio ε")
+    shift = param.Number(default=0.5, bounds=(0.0, 3.0), step=0.05, doc="mean shift of Q")
+    variance_ratio = param.Number(default=1.5, bounds=(0.2, 4.0), step=0.05)
+    n = param.Integer(default=500, bounds=(20, 2000), doc="points per sample")
+    seed = param.Integer(default=0, bounds=(0, None))
+    kernel = param.Selector(default="Gaussian", objects=list(KERNELS))
+    bandwidth = param.Number(default=1.0, doc="σ (Gaussian, Laplace) or c (IMQ)")
+    estimator = param.Selector(default="biased", objects=list(ESTIMATORS))
+    null = param.Selector(default="permutation", objects=list(NULLS))
+    n_permutations = param.Integer(default=1000, bounds=(1, 5000), label="B (replicates)")
+    alpha = param.Number(default=0.05, bounds=(0.005, 0.5), step=0.005, label="α")
+    n_features = param.Integer(default=256, bounds=(1, 4096), label="L (FastMMD)")
+    repeat_result = param.Parameter(default=None, precedence=-1)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._median_button = pn.widgets.Button(label="Median heuristic")
+        self._median_button.on_click(self._use_median_heuristic)
+        self._repeat_button = pn.widgets.Button(label=f"Repeat {REPEATS} times", color="primary")
+        self._repeat_button.on_click(self._repeat)
+        self._progress = pn.indicators.Progress(value=0, max=REPEATS, active=False,
+                                                sizing_mode="stretch_width", visible=False)
+
+    @property
+    def data_key(self) -> tuple:
+        return (self.dataset, float(self.epsilon), float(self.shift),
+                float(self.variance_ratio), int(self.n))
+
+    @property
+    def kernel_key(self) -> tuple:
+        return (self.kernel, float(self.bandwidth))
+
+    def _result(self, null=None):
+        res = run_test(self.data_key, self.seed, self.kernel_key, self.estimator,
+                       null or self.null, self.n_permutations, self.n_features)
+        return res.at_level(self.alpha)
+
+    def _use_median_heuristic(self, _event=None):
+        X, Y = make_samples(self.data_key, self.seed)
+        self.bandwidth = round(K.median_heuristic(X, Y, rng=self.seed), 3)
+
+    async def _repeat(self, _event=None):
+        """Rejection rate over REPEATS fresh draws, in chunks so the progress bar moves."""
+        self._repeat_button.disabled = True
+        self._progress.param.update(value=0, visible=True, active=True)
+        try:
+            tests = {f"{self.estimator} / {self.null}": {
+                "kernel": KERNELS[self.kernel](self.bandwidth), "estimator": self.estimator,
+                "null": self.null, "n_permutations": self.n_permutations,
+                "n_features": self.n_features}}
+            data_key, rng = self.data_key, np.random.default_rng([self.seed, 1])
+            rejections, chunk = 0, 5
+            for done in range(0, REPEATS, chunk):
+                df = await asyncio.to_thread(
+                    rejection_rates, lambda g: sample(data_key, g), tests, n_repeats=chunk,
+                    alpha=self.alpha, rng=rng)
+                rejections += int(df["rejections"].iloc[0])
+                self._progress.value = done + chunk
+            lo, hi = binomial_interval(rejections, REPEATS, 0.95)
+            self.repeat_result = df.assign(rejections=rejections, repeats=REPEATS,
+                                           rate=rejections / REPEATS, ci_low=lo, ci_high=hi)
+        except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
+            self.repeat_result = exc
+        finally:
+            self._repeat_button.disabled = False
+            self._progress.active = False
+
+    # -- views -------------------------------------------------------------------
+    @param.depends("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
+                   "bandwidth", "estimator", "null", "n_permutations", "alpha", "n_features")
+    @guarded
+    def null_view(self):
+        res = self._result()
+        overlays = {}
+        if self.estimator in ("biased", "unbiased"):
+            overlays = approximate_nulls(self.data_key, self.seed, self.kernel_key,
+                                         self.estimator)
+            overlays = {k: v for k, v in overlays.items() if not k.lower().startswith(self.null)}
+        return viz.null_histogram(res, overlays=overlays)
+
+    @param.depends("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
+                   "bandwidth", "estimator", "null", "n_permutations", "alpha", "n_features")
+    @guarded
+    def summary_view(self):
+        res = self._result()
+        verdict = "**reject H0**" if res.reject else "keep H0"
+        return pn.pane.Markdown(f"""
+| | |
+|---|---|
+| statistic | <span class="kmeviz-statistic">{res.statistic:.6g}</span> |
+| threshold at α = {res.alpha:g} | <span class="kmeviz-threshold">{res.threshold:.6g}</span> |
+| p-value | <span class="kmeviz-pvalue">{res.p_value:.4f}</span> |
+| decision | {verdict} |
+| null replicates | <span class="kmeviz-replicates">{"analytic" if res.null_samples is None else res.null_samples.size}</span> |
+""", css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
+
+    @param.depends("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
+                   "bandwidth", "estimator", "n_permutations", "n_features")
+    @guarded
+    def runtime_view(self):
+        runtimes = {null: self._result(null).runtime["total"]
+                    for null in K.VALID_NULLS[self.estimator]}
+        return viz.runtime_bars(runtimes)
+
+    @param.depends("repeat_result")
+    def repeat_view(self):
+        res = self.repeat_result
+        if res is None:
+            return pn.pane.Markdown(f"Press *Repeat {REPEATS} times* to estimate the "
+                                    "rejection rate (size under H0, power otherwise).")
+        if isinstance(res, Exception):
+            return guarded(lambda: (_ for _ in ()).throw(res))()
+        row = res.iloc[0]
+        text = pn.pane.Markdown(
+            f"Rejection rate <span class='kmeviz-rate'>{row['rate']:.2f}</span> "
+            f"({row['rejections']}/{row['repeats']}), 95% interval "
+            f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]")
+        return pn.Column(text, viz.rejection_plot(res), sizing_mode="stretch_width")
+
+    # -- layout ------------------------------------------------------------------
+    def controls(self) -> pn.Column:
+        slider = {"type": pn.widgets.FloatSlider, "throttled": True}
+        w = pn.Param(
+            self.param,
+            parameters=["dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
+                        "bandwidth", "estimator", "null", "n_permutations", "alpha",
+                        "n_features"],
+            widgets={"epsilon": slider, "shift": slider, "variance_ratio": slider,
+                     "alpha": slider,
+                     "n": {"type": pn.widgets.IntSlider, "throttled": True},
+                     "n_permutations": {"type": pn.widgets.IntInput, "step": 100},
+                     "n_features": {"type": pn.widgets.IntInput, "step": 64},
+                     "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.1}},
+            show_name=False, sizing_mode="stretch_width")
+        return pn.Column(w, pn.Row(self._median_button, self._repeat_button), self._progress,
+                         sizing_mode="stretch_width")
+
+    def main(self) -> list:
+        c = viz.CAPTIONS
+        return [
+            pn.Row(pn.Column(self.summary_view, width=360),
+                   pn.Column(with_caption(self.null_view, c["null"]),
+                             sizing_mode="stretch_width"), sizing_mode="stretch_width"),
+            pn.Row(with_caption(self.runtime_view, c["runtime"]),
+                   with_caption(self.repeat_view, c["rejection"]), sizing_mode="stretch_width"),
+        ]
+
+    def __panel__(self):
+        return pn.Row(pn.Column(self.controls(), width=320), pn.Column(*self.main()),
+                      sizing_mode="stretch_width")
+
+
+def create_app():
+    """A fresh explorer on the common page template (one per browser session)."""
+    explorer = BootstrapExplorer()
+    return page("Bootstrap null explorer", [explorer.controls()], explorer.main())

@@ -1,0 +1,151 @@
+import numpy as np
+import pytest
+
+import kmeviz as K
+from kmeviz.bootstrap import (
+    _simulate_spectral,
+    gamma_null_params,
+    p_value_from_samples,
+    permutation_assignments,
+    permutation_fastmmd2,
+    permutation_mmd2,
+    spectral_eigenvalues,
+    threshold_from_samples,
+)
+
+KERNEL = K.GaussianKernel(1.0)
+
+
+@pytest.fixture
+def pair(rng):
+    return rng.normal(size=(37, 2)), rng.normal(0.2, 1.0, size=(29, 2))
+
+
+@pytest.mark.parametrize("estimator", ["biased", "unbiased"])
+def test_batched_permutations_equal_a_loop(pair, estimator):
+    X, Y = pair
+    U = permutation_assignments(37, 29, 50, np.random.default_rng(3))
+    Z = np.vstack([X, Y])
+    loop = [K.mmd2(Z[u == 1], Z[u == 0], KERNEL, estimator=estimator) for u in U.T]
+    batched = permutation_mmd2(X, Y, KERNEL, U, estimator=estimator, working_memory=8 * 66 * 7)
+    np.testing.assert_allclose(batched, loop, rtol=1e-12, atol=1e-14)
+    assert np.all(U.sum(axis=0) == 37)
+
+
+def test_batched_fastmmd_permutations_equal_a_loop(pair):
+    X, Y = pair
+    Z = np.vstack([X, Y])
+    rff = K.RandomFourierFeatures(KERNEL, 64, rng=1).fit(Z)
+    U = permutation_assignments(37, 29, 40, np.random.default_rng(4))
+    loop = [K.mmd2_fastmmd(Z[u == 1], Z[u == 0], KERNEL, frequencies=rff.frequencies_)
+            for u in U.T]
+    np.testing.assert_allclose(permutation_fastmmd2(rff.transform(Z), 37, U), loop,
+                               rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("estimator, null", [(e, n) for e, ns in K.VALID_NULLS.items()
+                                             for n in ns])
+def test_every_valid_pair_is_seeded_and_consistent(pair, estimator, null):
+    X, Y = pair
+    a = K.mmd_test(X, Y, KERNEL, estimator=estimator, null=null, n_permutations=99, rng=7)
+    b = K.mmd_test(X, Y, KERNEL, estimator=estimator, null=null, n_permutations=99, rng=7)
+    assert a.statistic == b.statistic and a.p_value == b.p_value
+    if a.null_samples is not None:
+        np.testing.assert_array_equal(a.null_samples, b.null_samples)
+        assert a.null_samples.shape == (99,)
+        assert a.p_value == p_value_from_samples(a.statistic, a.null_samples)
+    assert 0 < a.p_value <= 1
+    assert a.reject == (a.p_value <= a.alpha) == (a.statistic > a.threshold)
+    assert (a.estimator, a.null) == (estimator, null)
+
+
+def test_statistic_matches_the_estimators(pair):
+    X, Y = pair
+    assert K.mmd_test(X, Y, KERNEL, n_permutations=9, rng=0).statistic == pytest.approx(
+        K.mmd2(X, Y, KERNEL), rel=1e-12)
+    res = K.mmd_test(X, Y, KERNEL, estimator="unbiased", null="spectral", rng=0)
+    assert res.statistic == pytest.approx(K.mmd2(X, Y, KERNEL, estimator="unbiased"))
+    assert K.mmd_test(X, Y, KERNEL, estimator="linear", null="normal").statistic == (
+        pytest.approx(K.mmd2_linear(X, Y, KERNEL)))
+    assert K.mmd_test(X, Y, KERNEL, estimator="block", null="normal").statistic == (
+        pytest.approx(K.mmd2_block(X, Y, KERNEL)))
+
+
+def test_p_value_and_threshold_conventions():
+    null = np.arange(1.0, 20.0)  # B = 19
+    assert p_value_from_samples(19.5, null) == pytest.approx(1 / 20)
+    assert p_value_from_samples(19.0, null) == pytest.approx(2 / 20)
+    assert p_value_from_samples(0.0, null) == 1.0
+    assert threshold_from_samples(null, 0.05) == 19.0  # reject only above the maximum
+    assert threshold_from_samples(null, 0.10) == 18.0
+    assert threshold_from_samples(null, 0.01) == np.inf  # B too small for this alpha
+
+
+def test_gamma_and_spectral_moments_agree_with_permutation_null(rng):
+    """All three target the same H0 law of MMD²_b; their means agree within 4%."""
+    X, Y = rng.normal(size=(150, 2)), rng.normal(size=(110, 2))
+    g = gamma_null_params(X, Y, KERNEL)
+    lam = spectral_eigenvalues(X, Y, KERNEL)
+    c = 1 / 150 + 1 / 110
+    assert g["shape"] * g["scale"] == pytest.approx(c * lam.sum(), rel=1e-8)
+    assert g["shape"] * g["scale"] ** 2 == pytest.approx(2 * c**2 * (lam**2).sum(), rel=1e-8)
+    perm = K.mmd_test(X, Y, KERNEL, n_permutations=3000, rng=1).null_samples
+    assert perm.mean() == pytest.approx(g["shape"] * g["scale"], rel=0.04)
+    sim = _simulate_spectral(lam, 150, 110, "biased", 20000, np.random.default_rng(0))
+    assert sim.mean() == pytest.approx(c * lam.sum(), rel=0.02)
+    assert perm.var() == pytest.approx(g["shape"] * g["scale"] ** 2, rel=0.15)
+
+
+def test_power_against_a_mean_shift(rng):
+    X, Y = rng.normal(size=(200, 2)), rng.normal(0.6, 1.0, size=(200, 2))
+    for est, null in [("biased", "permutation"), ("biased", "gamma"), ("unbiased", "spectral"),
+                      ("fastmmd-fourier", "permutation"), ("block", "normal")]:
+        assert K.mmd_test(X, Y, KERNEL, estimator=est, null=null, rng=0).p_value < 0.01, est
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"n_permutations": 0}, ValueError, "n_permutations must be >= 1"),
+    ({"n_permutations": 1.5}, TypeError, "n_permutations must be an integer"),
+    ({"alpha": 0.0}, ValueError, "alpha must lie in the open interval"),
+    ({"alpha": 1.0}, ValueError, "alpha must lie in the open interval"),
+    ({"alpha": -0.1}, ValueError, "alpha"),
+    ({"alpha": "0.05"}, TypeError, "alpha must be a real number"),
+    ({"estimator": "linear", "null": "permutation"}, ValueError,
+     "null='permutation' is not valid for estimator='linear'; valid nulls are normal"),
+    ({"estimator": "unbiased", "null": "gamma"}, ValueError, "not valid for estimator"),
+    ({"estimator": "fastmmd-fourier", "null": "spectral"}, ValueError, "not valid"),
+    ({"estimator": "nystrom"}, ValueError, "estimator must be one of"),
+    ({"null": "pearson"}, ValueError, "null must be one of"),
+])
+def test_bad_test_arguments(pair, kwargs, exc, match):
+    X, Y = pair
+    with pytest.raises(exc, match=match):
+        K.mmd_test(X, Y, KERNEL, **kwargs)
+
+
+def test_bad_samples_for_the_test(pair):
+    X, Y = pair
+    with pytest.raises(ValueError, match="same dimension"):
+        K.mmd_test(X, np.ones((10, 3)), KERNEL)
+    with pytest.raises(ValueError, match="Y needs at least 2"):
+        K.mmd_test(X, Y[:1], KERNEL)
+    with pytest.raises(TypeError, match="shift-invariant"):
+        K.mmd_test(X, Y, K.Kernel(), estimator="fastmmd-fourier")
+    with pytest.raises(ValueError, match="needs at least 2"):
+        K.mmd_test(X[:3], Y[:3], KERNEL, estimator="linear", null="normal")
+
+
+@pytest.mark.parametrize("estimator, null", [("biased", "permutation"), ("biased", "gamma"),
+                                             ("block", "normal")])
+def test_at_level_equals_rerunning_with_that_alpha(pair, estimator, null):
+    X, Y = pair
+    base = K.mmd_test(X, Y, KERNEL, estimator=estimator, null=null, n_permutations=99,
+                      alpha=0.05, rng=3)
+    for alpha in (0.01, 0.2, 0.5):
+        direct = K.mmd_test(X, Y, KERNEL, estimator=estimator, null=null, n_permutations=99,
+                            alpha=alpha, rng=3)
+        moved = base.at_level(alpha)
+        assert (moved.threshold, moved.reject, moved.alpha) == (
+            direct.threshold, direct.reject, direct.alpha)
+    with pytest.raises(ValueError, match="alpha"):
+        base.at_level(1.5)

@@ -1,0 +1,60 @@
+import numpy as np
+import pytest
+
+import kmeviz as K
+from kmeviz.experiments import (
+    binomial_interval,
+    fastmmd_type2_vs_L,
+    rejection_rates,
+    size_table,
+    type2_vs_epsilon,
+)
+
+
+def test_clopper_pearson_interval():
+    lo, hi = binomial_interval(5, 100, 0.95)
+    assert lo == pytest.approx(0.01643, abs=1e-4) and hi == pytest.approx(0.11284, abs=1e-4)
+    assert binomial_interval(0, 10)[0] == 0.0 and binomial_interval(10, 10)[1] == 1.0
+
+
+def test_rejection_rates_are_tidy_paired_and_report_progress():
+    calls = []
+    tests = {"perm": {"kernel": K.GaussianKernel(1.0), "n_permutations": 49},
+             "gamma": {"kernel": K.GaussianKernel(1.0), "null": "gamma"}}
+    df = rejection_rates(lambda g: (g.normal(size=(30, 2)), g.normal(1.0, 1.0, size=(30, 2))),
+                         tests, n_repeats=5, rng=0, progress=lambda d, t: calls.append((d, t)))
+    assert list(df["test"]) == ["perm", "gamma"]
+    assert set(df.columns) >= {"rejections", "repeats", "rate", "ci_low", "ci_high", "runtime_s"}
+    assert np.all(df["rate"] == 1.0)  # a unit mean shift at n = 30 is always detected
+    assert calls == [(i, 5) for i in range(1, 6)]
+    again = rejection_rates(lambda g: (g.normal(size=(30, 2)), g.normal(size=(30, 2))), tests,
+                            n_repeats=5, rng=1)
+    assert again["rejections"].tolist() == rejection_rates(
+        lambda g: (g.normal(size=(30, 2)), g.normal(size=(30, 2))), tests, n_repeats=5,
+        rng=1)["rejections"].tolist()
+
+
+def test_type_one_error_bounded_subset():
+    """CI subset of the calibration: 200 null draws, exact permutation and linear-normal.
+
+    The permutation test with B = 199 is exact at α = 0.05; the 99% Clopper–Pearson
+    interval of 200 draws must contain 0.05. The full table is test_calibration (slow).
+    """
+    df = size_table(n=100, n_repeats=200, rng=11,
+                    pairs=[("biased", "permutation"), ("linear", "normal")])
+    assert df["within_interval"].all(), df
+
+
+def test_fig8a_runner_trend_small():
+    df = fastmmd_type2_vs_L(Ls=(1, 64), n=200, n_trials=12, n_permutations=99, rng=0)
+    assert list(df["L"]) == [1, 64]
+    assert {"type2_error", "type2_ci_low", "type2_ci_high", "runtime_s"} <= set(df.columns)
+    assert df["type2_error"].iloc[1] <= df["type2_error"].iloc[0]
+
+
+def test_fig8b_runner_shape_and_progress():
+    seen = []
+    df = type2_vs_epsilon(epsilons=(1.5, 3.0), n=60, n_trials=2, n_permutations=19, rng=0,
+                          progress=lambda d, t: seen.append((d, t)))
+    assert len(df) == 2 * 4 and set(df["epsilon"]) == {1.5, 3.0}
+    assert seen[-1] == (4, 4) and seen[0] == (1, 4)
