@@ -164,6 +164,7 @@ class BootstrapExplorer(pn.viewable.Viewer):
     def summary_view(self):
         res = self._result()
         verdict = "**reject H0**" if res.reject else "keep H0"
+        replicates = "analytic" if res.null_samples is None else res.null_samples.size
         return pn.pane.Markdown(f"""
 | | |
 |---|---|
@@ -171,16 +172,19 @@ class BootstrapExplorer(pn.viewable.Viewer):
 | threshold at α = {res.alpha:g} | <span class="kmeviz-threshold">{res.threshold:.6g}</span> |
 | p-value | <span class="kmeviz-pvalue">{res.p_value:.4f}</span> |
 | decision | {verdict} |
-| null replicates | <span class="kmeviz-replicates">{"analytic" if res.null_samples is None else res.null_samples.size}</span> |
+| null replicates | <span class="kmeviz-replicates">{replicates}</span> |
 """, css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
 
     @param.depends("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
-                   "bandwidth", "estimator", "n_permutations", "n_features")
+                   "bandwidth", "estimator", "n_features")
     @guarded
     def runtime_view(self):
+        """Runtime of every valid null; re-measured when the data or estimator change
+        (not on every B change, which would rerun the O(N³) spectral null each time)."""
         runtimes = {null: self._result(null).runtime["total"]
                     for null in K.VALID_NULLS[self.estimator]}
-        return viz.runtime_bars(runtimes)
+        return viz.runtime_bars(runtimes).opts(
+            title=f"Runtime of each null (B = {self.n_permutations})")
 
     @param.depends("repeat_result")
     def repeat_view(self):

@@ -7,7 +7,7 @@ import argparse
 import os
 import platform
 
-from . import bench_mmd
+from . import bench_apps, bench_mmd, bench_tests
 
 parser = argparse.ArgumentParser(prog="python -m benchmarks")
 parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
@@ -17,3 +17,5 @@ print(
     f"{os.cpu_count()} cores, Python {platform.python_version()}"
 )
 bench_mmd.run(quick=args.quick)
+bench_tests.run(quick=args.quick)
+bench_apps.run(quick=args.quick)

@@ -130,29 +130,31 @@ def type2_vs_epsilon(epsilons=(1.2, 1.4, 1.6, 1.8, 2.0, 2.2, 2.4, 2.6, 2.8, 3.0)
     return _as_type2(pd.concat(frames, ignore_index=True))
 
 
-def null_sampler(n: int, m: int | None = None, dim: int = 2) -> Callable:
-    """A sampler of two samples from the same law (blob grid for dim = 2, else N(0, I))."""
+def null_sampler(n: int, m: int | None = None, *, data: str = "normal") -> Callable:
+    """A sampler of two samples from the same law: N(0, I₂) or the round blob grid."""
     m = n if m is None else m
-    if dim == 2:
+    if data == "blobs":
         return lambda g: blobs_two_sample(n, m, epsilon=1.0, rng=g)
-    return lambda g: (g.standard_normal((n, dim)), g.standard_normal((m, dim)))
+    return lambda g: (g.standard_normal((n, 2)), g.standard_normal((m, 2)))
 
 
 def size_table(*, n: int = 200, m: int | None = None, n_repeats: int = 500,
                n_permutations: int = 199, alpha: float = 0.05, level: float = 0.99,
-               pairs=None, rng=None, progress: Progress = None) -> pd.DataFrame:
+               data: str = "normal", bandwidth: float = 1.0, pairs=None, rng=None,
+               progress: Progress = None) -> pd.DataFrame:
     """Type-I error of every valid estimator/null pair over ``n_repeats`` null draws.
 
-    Data: the round blob grid (P = Q), Gaussian kernel σ = 1. B = 199 makes the
-    permutation tests exact at α = 0.05 (α (B + 1) is an integer).
+    Data: P = Q = N(0, I₂) (or the round blob grid with ``data="blobs"``), Gaussian
+    kernel. B = 199 makes the permutation tests exact at α = 0.05 (α (B + 1) is an
+    integer); the Gamma, spectral and normal nulls are asymptotic approximations.
     """
     from .bootstrap import VALID_NULLS
 
     pairs = pairs or [(e, nl) for e, ns in VALID_NULLS.items() for nl in ns]
-    tests = {f"{e} / {nl}": {"kernel": GaussianKernel(1.0), "estimator": e, "null": nl,
+    tests = {f"{e} / {nl}": {"kernel": GaussianKernel(bandwidth), "estimator": e, "null": nl,
                              "n_permutations": n_permutations} for e, nl in pairs}
-    df = rejection_rates(null_sampler(n, m), tests, n_repeats=n_repeats, alpha=alpha,
-                         level=level, rng=rng, progress=progress)
+    df = rejection_rates(null_sampler(n, m, data=data), tests, n_repeats=n_repeats,
+                         alpha=alpha, level=level, rng=rng, progress=progress)
     df["within_interval"] = (df["ci_low"] <= alpha) & (alpha <= df["ci_high"])
     return df
 

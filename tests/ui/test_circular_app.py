@@ -1,31 +1,10 @@
 """The circular discrepancy explorer in real Chromium."""
 
 import re
-import time
 
-from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
-TIMEOUT = 30_000
-
-TITLE_PRESENT_JS = (
-    "t => Bokeh.documents.some(d => [...d.all_models].some("
-    "m => m.constructor.__name__ === 'Title' && m.text === t))"
-)
-
-
-def settled_number(locator, *, other_than=None, timeout=30.0) -> str:
-    """Poll a re-rendering element until it shows a number (different from ``other_than``)."""
-    deadline, text = time.monotonic() + timeout, ""
-    while time.monotonic() < deadline:
-        try:
-            text = locator.inner_text(timeout=1_000).strip()
-        except PlaywrightError:
-            text = ""
-        if re.fullmatch(r"-?\d+\.\d+", text) and text != other_than:
-            return text
-        time.sleep(0.1)
-    raise AssertionError(f"no new number appeared (last text {text!r}, old {other_than!r})")
+from .helpers import TIMEOUT, TITLE_PRESENT_JS, settled_number
 
 
 def open_app(page, server_url):

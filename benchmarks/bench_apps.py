@@ -1,0 +1,91 @@
+"""Dashboard latency: seconds from a widget change to the new content in Chromium.
+
+Needs Debian's chromium. Measures the served app end to end (server compute, websocket,
+Bokeh re-render), the median of several changes.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+
+from kmeviz.testing import CHROMIUM, CHROMIUM_ARGS, running_server
+
+from ._util import print_table
+
+
+def _settle(locator, old, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            text = locator.inner_text(timeout=500).strip()
+        except Exception:  # noqa: BLE001 - element being re-rendered
+            text = ""
+        if text and text != old and re.fullmatch(r"[-\d.e]+", text):
+            return text
+        time.sleep(0.01)
+    raise TimeoutError("no update")
+
+
+def _group(page, label):
+    return page.locator(".bk-input-group").filter(has_text=re.compile(rf"^{re.escape(label)}"))
+
+
+def measure(repeats: int = 5) -> list[list]:
+    from playwright.sync_api import sync_playwright
+
+    rows = []
+    with running_server() as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+
+        page.goto(url + "bootstrap")
+        threshold = page.locator(".kmeviz-threshold")
+        old = _settle(threshold, None)
+        handle = _group(page, "α").locator(".noUi-handle")
+        times = []
+        for _ in range(repeats):
+            handle.focus()
+            t0 = time.perf_counter()
+            handle.press("ArrowRight")
+            old = _settle(threshold, old)
+            times.append(time.perf_counter() - t0)
+        rows.append(["Bootstrap explorer", "α slider step (n = 500, B = 1000)",
+                     statistics.median(times)])
+        B = _group(page, "B (replicates)").locator("input")
+        stat = page.locator(".kmeviz-threshold")
+        times = []
+        for b in (900, 1000, 1100, 1000, 900)[:repeats]:
+            old = _settle(stat, None)
+            B.fill(str(b))
+            t0 = time.perf_counter()
+            B.press("Enter")
+            try:
+                _settle(stat, old, timeout=10)
+            except TimeoutError:
+                continue  # threshold happened to be unchanged; not a latency sample
+            times.append(time.perf_counter() - t0)
+        rows.append(["Bootstrap explorer", "B change (new permutation null)",
+                     statistics.median(times) if times else float("nan")])
+
+        page.goto(url + "circular")
+        eta = page.locator(".kmeviz-eta")
+        old = _settle(eta, None)
+        button = page.get_by_role("button", name="Redraw ω ~ p(ω)")
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            button.click()
+            old = _settle(eta, old)
+            times.append(time.perf_counter() - t0)
+        rows.append(["Circular explorer", "redraw ω (n = 500, L = 1024)",
+                     statistics.median(times)])
+        browser.close()
+    return rows
+
+
+def run(quick: bool = False):
+    rows = measure(repeats=3 if quick else 7)
+    print_table("Dashboard latency in Chromium: widget change -> new value rendered (median s)",
+                ["app", "change", "seconds"], rows)

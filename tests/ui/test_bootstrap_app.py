@@ -1,0 +1,68 @@
+"""The bootstrap null explorer in real Chromium."""
+
+import re
+
+from playwright.sync_api import expect
+
+from .helpers import TIMEOUT, TITLE_PRESENT_JS, legend_has, settled_number
+
+
+def open_app(page, server_url):
+    page.goto(server_url)
+    link = page.get_by_role("link", name="Bootstrap null explorer")
+    expect(link).to_be_visible(timeout=TIMEOUT)
+    link.click()
+    expect(page.locator(".kmeviz-threshold")).to_be_visible(timeout=TIMEOUT)
+
+
+def widget(page, label):
+    return page.locator(".bk-input-group").filter(has_text=re.compile(rf"^{re.escape(label)}"))
+
+
+def test_alpha_moves_the_threshold(page, server_url):
+    open_app(page, server_url)
+    threshold = settled_number(page.locator(".kmeviz-threshold"))
+    handle = widget(page, "α").locator(".noUi-handle")
+    handle.focus()
+    for _ in range(4):  # 0.05 -> 0.07 in steps of 0.005
+        handle.press("ArrowRight")
+    moved = settled_number(page.locator(".kmeviz-threshold"), other_than=threshold)
+    assert float(moved) < float(threshold)  # a larger α lowers the threshold
+    page.wait_for_function(TITLE_PRESENT_JS.replace("m.text === t", "m.text.includes(t)"),
+                           arg="at α = 0.07", timeout=TIMEOUT)
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
+
+
+def test_B_updates_the_histogram(page, server_url):
+    open_app(page, server_url)
+    legend_has(page, "permutation null (B = 1000)")
+    B = widget(page, "B (replicates)").locator("input")
+    B.fill("200")
+    B.press("Enter")
+    expect(page.locator(".kmeviz-replicates")).to_have_text("200", timeout=TIMEOUT)
+    legend_has(page, "permutation null (B = 200)")
+
+
+def test_invalid_combination_shows_a_message_and_recovers(page, server_url):
+    open_app(page, server_url)
+    widget(page, "Estimator").locator("select").select_option("linear")
+    error = page.locator(".kmeviz-error").first
+    expect(error).to_contain_text(
+        "null='permutation' is not valid for estimator='linear'; valid nulls are normal",
+        timeout=TIMEOUT)
+    expect(page.get_by_text("Traceback")).to_have_count(0)
+    widget(page, "Null").locator("select").select_option("normal")
+    expect(page.locator(".kmeviz-replicates")).to_have_text("analytic", timeout=TIMEOUT)
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
+
+
+def test_repeat_shows_rejection_rate_with_progress(page, server_url):
+    open_app(page, server_url)
+    widget(page, "B (replicates)").locator("input").fill("99")
+    widget(page, "B (replicates)").locator("input").press("Enter")
+    expect(page.locator(".kmeviz-replicates")).to_have_text("99", timeout=TIMEOUT)
+    page.get_by_role("button", name="Repeat 100 times").click()
+    rate = page.locator(".kmeviz-rate")
+    expect(rate).to_be_visible(timeout=120_000)
+    assert 0.0 <= float(rate.inner_text()) <= 1.0
+    expect(page.get_by_text(re.compile(r"\(\d+/100\), 95% interval"))).to_be_visible()
