@@ -67,3 +67,14 @@ def test_core_never_imports_plotting():
         text = path.read_text()
         for lib in ("panel", "holoviews", "bokeh"):
             assert not re.search(rf"^\s*(import|from) {lib}\b", text, flags=re.M), (path, lib)
+
+
+def test_readme_example_runs_and_prints_what_it_says(capsys):
+    readme = (ROOT / "README.md").read_text()
+    code = re.search(r"```python\n(.*?)```", readme, flags=re.S).group(1)
+    assert len(code.strip().splitlines()) <= 10
+    exec(compile(code, "README.md", "exec"), {})
+    out = capsys.readouterr().out.split("\n")
+    assert out[0].startswith("0.00418")  # exact biased MMD², as the comment says
+    assert out[1].startswith("0.00410")  # FastMMD-Fourier with L = 4096
+    assert out[3] == "0.000999000999000999 True"
