@@ -7,6 +7,13 @@ draws them with HoloViews and the Panel apps put widgets on top.
 from .bootstrap import VALID_NULLS, TestResult, mmd_test
 from .circular import CircularDiscrepancy, circular_discrepancy, circular_ensemble
 from .datasets import blobs, blobs_two_sample, rings_two_sample, uniform_boxes_two_sample
+from .embedding import (
+    EmpiricalKME,
+    GaussianMixture,
+    KernelHerding,
+    NystromKME,
+    UniformSubsampleKME,
+)
 from .features import FastfoodFeatures, RandomFourierFeatures, fwht
 from .kernels import (
     GaussianKernel,
@@ -16,12 +23,22 @@ from .kernels import (
     ShiftInvariantKernel,
     median_heuristic,
 )
-from .mmd import mmd2, mmd2_block, mmd2_fastmmd, mmd2_linear
+from .mmd import mmd2, mmd2_block, mmd2_fastmmd, mmd2_linear, mmd_nystrom
+from .spectrum import effective_dimension, fit_decay, gram_spectrum
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CircularDiscrepancy",
+    "EmpiricalKME",
+    "GaussianMixture",
+    "KernelHerding",
+    "NystromKME",
+    "UniformSubsampleKME",
+    "effective_dimension",
+    "fit_decay",
+    "gram_spectrum",
+    "mmd_nystrom",
     "TestResult",
     "VALID_NULLS",
     "mmd_test",

@@ -1,0 +1,294 @@
+"""Kernel mean embeddings as weighted point sets, and closed forms for Gaussian mixtures.
+
+Every estimator represents μ̂ = Σ_j α_j φ(x_j) by ``points_`` and ``weights_``, so they
+share evaluation μ̂(z), inner products, RKHS distances and the exact error against a
+Gaussian mixture (App. G of Chatalic et al. 2022).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg
+
+from ._validation import check_positive_int, check_rng, check_samples
+from .kernels import DEFAULT_WORKING_MEMORY, GaussianKernel, check_kernel, iter_gram_blocks
+
+
+def weighted_gram_sum(kernel, A, a, B, b, working_memory=DEFAULT_WORKING_MEMORY) -> float:
+    """aᵀ K(A, B) b, streamed in row blocks (clean input)."""
+    total = 0.0
+    for sl, block in iter_gram_blocks(kernel, A, B, working_memory=working_memory):
+        total += float(a[sl] @ block @ b)
+    return total
+
+
+def pinv_psd(K: np.ndarray, rcond: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenpairs (w, V) kept by a relative floor: K⁺ = V diag(1/w) Vᵀ for symmetric PSD K."""
+    w, V = linalg.eigh(K)
+    keep = w > rcond * max(w.max(), 0.0)
+    return w[keep], V[:, keep]
+
+
+class WeightedEmbedding:
+    """μ̂ = Σ_j α_j φ(x_j): shared evaluation, inner products and distances."""
+
+    kernel = None
+    points_: np.ndarray
+    weights_: np.ndarray
+
+    def _check_fitted(self):
+        if not hasattr(self, "weights_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit(X) first")
+
+    def evaluate(self, Z) -> np.ndarray:
+        """μ̂(z) = Σ_j α_j k(x_j, z) for each row of Z, shape (n_z,)."""
+        self._check_fitted()
+        Z = check_samples(Z, "Z")
+        if Z.shape[1] != self.points_.shape[1]:
+            raise ValueError(f"Z has dimension {Z.shape[1]}, the embedding {self.points_.shape[1]}")
+        out = np.empty(Z.shape[0])
+        for sl, block in iter_gram_blocks(self.kernel, Z, self.points_):
+            out[sl] = block @ self.weights_
+        return out
+
+    __call__ = evaluate
+
+    def inner(self, other: WeightedEmbedding) -> float:
+        """⟨μ̂, μ̂'⟩_H = αᵀ K(x, x') α'."""
+        self._check_fitted()
+        other._check_fitted()
+        return weighted_gram_sum(self.kernel, self.points_, self.weights_, other.points_,
+                                 other.weights_)
+
+    def squared_norm(self) -> float:
+        return self.inner(self)
+
+    def distance(self, other: WeightedEmbedding) -> float:
+        """||μ̂ - μ̂'||_H (an MMD estimate when both embed samples)."""
+        d2 = self.squared_norm() + other.squared_norm() - 2.0 * self.inner(other)
+        return float(np.sqrt(max(d2, 0.0)))
+
+
+class EmpiricalKME(WeightedEmbedding):
+    """The empirical embedding μ̂ = (1/n) Σ_i φ(x_i) (Eq. (2) of Chatalic et al.)."""
+
+    def __init__(self, kernel):
+        self.kernel = check_kernel(kernel)
+
+    def fit(self, X):
+        X = check_samples(X, "X")
+        self.points_ = X
+        self.weights_ = np.full(X.shape[0], 1.0 / X.shape[0])
+        return self
+
+
+def draw_landmarks(n: int, n_landmarks, landmarks, replace: bool, rng) -> np.ndarray:
+    """Landmark indices: given explicitly, or m drawn uniformly (with replacement by default)."""
+    if landmarks is not None:
+        idx = np.asarray(landmarks)
+        if idx.ndim != 1 or idx.size == 0 or not np.issubdtype(idx.dtype, np.integer):
+            raise TypeError("landmarks must be a non-empty 1-D array of integer indices")
+        if idx.min() < 0 or idx.max() >= n:
+            raise ValueError(f"landmarks must be indices in [0, {n - 1}], got range "
+                             f"[{idx.min()}, {idx.max()}]")
+        return idx
+    m = default_landmarks(n) if n_landmarks is None else check_positive_int(n_landmarks,
+                                                                               "n_landmarks")
+    if not replace and m > n:
+        raise ValueError(f"n_landmarks={m} exceeds n={n} without replacement")
+    rng = check_rng(rng)
+    return rng.integers(0, n, size=m) if replace else rng.choice(n, size=m, replace=False)
+
+
+def default_landmarks(n: int) -> int:
+    """m = ceil(√n log √n), the schedule of Cor. 4.1 for fast spectral decay (at least 1)."""
+    r = np.sqrt(n)
+    return max(1, min(n, int(np.ceil(r * max(np.log(r), 1.0)))))
+
+
+class NystromKME(WeightedEmbedding):
+    """Nyström kernel mean embedding μ̂_m = P_m μ̂ (Chatalic et al. 2022, Eq. (5)).
+
+    Weights α = (1/n) K_m⁺ K_mn 1_n: the projection of the empirical embedding onto the
+    span of m landmarks. K_mn 1_n is streamed in row blocks, so memory is
+    O(m² + m d + working_memory) whatever n is; time O(n m d + m³).
+
+    Parameters
+    ----------
+    kernel : Kernel
+    n_landmarks : int, optional
+        m (default ceil(√n log √n)).
+    landmarks : array of int, optional
+        Explicit landmark indices into X (overrides ``n_landmarks``).
+    replace : bool
+        Draw landmarks uniformly with replacement (the paper's scheme) or without.
+    rcond : float
+        Relative eigenvalue floor of the pseudo-inverse.
+    rng : Generator, int or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmeviz import GaussianKernel
+    >>> X = np.random.default_rng(0).normal(size=(500, 2))
+    >>> ny = NystromKME(GaussianKernel(1.0), 60, rng=0).fit(X)
+    >>> emp = EmpiricalKME(GaussianKernel(1.0)).fit(X)
+    >>> bool(ny.distance(emp) < 0.01)
+    True
+    """
+
+    def __init__(self, kernel, n_landmarks=None, *, landmarks=None, replace: bool = True,
+                 rcond: float = 1e-10, working_memory: int = DEFAULT_WORKING_MEMORY, rng=None):
+        self.kernel = check_kernel(kernel)
+        self.n_landmarks = n_landmarks
+        self.landmarks = landmarks
+        self.replace = replace
+        self.rcond = rcond
+        self.working_memory = working_memory
+        self.rng = rng
+
+    def fit(self, X):
+        X = check_samples(X, "X")
+        n = X.shape[0]
+        idx = draw_landmarks(n, self.n_landmarks, self.landmarks, self.replace, self.rng)
+        L = X[idx]
+        b = np.zeros(L.shape[0])  # K_mn 1_n, streamed over the data
+        for _, block in iter_gram_blocks(self.kernel, X, L, working_memory=self.working_memory):
+            b += block.sum(axis=0)
+        w, V = pinv_psd(self.kernel._gram(L, L), self.rcond)
+        self.landmark_indices_ = idx
+        self.landmarks_ = L
+        self.points_ = L
+        self.weights_ = V @ ((V.T @ b) / w) / n
+        return self
+
+
+class UniformSubsampleKME(WeightedEmbedding):
+    """μ̃_m = (1/m) Σ_j φ(x̃_j) on m landmarks drawn uniformly (Sec. 4.2 baseline)."""
+
+    def __init__(self, kernel, n_landmarks=None, *, replace: bool = True, rng=None):
+        self.kernel = check_kernel(kernel)
+        self.n_landmarks, self.replace, self.rng = n_landmarks, replace, rng
+
+    def fit(self, X):
+        X = check_samples(X, "X")
+        idx = draw_landmarks(X.shape[0], self.n_landmarks, None, self.replace, self.rng)
+        self.points_ = X[idx]
+        self.weights_ = np.full(idx.size, 1.0 / idx.size)
+        return self
+
+
+class KernelHerding(WeightedEmbedding):
+    """Kernel herding (Chen et al. 2010): greedily pick m points of X with uniform weights.
+
+    x_{t+1} = argmax_x μ̂(x) - (1/(t+1)) Σ_{s<=t} k(x_s, x) over candidates x in X (at most
+    ``max_candidates``, drawn uniformly); μ̂ is the empirical embedding of all of X.
+    """
+
+    def __init__(self, kernel, n_points: int, *, max_candidates: int = 2000, rng=None):
+        self.kernel = check_kernel(kernel)
+        self.n_points = check_positive_int(n_points, "n_points")
+        self.max_candidates = check_positive_int(max_candidates, "max_candidates")
+        self.rng = rng
+
+    def fit(self, X):
+        X = check_samples(X, "X")
+        n = X.shape[0]
+        rng = check_rng(self.rng)
+        cand = (np.arange(n) if n <= self.max_candidates
+                else rng.choice(n, self.max_candidates, replace=False))
+        C = X[cand]
+        mu = np.zeros(C.shape[0])
+        for _, block in iter_gram_blocks(self.kernel, X, C):
+            mu += block.sum(axis=0)
+        mu /= n
+        running = np.zeros(C.shape[0])  # Σ_s k(x_s, candidate)
+        chosen = []
+        for t in range(self.n_points):
+            j = int(np.argmax(mu - running / (t + 1)))
+            chosen.append(j)
+            running += self.kernel._gram(C[j : j + 1], C)[0]
+        self.points_ = C[chosen]
+        self.weights_ = np.full(len(chosen), 1.0 / len(chosen))
+        return self
+
+
+class GaussianMixture:
+    """Mixture Σ_c w_c N(μ_c, diag(s_c)) with closed-form Gaussian-kernel embeddings.
+
+    For k(x, y) = exp(-||x - y||²/(2τ²)) = (2πτ²)^{d/2} N_x(y, τ²I) (App. G):
+    μ(z) = Σ_c w_c (2πτ²)^{d/2} N_z(μ_c, diag(s_c) + τ²I) and
+    ||μ||² = Σ_{c,c'} w_c w_c' (2πτ²)^{d/2} N_{μ_c'}(μ_c, diag(s_c + s_c') + τ²I).
+
+    Parameters
+    ----------
+    means : array (p, d)
+    variances : array (p,) (isotropic) or (p, d) (diagonal)
+    weights : array (p,), non-negative, summing to 1
+    """
+
+    def __init__(self, means, variances, weights):
+        self.means = check_samples(means, "means")
+        p, d = self.means.shape
+        var = np.asarray(variances, dtype=float)
+        if var.ndim == 0 or var.ndim > 2 or var.shape[0] != p:
+            raise ValueError(f"variances must have shape ({p},) or ({p}, {d}), got {var.shape}")
+        var = np.broadcast_to(var[:, None] if var.ndim == 1 else var, (p, d)).copy()
+        if not np.all(np.isfinite(var)) or np.any(var <= 0):
+            raise ValueError("variances must be finite and > 0")
+        w = np.asarray(weights, dtype=float)
+        if w.shape != (p,) or np.any(w < 0) or not np.all(np.isfinite(w)):
+            raise ValueError(f"weights must be {p} non-negative numbers, got {w}")
+        if abs(w.sum() - 1.0) > 1e-8:
+            raise ValueError(f"mixture weights must sum to 1, got sum {w.sum():.10g}")
+        self.variances, self.weights = var, w
+
+    def sample(self, n: int, rng=None) -> np.ndarray:
+        n = check_positive_int(n, "n")
+        rng = check_rng(rng)
+        comp = rng.choice(self.weights.size, size=n, p=self.weights)
+        return self.means[comp] + rng.standard_normal((n, self.means.shape[1])) * np.sqrt(
+            self.variances[comp])
+
+    def _check_kernel(self, kernel) -> float:
+        if not isinstance(kernel, GaussianKernel):
+            raise TypeError("closed-form mixture embeddings need a GaussianKernel, got "
+                            f"{type(kernel).__name__}")
+        return kernel.bandwidth**2
+
+    @staticmethod
+    def _scaled_gaussian(Z, m, s, tau2):
+        """(2πτ²)^{d/2} N_z(m, diag(s)) for rows of Z (s of shape (d,) or per row)."""
+        log = 0.5 * np.sum(np.log(tau2 / s), axis=-1) - 0.5 * np.sum((Z - m) ** 2 / s, axis=-1)
+        return np.exp(log)
+
+    def embedding(self, Z, kernel) -> np.ndarray:
+        """μ(z) for each row of Z, shape (n_z,)."""
+        tau2 = self._check_kernel(kernel)
+        Z = check_samples(Z, "Z")
+        return sum(w * self._scaled_gaussian(Z, m, s + tau2, tau2)
+                   for w, m, s in zip(self.weights, self.means, self.variances, strict=True))
+
+    def squared_norm(self, kernel) -> float:
+        """||μ||²_H = E k(X, X') for X, X' independent draws of the mixture."""
+        tau2 = self._check_kernel(kernel)
+        total = 0.0
+        for w, m, s in zip(self.weights, self.means, self.variances, strict=True):
+            vals = self._scaled_gaussian(self.means, m, s + self.variances + tau2, tau2)
+            total += w * float(self.weights @ vals)
+        return total
+
+    def embedding_error(self, points, weights, kernel) -> float:
+        """Exact ||μ - Σ_j α_j φ(x_j)||_H of a weighted point set (Sec. 6.1)."""
+        points = check_samples(points, "points")
+        a = np.asarray(weights, dtype=float)
+        if a.shape != (points.shape[0],):
+            raise ValueError(f"weights must have shape ({points.shape[0]},), got {a.shape}")
+        cross = float(a @ self.embedding(points, kernel))
+        quad = weighted_gram_sum(kernel, points, a, points, a)
+        return float(np.sqrt(max(self.squared_norm(kernel) - 2.0 * cross + quad, 0.0)))
+
+    def error_of(self, estimator: WeightedEmbedding) -> float:
+        """The exact error of a fitted weighted-embedding estimator."""
+        estimator._check_fitted()
+        return self.embedding_error(estimator.points_, estimator.weights_, estimator.kernel)

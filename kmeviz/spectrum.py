@@ -1,0 +1,129 @@
+"""Gram spectra, the effective dimension N(λ), and landmark-count guidance.
+
+References are to Chatalic et al. (2022), *Nyström Kernel Mean Embeddings*.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg, special
+
+from ._validation import check_in_interval, check_positive, check_positive_int, check_samples
+from .embedding import draw_landmarks, pinv_psd
+from .kernels import check_kernel, iter_gram_blocks
+
+
+def gram_spectrum(X, kernel, *, max_exact: int = 3000, n_landmarks: int = 1000,
+                  rng=None) -> np.ndarray:
+    """Eigenvalues of K/n in decreasing order (the empirical covariance spectrum).
+
+    Exact for n <= ``max_exact``; beyond, the Nyström approximation K̃ = K_nm K_m⁺ K_mn
+    with m = ``n_landmarks`` uniform landmarks, whose nonzero eigenvalues are those of
+    the m × m matrix K_m^{+1/2} K_mn K_nm K_m^{+1/2} (streamed over n).
+    """
+    X = check_samples(X, "X")
+    kernel = check_kernel(kernel)
+    n = X.shape[0]
+    if n <= max_exact:
+        lam = linalg.eigvalsh(kernel._gram(X, X) / n)[::-1]
+        return np.maximum(lam, 0.0)
+    L = X[draw_landmarks(n, n_landmarks, None, False, rng)]
+    w, V = pinv_psd(kernel._gram(L, L))
+    R = V / np.sqrt(w)  # K_m^{+1/2} = R Rᵀ-root restricted to the kept eigenspace
+    C = np.zeros((L.shape[0], L.shape[0]))
+    for _, block in iter_gram_blocks(kernel, X, L):
+        C += block.T @ block
+    lam = linalg.eigvalsh(R.T @ C @ R / n)[::-1]
+    return np.maximum(lam, 0.0)
+
+
+def effective_dimension(eigenvalues, lam) -> np.ndarray | float:
+    """N(λ) = Σ_i σ_i / (σ_i + λ), vectorised over λ (Eq. (6)).
+
+    Decreasing in λ, and bounded by min(rank, Σσ_i / λ).
+    """
+    sigma = np.asarray(eigenvalues, dtype=float)
+    if sigma.ndim != 1 or np.any(sigma < 0) or not np.all(np.isfinite(sigma)):
+        raise ValueError("eigenvalues must be a 1-D array of finite non-negative numbers")
+    lam_arr = np.asarray(lam, dtype=float)
+    if np.any(~np.isfinite(lam_arr)) or np.any(lam_arr <= 0):
+        raise ValueError(f"lam must be > 0, got {lam}")
+    out = (sigma[None, :] / (sigma[None, :] + lam_arr.reshape(-1, 1))).sum(axis=1)
+    return out.reshape(lam_arr.shape) if lam_arr.ndim else float(out[0])
+
+
+def lambda_of_m(m, *, delta: float = 0.05, kernel_bound: float = 1.0):
+    """λ(m) = 12 K² log(m/δ) / m, the regularisation of Thm 4.1."""
+    m = np.asarray(m, dtype=float)
+    delta = check_in_interval(delta, "delta", 0.0, 1.0)
+    if np.any(m < 1):
+        raise ValueError("m must be >= 1")
+    return 12.0 * kernel_bound**2 * np.log(m / delta) / m
+
+
+def sufficient_landmarks(*, delta: float = 0.05, kernel_bound: float = 1.0,
+                         cov_norm: float = 1.0) -> int:
+    """The landmark count after Thm 4.1: m >= -c δ W₋₁(-1/c), c = max(67, 12K²/||C||)/δ.
+
+    It is the smallest m with m >= max(67, 12K²/||C||) log(m/δ), written with the
+    lower branch of Lambert's W function (App. C.2).
+    """
+    delta = check_in_interval(delta, "delta", 0.0, 1.0)
+    cov_norm = check_positive(cov_norm, "cov_norm")
+    a = max(67.0, 12.0 * kernel_bound**2 / cov_norm)
+    c = a / delta
+    return int(np.ceil(-delta * c * special.lambertw(-1.0 / c, k=-1).real))
+
+
+def landmarks_exponential_decay(n, *, delta: float = 0.05, c: float = 1.0,
+                                kernel_bound: float = 1.0):
+    """Cor. 4.1, N(λ) <= log(1 + c/λ)/β: m = √n log(√n · max(1/δ, c/(6K²)))."""
+    r = np.sqrt(np.asarray(n, dtype=float))
+    return r * np.log(r * max(1.0 / delta, c / (6.0 * kernel_bound**2)))
+
+
+def landmarks_polynomial_decay(n, gamma: float, *, delta: float = 0.05):
+    """Cor. 4.1, N(λ) <= c_γ λ^{-γ} with γ in (0, 1]: m = n^{1/(2-γ)} log(n/δ)."""
+    gamma = check_in_interval(gamma, "gamma", 0.0, 1.0 + 1e-12)
+    n = np.asarray(n, dtype=float)
+    return n ** (1.0 / (2.0 - gamma)) * np.log(n / delta)
+
+
+@dataclass(frozen=True)
+class DecayFit:
+    """Which decay the spectrum follows: σ_i ≈ A e^{-r i} or σ_i ≈ A i^{-1/γ}."""
+
+    kind: str  # "exponential" or "polynomial"
+    rate: float  # r of the exponential fit
+    gamma: float  # γ of the polynomial fit (N(λ) ~ λ^{-γ})
+    r2_exponential: float
+    r2_polynomial: float
+    n_used: int
+
+
+def fit_decay(eigenvalues, *, floor: float = 1e-12, max_terms: int = 200) -> DecayFit:
+    """Least-squares fits of log σ_i against i (exponential) and log i (polynomial).
+
+    Uses the leading eigenvalues above ``floor`` × σ_1 (at most ``max_terms``) and
+    reports the model with the larger R².
+    """
+    sigma = np.sort(np.asarray(eigenvalues, dtype=float))[::-1]
+    check_positive_int(max_terms, "max_terms", minimum=3)
+    sigma = sigma[sigma > floor * sigma[0]][:max_terms]
+    if sigma.size < 3:
+        raise ValueError("fit_decay needs at least 3 eigenvalues above the floor")
+    i = np.arange(1, sigma.size + 1, dtype=float)
+    y = np.log(sigma)
+
+    def r2(x):
+        slope, icpt = np.polyfit(x, y, 1)
+        resid = y - (slope * x + icpt)
+        return slope, 1.0 - resid.var() / y.var()
+
+    s_exp, r2_exp = r2(i)
+    s_pol, r2_pol = r2(np.log(i))
+    gamma = float(np.clip(-1.0 / s_pol, 0.0, 1.0)) if s_pol < 0 else 1.0
+    kind = "exponential" if r2_exp >= r2_pol else "polynomial"
+    return DecayFit(kind, float(-s_exp), gamma, float(r2_exp), float(r2_pol), int(sigma.size))

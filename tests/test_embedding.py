@@ -1,0 +1,111 @@
+import numpy as np
+import pytest
+
+import kmeviz as K
+from kmeviz.embedding import (
+    EmpiricalKME,
+    GaussianMixture,
+    KernelHerding,
+    NystromKME,
+    UniformSubsampleKME,
+)
+
+KERNEL = K.GaussianKernel(1.5)
+
+
+@pytest.fixture
+def mixture():
+    rng = np.random.default_rng(0)
+    return GaussianMixture(rng.normal(0, 2, size=(3, 2)), [0.5, 1.0, 2.0], [0.2, 0.3, 0.5])
+
+
+def test_all_points_as_landmarks_gives_the_empirical_embedding(rng):
+    X = rng.normal(size=(80, 2))
+    ny = NystromKME(KERNEL, landmarks=np.arange(80)).fit(X)
+    emp = EmpiricalKME(KERNEL).fit(X)
+    Z = rng.normal(size=(50, 2))
+    np.testing.assert_allclose(ny.evaluate(Z), emp.evaluate(Z), atol=1e-8)
+    assert ny.distance(emp) < 1e-6  # a difference of squares near 1: sqrt(1e-12)
+    np.testing.assert_array_equal(ny.landmarks_, X)
+
+
+def test_weights_equal_a_direct_least_squares_projection(rng):
+    """Coordinates of φ(x_i) from a Cholesky factor of the full Gram; project by lstsq."""
+    X = rng.normal(size=(60, 2))
+    idx = np.array([3, 7, 11, 20, 41, 59, 7])  # with a repeat, as with replacement
+    ny = NystromKME(KERNEL, landmarks=idx).fit(X)
+    G = np.linalg.cholesky(KERNEL(X) + 1e-12 * np.eye(60))  # rows: coordinates of φ(x_i)
+    alpha = np.linalg.lstsq(G[idx].T, G.mean(axis=0), rcond=None)[0]
+    # the projection Σ α_j φ(x̃_j) is unique even if α is not (repeated landmark)
+    np.testing.assert_allclose(G[idx].T @ ny.weights_, G[idx].T @ alpha, atol=1e-6)
+    np.testing.assert_allclose(ny.weights_, alpha, atol=1e-6)  # both minimum-norm
+
+
+def test_streaming_does_not_change_the_weights(rng):
+    X = rng.normal(size=(500, 3))
+    a = NystromKME(KERNEL, 40, rng=1).fit(X)
+    b = NystromKME(KERNEL, 40, rng=1, working_memory=8 * 40 * 7).fit(X)
+    np.testing.assert_allclose(a.weights_, b.weights_, rtol=1e-10)
+    np.testing.assert_array_equal(a.landmark_indices_, b.landmark_indices_)
+
+
+def test_landmark_schemes(rng):
+    X = rng.normal(size=(30, 2))
+    with_rep = NystromKME(KERNEL, 200, rng=0).fit(X)
+    assert with_rep.landmark_indices_.size == 200  # with replacement, m > n is fine
+    without = NystromKME(KERNEL, 30, replace=False, rng=0).fit(X)
+    assert sorted(without.landmark_indices_) == list(range(30))
+
+
+def test_closed_form_norm_and_error_match_monte_carlo(mixture):
+    """Closed form vs 10⁶ Monte Carlo draws: within 3 standard errors (App. G)."""
+    pts = mixture.sample(15, rng=3)
+    w = np.random.default_rng(4).dirichlet(np.ones(15))
+    exact2 = mixture.embedding_error(pts, w, KERNEL) ** 2
+    n = 1_000_000
+    Z1, Z2 = mixture.sample(n, rng=5), mixture.sample(n, rng=6)
+    f = KERNEL._paired(Z1, Z2) - 2.0 * (KERNEL._gram(Z1, pts) @ w) + w @ KERNEL(pts) @ w
+    se = f.std() / np.sqrt(n)
+    assert abs(f.mean() - exact2) < 3 * se
+    g = KERNEL._gram(Z1[:200_000], pts)  # μ(x) itself, at the points
+    np.testing.assert_allclose(mixture.embedding(pts, KERNEL), g.mean(axis=0), atol=4e-3)
+
+
+def test_nystrom_beats_uniform_subsample_and_approaches_empirical(mixture):
+    X = mixture.sample(3000, rng=1)
+    emp = mixture.error_of(EmpiricalKME(KERNEL).fit(X))
+    ny = np.mean([mixture.error_of(NystromKME(KERNEL, 150, rng=s).fit(X)) for s in range(3)])
+    unif = np.mean([mixture.error_of(UniformSubsampleKME(KERNEL, 150, rng=s).fit(X))
+                    for s in range(3)])
+    herd = mixture.error_of(KernelHerding(KERNEL, 150, rng=0).fit(X))
+    assert ny < 1.1 * emp < unif
+    assert herd < unif
+
+
+def test_bad_inputs(rng):
+    X = rng.normal(size=(10, 2))
+    with pytest.raises(ValueError, match="n_landmarks must be >= 1"):
+        NystromKME(KERNEL, 0).fit(X)
+    with pytest.raises(ValueError, match="n_landmarks=11 exceeds n=10 without replacement"):
+        NystromKME(KERNEL, 11, replace=False).fit(X)
+    with pytest.raises(ValueError, match=r"landmarks must be indices in \[0, 9\]"):
+        NystromKME(KERNEL, landmarks=[0, 10]).fit(X)
+    with pytest.raises(TypeError, match="integer indices"):
+        NystromKME(KERNEL, landmarks=[0.5, 1.0]).fit(X)
+    with pytest.raises(ValueError, match="mixture weights must sum to 1"):
+        GaussianMixture([[0.0], [1.0]], [1.0, 1.0], [0.5, 0.6])
+    with pytest.raises(ValueError, match="variances must be finite and > 0"):
+        GaussianMixture([[0.0]], [0.0], [1.0])
+    with pytest.raises(TypeError, match="GaussianKernel"):
+        GaussianMixture([[0.0]], [1.0], [1.0]).squared_norm(K.LaplaceKernel(1.0))
+    with pytest.raises(RuntimeError, match="not fitted"):
+        NystromKME(KERNEL, 3).evaluate(X)
+
+
+def test_nystrom_mmd_approaches_exact_mmd(rng):
+    X, Y = rng.normal(size=(800, 2)), rng.normal(0.5, 1.0, size=(600, 2))
+    exact = np.sqrt(K.mmd2(X, Y, KERNEL))
+    approx = K.mmd_nystrom(X, Y, KERNEL, n_landmarks=120, rng=0)
+    assert approx == pytest.approx(exact, rel=0.02)
+    full = K.mmd_nystrom(X[:50], Y[:40], KERNEL, n_landmarks=400, n_landmarks_y=400, rng=0)
+    assert full == pytest.approx(np.sqrt(K.mmd2(X[:50], Y[:40], KERNEL)), rel=1e-3)
