@@ -45,7 +45,8 @@ class WeightedEmbedding:
         self._check_fitted()
         Z = check_samples(Z, "Z")
         if Z.shape[1] != self.points_.shape[1]:
-            raise ValueError(f"Z has dimension {Z.shape[1]}, the embedding {self.points_.shape[1]}")
+            raise ValueError(
+                f"Z has dimension {Z.shape[1]}, the embedding {self.points_.shape[1]}")
         out = np.empty(Z.shape[0])
         for sl, block in iter_gram_blocks(self.kernel, Z, self.points_):
             out[sl] = block @ self.weights_

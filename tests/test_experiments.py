@@ -58,3 +58,16 @@ def test_fig8b_runner_shape_and_progress():
                           progress=lambda d, t: seen.append((d, t)))
     assert len(df) == 2 * 4 and set(df["epsilon"]) == {1.5, 3.0}
     assert seen[-1] == (4, 4) and seen[0] == (1, 4)
+
+
+def test_nystrom_error_vs_m_small():
+    from kmeviz.experiments import nystrom_error_vs_m
+
+    df = nystrom_error_vs_m(ns=(400,), ms=(5, 40, 200), d=3, n_trials=3, rng=0,
+                            baselines=("uniform",))
+    ny = df[df.estimator == "nystrom"].set_index("m")["mean_error"]
+    emp = df[df.estimator == "empirical"]["mean_error"].iloc[0]
+    unif = df[df.estimator == "uniform"].set_index("m")["mean_error"]
+    assert ny[5] > ny[40] > ny[200] * 0.999
+    assert ny[200] < 1.1 * emp and unif[200] > ny[200]
+    assert set(df.columns) >= {"n", "m", "estimator", "mean_error", "p05", "p95", "seconds"}
