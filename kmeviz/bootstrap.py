@@ -42,6 +42,7 @@ VALID_NULLS = {
     "block": ("normal",),
     "fastmmd-fourier": ("permutation",),
     "fastmmd-fastfood": ("permutation",),
+    "nystrom": ("permutation",),
 }
 NULLS = ("permutation", "gamma", "spectral", "normal")
 
@@ -161,8 +162,25 @@ def permutation_mmd2(X, Y, kernel, U, *, estimator="biased",
     return _mmd2_from_sums(sums, X.shape[0], Y.shape[0], estimator)
 
 
+def nystrom_features(Z: np.ndarray, kernel, n_landmarks, rng) -> np.ndarray:
+    """F = K_{Z,L} K_L^{+1/2} for m landmarks L drawn from Z: F Fᵀ is the Nyström Gram.
+
+    Then ||mean F_X - mean F_Y||² = ||P_m(μ̂_X - μ̂_Y)||², the squared Nyström MMD with
+    the projection P_m onto the span of the pooled landmarks (Chatalic et al., Sec. 5).
+    """
+    from .embedding import draw_landmarks, pinv_psd
+
+    L = Z[draw_landmarks(Z.shape[0], n_landmarks, None, True, rng)]
+    w, V = pinv_psd(kernel._gram(L, L))
+    return kernel._gram(Z, L) @ (V / np.sqrt(w))
+
+
 def permutation_fastmmd2(features: np.ndarray, m: int, U) -> np.ndarray:
-    """Biased FastMMD² (Alg. 2) for every assignment column of U from the N × 2L features."""
+    """Biased MMD² ||mean F_X - mean F_Y||² for every assignment column of U.
+
+    F is the N × 2L random-feature matrix (FastMMD Alg. 2) or the N × m Nyström
+    feature matrix.
+    """
     S = features.T @ U  # (2L, B): feature sums of the relabelled X
     total = features.sum(axis=0)[:, None]
     n = features.shape[0] - m
@@ -220,12 +238,14 @@ def _statistic_and_null(X, Y, kernel, estimator, null, B, rng, options):
         lam = spectral_eigenvalues(X, Y, kernel)
         return statistic, _simulate_spectral(lam, m, n, estimator, B, rng), None, {
             "eigenvalues": lam}
-    if estimator.startswith("fastmmd"):
-        method = estimator.split("-")[1]
+    if estimator.startswith("fastmmd") or estimator == "nystrom":
         Z = np.vstack([X, Y])
-        feats = random_features(kernel, Z, n_features=options["n_features"], method=method,
-                                rng=rng)
-        F = feats.transform(Z)
+        if estimator == "nystrom":
+            F = nystrom_features(Z, kernel, options["n_landmarks"], rng)
+        else:
+            feats = random_features(kernel, Z, n_features=options["n_features"],
+                                    method=estimator.split("-")[1], rng=rng)
+            F = feats.transform(Z)
         U = _with_identity(permutation_assignments(m, n, B, rng), m)
         values = permutation_fastmmd2(F, m, U)
         return values[0], values[1:], None, {}
@@ -242,7 +262,8 @@ def _statistic_and_null(X, Y, kernel, estimator, null, B, rng, options):
 
 def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutation",
              n_permutations: int = 1000, alpha: float = 0.05, n_features: int = 256,
-             block_size: int | None = None, rng=None) -> TestResult:
+             block_size: int | None = None, n_landmarks: int | None = None,
+             rng=None) -> TestResult:
     """Kernel two-sample test of H0: P = Q with an MMD² statistic and a null distribution.
 
     Parameters
@@ -250,11 +271,13 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
     X : array (m, d)
     Y : array (n, d)
     kernel : Kernel (shift-invariant for the FastMMD estimators)
-    estimator : {"biased", "unbiased", "linear", "block", "fastmmd-fourier", "fastmmd-fastfood"}
+    estimator : {"biased", "unbiased", "linear", "block", "fastmmd-fourier", "fastmmd-fastfood",
+                 "nystrom"}
     null : {"permutation", "gamma", "spectral", "normal"}
         Valid pairs (``VALID_NULLS``): biased — permutation, gamma, spectral; unbiased —
         permutation, spectral; linear and block — normal; FastMMD — permutation
-        (the paper's FastMMD + bootstrap). Other pairs raise ValueError.
+        (the paper's FastMMD + bootstrap); nystrom — permutation (squared Nyström MMD
+        with landmarks drawn from the pooled sample). Other pairs raise ValueError.
     n_permutations : int
         B, the number of permutation (or spectral simulation) replicates.
     alpha : float in (0, 1)
@@ -262,6 +285,8 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
         L for the FastMMD estimators.
     block_size : int, optional
         B-test block size (default floor(sqrt(n))).
+    n_landmarks : int, optional
+        m for the Nyström estimator (default ceil(√N log √N), N = m + n).
     rng : Generator, int or None
 
     Returns
@@ -290,7 +315,7 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
     X, Y = check_pair(X, Y, min_samples=2)
     kernel = check_kernel(kernel, shift_invariant=estimator.startswith("fastmmd"))
     options = {"n_features": check_positive_int(n_features, "n_features"),
-               "block_size": block_size}
+               "block_size": block_size, "n_landmarks": n_landmarks}
     rng = check_rng(rng)
 
     t0 = time.perf_counter()

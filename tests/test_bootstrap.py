@@ -114,7 +114,7 @@ def test_power_against_a_mean_shift(rng):
      "null='permutation' is not valid for estimator='linear'; valid nulls are normal"),
     ({"estimator": "unbiased", "null": "gamma"}, ValueError, "not valid for estimator"),
     ({"estimator": "fastmmd-fourier", "null": "spectral"}, ValueError, "not valid"),
-    ({"estimator": "nystrom"}, ValueError, "estimator must be one of"),
+    ({"estimator": "nystroem"}, ValueError, "estimator must be one of"),
     ({"null": "pearson"}, ValueError, "null must be one of"),
 ])
 def test_bad_test_arguments(pair, kwargs, exc, match):
@@ -149,3 +149,16 @@ def test_at_level_equals_rerunning_with_that_alpha(pair, estimator, null):
             direct.threshold, direct.reject, direct.alpha)
     with pytest.raises(ValueError, match="alpha"):
         base.at_level(1.5)
+
+
+def test_nystrom_test_statistic_is_projected_mmd(pair):
+    """With every pooled point as a landmark the Nyström statistic is the exact MMD²_b."""
+    from kmeviz.bootstrap import nystrom_features
+
+    X, Y = pair
+    Z = np.vstack([X, Y])
+    F = nystrom_features(Z, KERNEL, 2000, np.random.default_rng(0))
+    np.testing.assert_allclose(F @ F.T, KERNEL(Z), atol=1e-6)
+    res = K.mmd_test(X, Y, KERNEL, estimator="nystrom", n_landmarks=2000, n_permutations=49,
+                     rng=0)
+    assert res.statistic == pytest.approx(K.mmd2(X, Y, KERNEL), rel=1e-5)
