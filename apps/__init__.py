@@ -13,4 +13,12 @@ APPS = {
         "Bootstrap null explorer",
         "kmeviz_apps.bootstrap_explorer:create_app",
     ),
+    "nystrom": (
+        "Nyström error vs m",
+        "kmeviz_apps.nystrom_error:create_app",
+    ),
+    "spectrum": (
+        "Effective dimension spectrum",
+        "kmeviz_apps.effective_dimension:create_app",
+    ),
 }

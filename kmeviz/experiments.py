@@ -172,21 +172,25 @@ def paper_mixture(*, d: int = 10, n_centres: int = 8, spread: float = 5.0, rng=N
 
 def nystrom_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, n_centres: int = 8,
                        spread: float = 5.0, n_trials: int = 10, baselines=("uniform",),
-                       replace: bool = True, rng=None,
-                       progress: Progress = None) -> pd.DataFrame:
+                       replace: bool = True, mixture=None, bandwidth: float | None = None,
+                       rng=None, progress: Progress = None) -> pd.DataFrame:
     """Chatalic et al. Fig. 1: exact embedding error of Nyström and empirical KMEs vs m.
 
     Data: the Gaussian mixture of ``paper_mixture``; Gaussian kernel with bandwidth the
     median inter-point distance of 1000 points. Errors are exact (App. G closed form).
     Returns one row per (n, m, estimator) with mean, 5% and 95% percentiles over trials
-    and the mean fit time; the empirical estimator appears with m = n.
+    and the mean fit time; the empirical estimator appears with m = n. ``mixture`` and
+    ``bandwidth`` override the defaults (the apps pass their own).
     """
     from .embedding import EmpiricalKME, KernelHerding, NystromKME, UniformSubsampleKME
     from .kernels import median_heuristic
 
     rng = check_rng(rng)
-    mixture = paper_mixture(d=d, n_centres=n_centres, spread=spread, rng=rng)
-    kernel = GaussianKernel(median_heuristic(mixture.sample(1000, rng=rng), rng=rng))
+    if mixture is None:
+        mixture = paper_mixture(d=d, n_centres=n_centres, spread=spread, rng=rng)
+    if bandwidth is None:
+        bandwidth = median_heuristic(mixture.sample(1000, rng=rng), rng=rng)
+    kernel = GaussianKernel(bandwidth)
     makers = {"nystrom": lambda m: NystromKME(kernel, m, replace=replace, rng=rng),
               "uniform": lambda m: UniformSubsampleKME(kernel, m, rng=rng),
               "herding": lambda m: KernelHerding(kernel, m, rng=rng)}

@@ -101,6 +101,16 @@ class DecayFit:
     r2_exponential: float
     r2_polynomial: float
     n_used: int
+    intercept_exponential: float = 0.0  # log σ_i ≈ intercept - rate·i
+    intercept_polynomial: float = 0.0  # log σ_i ≈ intercept + slope·log i
+    slope_polynomial: float = 0.0
+
+    def predict(self, i) -> np.ndarray:
+        """Fitted σ_i of the chosen model at indices i (1-based)."""
+        i = np.asarray(i, dtype=float)
+        if self.kind == "exponential":
+            return np.exp(self.intercept_exponential - self.rate * i)
+        return np.exp(self.intercept_polynomial + self.slope_polynomial * np.log(i))
 
 
 def fit_decay(eigenvalues, *, floor: float = 1e-12, max_terms: int = 200) -> DecayFit:
@@ -117,13 +127,14 @@ def fit_decay(eigenvalues, *, floor: float = 1e-12, max_terms: int = 200) -> Dec
     i = np.arange(1, sigma.size + 1, dtype=float)
     y = np.log(sigma)
 
-    def r2(x):
+    def fit(x):
         slope, icpt = np.polyfit(x, y, 1)
         resid = y - (slope * x + icpt)
-        return slope, 1.0 - resid.var() / y.var()
+        return slope, icpt, 1.0 - resid.var() / y.var()
 
-    s_exp, r2_exp = r2(i)
-    s_pol, r2_pol = r2(np.log(i))
+    s_exp, c_exp, r2_exp = fit(i)
+    s_pol, c_pol, r2_pol = fit(np.log(i))
     gamma = float(np.clip(-1.0 / s_pol, 0.0, 1.0)) if s_pol < 0 else 1.0
     kind = "exponential" if r2_exp >= r2_pol else "polynomial"
-    return DecayFit(kind, float(-s_exp), gamma, float(r2_exp), float(r2_pol), int(sigma.size))
+    return DecayFit(kind, float(-s_exp), gamma, float(r2_exp), float(r2_pol), int(sigma.size),
+                    float(c_exp), float(c_pol), float(s_pol))

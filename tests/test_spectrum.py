@@ -49,6 +49,8 @@ def test_decay_fit_recognises_synthetic_spectra():
     assert exp_fit.kind == "exponential" and exp_fit.rate == pytest.approx(0.3)
     pol_fit = fit_decay(i ** -2.0)  # σ_i ~ i^{-1/γ} with γ = 1/2
     assert pol_fit.kind == "polynomial" and pol_fit.gamma == pytest.approx(0.5)
+    np.testing.assert_allclose(pol_fit.predict(i), i**-2.0, rtol=1e-8)
+    np.testing.assert_allclose(exp_fit.predict(i), np.exp(-0.3 * i), rtol=1e-8)
 
 
 def test_landmark_rules():

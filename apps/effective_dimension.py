@@ -1,0 +1,194 @@
+"""Effective dimension spectrum (Chatalic et al. 2022, Thm 4.1 and Cor. 4.1).
+
+The Gram spectrum decides how many Nyström landmarks are enough: see the eigenvalues of
+K/n with their fitted decay, the effective dimension N(λ) with λ(m) of Thm 4.1, and the
+landmark counts each rule recommends next to the m that actually reaches the
+empirical error.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import panel as pn
+import param
+
+import kmeviz as K
+from kmeviz import viz
+from kmeviz.datasets import nyc_taxi_features
+from kmeviz.experiments import paper_mixture
+from kmeviz.spectrum import (
+    lambda_of_m,
+    landmarks_exponential_decay,
+    landmarks_polynomial_decay,
+    sufficient_landmarks,
+)
+
+from ._common import guarded, page, with_caption
+
+DATASETS = ("Gaussian mixture (paper)", "Uniform cube", "NYC taxi pickups (real data)")
+KERNELS = {"Gaussian": K.GaussianKernel, "Laplace": K.LaplaceKernel,
+           "IMQ (β = −1/2)": lambda c: K.IMQKernel(c, -0.5)}
+DATA_PARAMS = ("dataset", "d", "n", "seed")
+KERNEL_PARAMS = ("kernel", "bandwidth")
+
+
+@lru_cache(maxsize=8)
+def make_data(dataset, d, n, seed):
+    rng = np.random.default_rng(seed)
+    if dataset == DATASETS[0]:
+        return paper_mixture(d=d, rng=rng).sample(n, rng=rng)
+    if dataset == DATASETS[1]:
+        return rng.uniform(size=(n, d))
+    Z = nyc_taxi_features()
+    return Z[rng.choice(len(Z), size=min(n, len(Z)), replace=False)]
+
+
+@lru_cache(maxsize=16)
+def spectrum(data_key, kernel_key):
+    X = make_data(*data_key)
+    ev = K.gram_spectrum(X, KERNELS[kernel_key[0]](kernel_key[1]))
+    return ev, K.fit_decay(ev)
+
+
+@lru_cache(maxsize=16)
+def m_reaching_empirical(data_key, kernel_key, seed):
+    """Smallest m on a grid with ||μ̂ - P_m μ̂|| <= the estimated empirical error.
+
+    ||μ̂ - P_m μ̂||² = ||μ̂||² - αᵀK_mα (orthogonal projection); the empirical error is
+    estimated by sqrt((mean k(x, x) - ||μ̂||²_U) / n) with the U-statistic ||μ||² estimate.
+    """
+    X = make_data(*data_key)
+    kernel = KERNELS[kernel_key[0]](kernel_key[1])
+    n = X.shape[0]
+    G = kernel(X)
+    diag = np.trace(G) / n
+    norm_v = G.mean()
+    norm_u = (G.sum() - np.trace(G)) / (n * (n - 1))
+    target = np.sqrt(max(diag - norm_u, 0.0) / n)
+    for m in np.unique(np.geomspace(2, n, 40).astype(int)):
+        ny = K.NystromKME(kernel, int(m), rng=seed).fit(X)
+        proj = ny.weights_ @ kernel(ny.landmarks_) @ ny.weights_
+        if np.sqrt(max(norm_v - proj, 0.0)) <= target:
+            return int(m), target
+    return None, target
+
+
+class EffectiveDimensionExplorer(pn.viewable.Viewer):
+    """Gram spectra, the effective dimension and landmark-count rules."""
+
+    dataset = param.Selector(default=DATASETS[0], objects=list(DATASETS))
+    d = param.Integer(default=10, bounds=(1, 50), doc="dimension (synthetic data)")
+    n = param.Integer(default=1000, bounds=(50, 3000), doc="sample size")
+    kernel = param.Selector(default="Gaussian", objects=list(KERNELS))
+    bandwidth = param.Number(default=5.0, doc="σ (Gaussian, Laplace) or c (IMQ)")
+    m = param.Integer(default=100, bounds=(2, 3000), doc="landmarks for λ(m)")
+    delta = param.Number(default=0.05, bounds=(0.001, 0.5), step=0.005, label="δ")
+    seed = param.Integer(default=0, bounds=(0, None))
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._median_button = pn.widgets.Button(label="Median heuristic")
+        self._median_button.on_click(self._use_median_heuristic)
+
+    @property
+    def data_key(self):
+        return (self.dataset, self.d, self.n, self.seed)
+
+    @property
+    def kernel_key(self):
+        return (self.kernel, float(self.bandwidth))
+
+    def _use_median_heuristic(self, _event=None):
+        self.bandwidth = round(K.median_heuristic(make_data(*self.data_key), rng=self.seed), 3)
+
+    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS)
+    @guarded
+    def spectrum_view(self):
+        ev, fit = spectrum(self.data_key, self.kernel_key)
+        return viz.spectrum_plot(ev, fit)
+
+    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, "m", "delta")
+    @guarded
+    def effective_dimension_view(self):
+        ev, _ = spectrum(self.data_key, self.kernel_key)
+        lams = np.logspace(-8, 1, 200)
+        lam_m = float(lambda_of_m(self.m, delta=self.delta))
+        N_m = K.effective_dimension(ev, lam_m)
+        return viz.effective_dimension_plot(
+            lams, K.effective_dimension(ev, lams), lam_m=lam_m,
+            label_m=f"λ(m = {self.m}) = {lam_m:.3g}, N = {N_m:.1f}")
+
+    def _rules(self):
+        ev, fit = spectrum(self.data_key, self.kernel_key)
+        n = make_data(*self.data_key).shape[0]
+        reached, target = m_reaching_empirical(self.data_key, self.kernel_key, self.seed)
+        r = np.sqrt(n)
+        rules = {
+            "√n log √n": r * np.log(r),
+            "Cor. 4.1 exponential": float(landmarks_exponential_decay(n, delta=self.delta)),
+            f"Cor. 4.1 polynomial (γ = {fit.gamma:.2f})": float(
+                landmarks_polynomial_decay(n, max(fit.gamma, 1e-3), delta=self.delta)),
+            "Thm 4.1 sufficient (Lambert W)": float(sufficient_landmarks(
+                delta=self.delta, cov_norm=float(ev[0]))),
+        }
+        if reached is not None:
+            rules["reaches the empirical error"] = float(reached)
+        return rules, reached, target, fit, n
+
+    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, "delta")
+    @guarded
+    def rules_view(self):
+        rules, *_ = self._rules()
+        return viz.rules_bars({k: max(v, 1.0) for k, v in rules.items()})
+
+    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, "m", "delta")
+    @guarded
+    def summary_view(self):
+        rules, reached, target, fit, n = self._rules()
+        ev, _ = spectrum(self.data_key, self.kernel_key)
+        lam_m = float(lambda_of_m(self.m, delta=self.delta))
+        rows = "\n".join(f"| {k} | {v:,.0f} |" for k, v in rules.items())
+        decay = (f'<span class="kmeviz-decay">{fit.kind}</span> '
+                 f"(R² exp {fit.r2_exponential:.3f}, poly {fit.r2_polynomial:.3f})")
+        n_eff = K.effective_dimension(ev, lam_m)
+        return pn.pane.Markdown(f"""
+| | |
+|---|---|
+| n | {n} |
+| spectrum decay | {decay} |
+| N(λ(m)) at m = {self.m} | <span class="kmeviz-neff">{n_eff:.2f}</span> |
+| estimated empirical error | {target:.5f} |
+| m reaching it | <span class="kmeviz-reach">{reached if reached else "> n"}</span> |
+{rows}
+""", css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
+
+    def controls(self):
+        w = pn.Param(
+            self.param, parameters=["dataset", "d", "n", "kernel", "bandwidth", "m", "delta",
+                                    "seed"],
+            widgets={"n": {"type": pn.widgets.IntSlider, "throttled": True},
+                     "m": {"type": pn.widgets.IntInput, "step": 10},
+                     "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.5},
+                     "delta": {"type": pn.widgets.FloatSlider, "throttled": True}},
+            show_name=False, sizing_mode="stretch_width")
+        return pn.Column(w, self._median_button, sizing_mode="stretch_width")
+
+    def main(self):
+        c = viz.CAPTIONS
+        return [
+            pn.Row(pn.Column(self.summary_view, width=420),
+                   pn.Column(with_caption(self.spectrum_view, c["spectrum"]),
+                             sizing_mode="stretch_width"), sizing_mode="stretch_width"),
+            pn.Row(with_caption(self.effective_dimension_view, c["effective_dimension"]),
+                   with_caption(self.rules_view, c["rules"]), sizing_mode="stretch_width"),
+        ]
+
+    def __panel__(self):
+        return pn.Row(pn.Column(self.controls(), width=320), pn.Column(*self.main()))
+
+
+def create_app():
+    explorer = EffectiveDimensionExplorer()
+    return page("Effective dimension spectrum", [explorer.controls()], explorer.main())

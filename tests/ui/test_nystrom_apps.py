@@ -1,0 +1,71 @@
+"""The Nyström error and effective-dimension explorers in real Chromium."""
+
+import re
+
+from playwright.sync_api import expect
+
+from .helpers import TIMEOUT, TITLE_PRESENT_JS, settled_number
+
+
+def open_app(page, server_url, name, ready):
+    page.goto(server_url)
+    link = page.get_by_role("link", name=name)
+    expect(link).to_be_visible(timeout=TIMEOUT)
+    link.click()
+    expect(page.locator(ready)).to_be_visible(timeout=60_000)
+
+
+def number_input(page, label):
+    return (page.locator(".bk-input-group").filter(has_text=re.compile(rf"^{re.escape(label)}"))
+            .locator("input"))
+
+
+def test_nystrom_app_loads_and_m_view_updates_the_map(page, server_url):
+    open_app(page, server_url, "Nyström error vs m", ".kmeviz-mview")
+    page.wait_for_function(TITLE_PRESENT_JS, arg="Embedding error vs number of landmarks",
+                           timeout=TIMEOUT)
+    page.wait_for_function(TITLE_PRESENT_JS, arg="Nyström μ̂_m, m = 40", timeout=TIMEOUT)
+    before = settled_number(page.locator(".kmeviz-mview"))
+    box = number_input(page, "m for the 2-D view")
+    box.fill("8")
+    box.press("Enter")
+    page.wait_for_function(TITLE_PRESENT_JS, arg="Nyström μ̂_m, m = 8", timeout=TIMEOUT)
+    after = settled_number(page.locator(".kmeviz-mview"), other_than=before)
+    assert float(after) > float(before)  # fewer landmarks, larger error
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
+    expect(page.get_by_text("Traceback")).to_have_count(0)
+
+
+def test_nystrom_app_impossible_range_shows_message(page, server_url):
+    open_app(page, server_url, "Nyström error vs m", ".kmeviz-mview")
+    box = number_input(page, "smallest m")
+    box.fill("90")
+    box.press("Enter")
+    largest = number_input(page, "largest m")
+    largest.fill("20")
+    largest.press("Enter")
+    expect(page.locator(".kmeviz-error").first).to_contain_text(
+        "smallest m (90) exceeds largest m (20)", timeout=TIMEOUT)
+    expect(page.get_by_text("Traceback")).to_have_count(0)
+
+
+def test_spectrum_app_loads_and_m_moves_lambda(page, server_url):
+    open_app(page, server_url, "Effective dimension spectrum", ".kmeviz-neff")
+    page.wait_for_function(TITLE_PRESENT_JS, arg="Gram spectrum", timeout=TIMEOUT)
+    before = settled_number(page.locator(".kmeviz-neff"))
+    box = number_input(page, "M")
+    box.fill("2000")
+    box.press("Enter")
+    after = settled_number(page.locator(".kmeviz-neff"), other_than=before)
+    assert float(after) > float(before)  # more landmarks, smaller λ(m), larger N(λ)
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
+
+
+def test_spectrum_app_bad_bandwidth_shows_message(page, server_url):
+    open_app(page, server_url, "Effective dimension spectrum", ".kmeviz-neff")
+    box = number_input(page, "Bandwidth")
+    box.fill("-2")
+    box.press("Enter")
+    expect(page.locator(".kmeviz-error").first).to_contain_text("bandwidth must be > 0",
+                                                                timeout=TIMEOUT)
+    expect(page.get_by_text("Traceback")).to_have_count(0)
