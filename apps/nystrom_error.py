@@ -70,7 +70,7 @@ class NystromErrorExplorer(pn.viewable.Viewer):
     m_max = param.Integer(default=400, bounds=(10, 5000), label="largest m")
     n_trials = param.Integer(default=3, bounds=(1, 20), label="trials")
     replace = param.Boolean(default=True, label="landmarks with replacement")
-    baselines = param.ListSelector(default=["uniform"], objects=["uniform", "herding"])
+    baselines = param.ListSelector(default=["uniform"], objects=["uniform", "herding", "rff"])
     m_view = param.Integer(default=40, bounds=(1, 2000), label="m for the 2-D view")
     seed = param.Integer(default=0, bounds=(0, None))
 

@@ -12,6 +12,7 @@ from .embedding import (
     GaussianMixture,
     KernelHerding,
     NystromKME,
+    RandomFeatureKME,
     UniformSubsampleKME,
 )
 from .features import FastfoodFeatures, RandomFourierFeatures, fwht
@@ -34,6 +35,7 @@ __all__ = [
     "GaussianMixture",
     "KernelHerding",
     "NystromKME",
+    "RandomFeatureKME",
     "UniformSubsampleKME",
     "effective_dimension",
     "fit_decay",

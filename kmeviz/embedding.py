@@ -214,6 +214,33 @@ class KernelHerding(WeightedEmbedding):
         return self
 
 
+class RandomFeatureKME:
+    """Random-Fourier-feature mean embedding z̄ = (1/n) Σ_i z(x_i) (Rahimi & Recht 2007).
+
+    It lives in the random-feature space, not in H, so it is scored by
+    ``GaussianMixture.error_of`` as ||z̄ - E z(X)|| with E z(X) in closed form: the
+    feature-space analogue of ||μ̂ - μ||_H (equal to it in expectation as L → ∞).
+    """
+
+    def __init__(self, kernel, n_features: int, *, rng=None):
+        from .features import RandomFourierFeatures
+
+        self.kernel = check_kernel(kernel, shift_invariant=True)
+        self._features = RandomFourierFeatures(kernel, n_features, rng=rng)
+
+    def fit(self, X):
+        X = check_samples(X, "X")
+        self.features_ = self._features.fit(X)
+        cos_mean, sin_mean = self.features_._mean_cos_sin(X)
+        scale = np.sqrt(self.kernel.value_at_zero / self.features_.n_features)
+        self.mean_features_ = scale * np.concatenate([cos_mean, sin_mean])
+        return self
+
+    def evaluate(self, Z) -> np.ndarray:
+        """z̄ᵀ z(z) ≈ μ̂(z)."""
+        return self.features_.transform(Z) @ self.mean_features_
+
+
 class GaussianMixture:
     """Mixture Σ_c w_c N(μ_c, diag(s_c)) with closed-form Gaussian-kernel embeddings.
 
@@ -289,7 +316,23 @@ class GaussianMixture:
         quad = weighted_gram_sum(kernel, points, a, points, a)
         return float(np.sqrt(max(self.squared_norm(kernel) - 2.0 * cross + quad, 0.0)))
 
-    def error_of(self, estimator: WeightedEmbedding) -> float:
-        """The exact error of a fitted weighted-embedding estimator."""
+    def mean_features(self, features) -> np.ndarray:
+        """E z(X) for fitted random Fourier features: E cos(ω'X) = Σ_c w_c cos(ω'm_c)
+        exp(-ω' diag(s_c) ω / 2), and the same with sin."""
+        W = features.frequencies_
+        phase = W @ self.means.T  # (L, p)
+        damp = np.exp(-0.5 * (W**2) @ self.variances.T)
+        c = (np.cos(phase) * damp) @ self.weights
+        s = (np.sin(phase) * damp) @ self.weights
+        scale = np.sqrt(features.kernel.value_at_zero / features.n_features)
+        return scale * np.concatenate([c, s])
+
+    def error_of(self, estimator) -> float:
+        """The exact error of a fitted estimator: in H for weighted embeddings, in the
+        random-feature space for ``RandomFeatureKME``."""
+        if isinstance(estimator, RandomFeatureKME):
+            self._check_kernel(estimator.kernel)
+            diff = estimator.mean_features_ - self.mean_features(estimator.features_)
+            return float(np.linalg.norm(diff))
         estimator._check_fitted()
         return self.embedding_error(estimator.points_, estimator.weights_, estimator.kernel)

@@ -182,7 +182,13 @@ def nystrom_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, n_centres: i
     and the mean fit time; the empirical estimator appears with m = n. ``mixture`` and
     ``bandwidth`` override the defaults (the apps pass their own).
     """
-    from .embedding import EmpiricalKME, KernelHerding, NystromKME, UniformSubsampleKME
+    from .embedding import (
+        EmpiricalKME,
+        KernelHerding,
+        NystromKME,
+        RandomFeatureKME,
+        UniformSubsampleKME,
+    )
     from .kernels import median_heuristic
 
     rng = check_rng(rng)
@@ -193,7 +199,8 @@ def nystrom_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, n_centres: i
     kernel = GaussianKernel(bandwidth)
     makers = {"nystrom": lambda m: NystromKME(kernel, m, replace=replace, rng=rng),
               "uniform": lambda m: UniformSubsampleKME(kernel, m, rng=rng),
-              "herding": lambda m: KernelHerding(kernel, m, rng=rng)}
+              "herding": lambda m: KernelHerding(kernel, m, rng=rng),
+              "rff": lambda m: RandomFeatureKME(kernel, m, rng=rng)}
     chosen = ["nystrom", *[b for b in baselines if b in makers and b != "nystrom"]]
     records = []
     steps, done = len(ns) * n_trials, 0

@@ -255,7 +255,7 @@ CAPTIONS.update({
 })
 
 ESTIMATOR_COLORS = {"nystrom": COLOR_X, "empirical": "gray", "uniform": COLOR_Y,
-                    "herding": "#ff7f0e"}
+                    "herding": "#ff7f0e", "rff": "#9467bd"}
 
 
 def error_vs_m_plot(df, *, marker: float | None = None) -> hv.Overlay:

@@ -109,3 +109,20 @@ def test_nystrom_mmd_approaches_exact_mmd(rng):
     assert approx == pytest.approx(exact, rel=0.02)
     full = K.mmd_nystrom(X[:50], Y[:40], KERNEL, n_landmarks=400, n_landmarks_y=400, rng=0)
     assert full == pytest.approx(np.sqrt(K.mmd2(X[:50], Y[:40], KERNEL)), rel=1e-3)
+
+
+def test_random_feature_embedding_error_is_exact_in_feature_space(mixture):
+    """Closed-form E z(X) vs a 10⁶-sample Monte Carlo mean: 3.5 s.e. per coordinate
+    (32 coordinates, so a ≈1.5% family-wise false-alarm rate)."""
+    from kmeviz.embedding import RandomFeatureKME
+
+    big = mixture.sample(1_000_000, rng=9)
+    rff = RandomFeatureKME(KERNEL, 16, rng=0).fit(big)
+    Z = rff.features_.transform(big)
+    se = Z.std(axis=0) / np.sqrt(len(big))
+    gap = np.abs(Z.mean(axis=0) - mixture.mean_features(rff.features_))
+    assert np.all(gap < 3.5 * se + 1e-12)
+    small = RandomFeatureKME(KERNEL, 2000, rng=1).fit(mixture.sample(400, rng=2))
+    err = mixture.error_of(small)
+    emp = mixture.error_of(EmpiricalKME(KERNEL).fit(mixture.sample(400, rng=2)))
+    assert err == pytest.approx(emp, rel=0.25)  # many features: close to the H-error
