@@ -32,6 +32,22 @@ def _group(page, label):
     return page.locator(".bk-input-group").filter(has_text=re.compile(rf"^{re.escape(label)}"))
 
 
+def _typed_change(page, url, target, label, values, app, change):
+    """Median seconds from typing a new value in a number box to ``target`` updating."""
+    page.goto(url)
+    out = page.locator(target)
+    old = _settle(out, None, timeout=60)
+    box = _group(page, label).locator("input")
+    times = []
+    for v in values:
+        box.fill(str(v))
+        t0 = time.perf_counter()
+        box.press("Enter")
+        old = _settle(out, old)
+        times.append(time.perf_counter() - t0)
+    return [app, change, statistics.median(times)]
+
+
 def measure(repeats: int = 5) -> list[list]:
     from playwright.sync_api import sync_playwright
 
@@ -81,6 +97,13 @@ def measure(repeats: int = 5) -> list[list]:
             times.append(time.perf_counter() - t0)
         rows.append(["Circular explorer", "redraw ω (n = 500, L = 1024)",
                      statistics.median(times)])
+
+        rows.append(_typed_change(page, url + "nystrom", ".kmeviz-mview",
+                                  "m for the 2-D view", (30, 50, 40, 60, 20, 45, 35)[:repeats],
+                                  "Nyström error vs m", "m of the 2-D view"))
+        rows.append(_typed_change(page, url + "spectrum", ".kmeviz-neff", "M",
+                                  (200, 300, 100, 400, 150, 250, 500)[:repeats],
+                                  "Effective dimension", "m of λ(m)"))
         browser.close()
     return rows
 
