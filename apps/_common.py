@@ -8,9 +8,15 @@ import logging
 import holoviews as hv
 import panel as pn
 
+import kmeviz as K
+
 hv.extension("bokeh", logo=False)
 
 log = logging.getLogger("kmeviz.apps")
+
+#: Kernel choices offered by every app: label -> factory of one scale parameter.
+KERNELS = {"Gaussian": K.GaussianKernel, "Laplace": K.LaplaceKernel,
+           "IMQ (β = −1/2)": lambda c: K.IMQKernel(c, -0.5)}
 
 CSS = """
 .kmeviz-caption { color: #555; font-size: 0.9em; margin-top: -6px; }

@@ -20,12 +20,10 @@ from kmeviz import viz
 from kmeviz.bootstrap import _simulate_spectral, gamma_null_params, spectral_eigenvalues
 from kmeviz.experiments import binomial_interval, rejection_rates
 
-from ._common import guarded, page, with_caption
+from ._common import KERNELS, guarded, page, with_caption
 
 DATASETS = ("Blob grid: eigenvalue ratio ε", "Blob grid: mean shift",
             "Blob grid: variance ratio", "Same distribution (H0 true)")
-KERNELS = {"Gaussian": K.GaussianKernel, "Laplace": K.LaplaceKernel,
-           "IMQ (β = −1/2)": lambda c: K.IMQKernel(c, -0.5)}
 ESTIMATORS = tuple(K.VALID_NULLS)
 NULLS = ("permutation", "gamma", "spectral", "normal")
 REPEATS = 100

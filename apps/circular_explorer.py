@@ -17,14 +17,9 @@ import kmeviz as K
 from kmeviz import viz
 from kmeviz.circular import running_mean
 
-from ._common import guarded, page, with_caption
+from ._common import KERNELS, guarded, page, with_caption
 
 DATASETS = ("Blobs (ε ratio)", "Blobs with mean shift", "Rings in a square")
-KERNELS = {
-    "Gaussian": K.GaussianKernel,
-    "Laplace": K.LaplaceKernel,
-    "IMQ (β = −1/2)": lambda c: K.IMQKernel(c, -0.5),
-}
 
 
 # -- cached stages, keyed on scalars -------------------------------------------------

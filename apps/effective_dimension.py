@@ -25,11 +25,9 @@ from kmeviz.spectrum import (
     sufficient_landmarks,
 )
 
-from ._common import guarded, page, with_caption
+from ._common import KERNELS, guarded, page, with_caption
 
 DATASETS = ("Gaussian mixture (paper)", "Uniform cube", "NYC taxi pickups (real data)")
-KERNELS = {"Gaussian": K.GaussianKernel, "Laplace": K.LaplaceKernel,
-           "IMQ (β = −1/2)": lambda c: K.IMQKernel(c, -0.5)}
 DATA_PARAMS = ("dataset", "d", "n", "seed")
 KERNEL_PARAMS = ("kernel", "bandwidth")
 

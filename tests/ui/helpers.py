@@ -4,6 +4,7 @@ import re
 import time
 
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import expect
 
 TIMEOUT = 30_000
 
@@ -37,3 +38,17 @@ LEGEND_JS = (
     "m => m.constructor.__name__ === 'LegendItem' && "
     "JSON.stringify(m.label).includes(t)))"
 )
+
+
+def open_app(page, server_url, name: str, ready: str) -> None:
+    """From the index page, follow the link to app ``name``; wait for ``ready`` to show."""
+    page.goto(server_url)
+    link = page.get_by_role("link", name=name)
+    expect(link).to_be_visible(timeout=TIMEOUT)
+    link.click()
+    expect(page.locator(ready)).to_be_visible(timeout=60_000)
+
+
+def widget(page, label: str):
+    """The input group of the widget whose label starts with ``label``."""
+    return page.locator(".bk-input-group").filter(has_text=re.compile(rf"^{re.escape(label)}"))

@@ -4,19 +4,12 @@ import re
 
 from playwright.sync_api import expect
 
-from .helpers import TIMEOUT, TITLE_PRESENT_JS, legend_has, settled_number
+from .helpers import TIMEOUT, TITLE_PRESENT_JS, legend_has, settled_number, widget
+from .helpers import open_app as _open
 
 
 def open_app(page, server_url):
-    page.goto(server_url)
-    link = page.get_by_role("link", name="Bootstrap null explorer")
-    expect(link).to_be_visible(timeout=TIMEOUT)
-    link.click()
-    expect(page.locator(".kmeviz-threshold")).to_be_visible(timeout=TIMEOUT)
-
-
-def widget(page, label):
-    return page.locator(".bk-input-group").filter(has_text=re.compile(rf"^{re.escape(label)}"))
+    _open(page, server_url, "Bootstrap null explorer", ".kmeviz-threshold")
 
 
 def test_alpha_moves_the_threshold(page, server_url):

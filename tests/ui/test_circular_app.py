@@ -5,14 +5,11 @@ import re
 from playwright.sync_api import expect
 
 from .helpers import TIMEOUT, TITLE_PRESENT_JS, settled_number
+from .helpers import open_app as _open
 
 
 def open_app(page, server_url):
-    page.goto(server_url)
-    link = page.get_by_role("link", name="Circular discrepancy explorer")
-    expect(link).to_be_visible(timeout=TIMEOUT)
-    link.click()
-    expect(page.locator(".kmeviz-eta")).to_be_visible(timeout=TIMEOUT)
+    _open(page, server_url, "Circular discrepancy explorer", ".kmeviz-eta")
 
 
 def test_index_lists_the_app_and_the_app_loads(page, server_url, bokeh_titles):

@@ -1,23 +1,13 @@
 """The Nyström error and effective-dimension explorers in real Chromium."""
 
-import re
 
 from playwright.sync_api import expect
 
-from .helpers import TIMEOUT, TITLE_PRESENT_JS, settled_number
-
-
-def open_app(page, server_url, name, ready):
-    page.goto(server_url)
-    link = page.get_by_role("link", name=name)
-    expect(link).to_be_visible(timeout=TIMEOUT)
-    link.click()
-    expect(page.locator(ready)).to_be_visible(timeout=60_000)
+from .helpers import TIMEOUT, TITLE_PRESENT_JS, open_app, settled_number, widget
 
 
 def number_input(page, label):
-    return (page.locator(".bk-input-group").filter(has_text=re.compile(rf"^{re.escape(label)}"))
-            .locator("input"))
+    return widget(page, label).locator("input")
 
 
 def test_nystrom_app_loads_and_m_view_updates_the_map(page, server_url):
