@@ -242,7 +242,9 @@ def runtime_bars(runtimes: dict) -> hv.Bars:
 
 CAPTIONS.update({
     "nystrom_error": "Exact error ||μ - μ̂|| vs the number of landmarks m (mean and 5–95% band). "
-    "Nyström reaches the empirical error (grey band) near m ≈ √n log √n (dashed), far below n.",
+    "Nyström reaches the empirical error (grey band) near m ≈ √n log √n (dotted), far below n. "
+    "(rff, with L = m features, is measured in its own feature space: it shows only the "
+    "sampling error and is not comparable with the others.)",
     "nystrom_runtime": "Fit time vs m: the Nyström fit costs O(nm + m³).",
     "nystrom_map": "Left: the Nyström embedding μ̂_m(z) with its landmarks, sized by |α_j|. "
     "Right: the true embedding μ(z) of the mixture (App. G closed form).",
