@@ -29,14 +29,10 @@ def index_page():
     for slug, (title, factory) in app_registry().items():
         module = importlib.import_module(factory.__module__)
         blurb = (module.__doc__ or "").strip().split("\n\n")[-1].replace("\n", " ")
-        cards.append(
-            pn.pane.Markdown(
-                f"### [{title}](./{slug})\n\n{blurb}",
-                css_classes=["kmeviz-app-card"],
-                styles={"border": "1px solid #ddd", "border-radius": "8px", "padding": "0 12px"},
-                width=420,
-            )
-        )
+        card = pn.pane.Markdown(f"### [{title}](./{slug})\n\n{blurb}", width=390,
+                                css_classes=["kmeviz-app-card"])
+        cards.append(pn.Column(card, margin=10, styles={
+            "border": "1px solid #ddd", "border-radius": "8px", "padding": "0 12px"}))
     intro = pn.pane.Markdown(
         "# kmeviz dashboards\n\nSee and play with kernel mean embeddings. "
         "Pick an explorer; every widget updates its plots live."
