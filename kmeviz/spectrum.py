@@ -31,7 +31,7 @@ def gram_spectrum(X, kernel, *, max_exact: int = 3000, n_landmarks: int = 1000,
         return np.maximum(lam, 0.0)
     L = X[draw_landmarks(n, n_landmarks, None, False, rng)]
     w, V = pinv_psd(kernel._gram(L, L))
-    R = V / np.sqrt(w)  # K_m^{+1/2} = R Rᵀ-root restricted to the kept eigenspace
+    R = V / np.sqrt(w)  # K_m^{+1/2} = R Vᵀ on the kept eigenspace
     C = np.zeros((L.shape[0], L.shape[0]))
     for _, block in iter_gram_blocks(kernel, X, L):
         C += block.T @ block
