@@ -6,6 +6,12 @@ draws them with HoloViews and the Panel apps put widgets on top.
 
 from .bootstrap import VALID_NULLS, TestResult, mmd_test
 from .circular import CircularDiscrepancy, circular_discrepancy, circular_ensemble
+from .conditional import (
+    ConditionalMeanEmbedding,
+    Pendulum,
+    incomplete_cholesky,
+    sparse_cme,
+)
 from .datasets import blobs, blobs_two_sample, rings_two_sample, uniform_boxes_two_sample
 from .embedding import (
     EmpiricalKME,
@@ -31,6 +37,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CircularDiscrepancy",
+    "ConditionalMeanEmbedding",
+    "Pendulum",
+    "incomplete_cholesky",
+    "sparse_cme",
     "EmpiricalKME",
     "GaussianMixture",
     "KernelHerding",
