@@ -134,3 +134,23 @@ def test_bad_inputs():
         sparse_cme(np.eye(3), np.eye(4), np.eye(3), gamma=0.1)
     with pytest.raises(RuntimeError, match="not fitted"):
         ConditionalMeanEmbedding(KX, KY, reg=0.1).weights(X)
+
+
+def test_sparsity_path_fista_beats_incomplete_cholesky():
+    from kmeviz.conditional import sparsity_path
+
+    df = sparsity_path(n_train=60, n_test=200, gammas=[1e-2, 1e-3], ranks=[6, 20], tol=1e-6,
+                       rng=0)
+    fista = df[df.method == "FISTA"]
+    chol = df[df.method == "incomplete Cholesky"]
+    assert fista.relative_error.max() < chol.relative_error.min()
+    assert set(df.columns) >= {"nonzero_pct", "relative_error", "relative_test_error"}
+    assert chol.nonzero_pct.tolist() == [10.0, 100 * 20 / 60]
+
+
+def test_warm_start_reaches_the_same_objective(small_problem):
+    W, Kx, L = small_problem
+    cold = sparse_cme(W, Kx, L, gamma=1e-3, tol=1e-12, max_iter=20_000)
+    warm_from = sparse_cme(W, Kx, L, gamma=1e-2, tol=1e-9).M
+    warm = sparse_cme(W, Kx, L, gamma=1e-3, tol=1e-12, max_iter=20_000, init=warm_from)
+    assert warm.objective_history[-1] == pytest.approx(cold.objective_history[-1], rel=1e-6)
