@@ -21,4 +21,8 @@ APPS = {
         "Effective dimension spectrum",
         "kmeviz_apps.effective_dimension:create_app",
     ),
+    "cme": (
+        "Conditional mean embedding explorer",
+        "kmeviz_apps.cme_explorer:create_app",
+    ),
 }
