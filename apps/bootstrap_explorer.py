@@ -14,13 +14,14 @@ from functools import lru_cache
 import numpy as np
 import panel as pn
 import param
+from scipy import stats
 
 import kmeviz as K
 from kmeviz import viz
 from kmeviz.bootstrap import _simulate_spectral, gamma_null_params, spectral_eigenvalues
 from kmeviz.experiments import binomial_interval, rejection_rates
 
-from ._common import KERNELS, guarded, page, with_caption
+from ._common import KERNELS, error_message, guarded, page, with_caption
 
 DATASETS = ("Blob grid: eigenvalue ratio ε", "Blob grid: mean shift",
             "Blob grid: variance ratio", "Same distribution (H0 true)")
@@ -64,8 +65,6 @@ def approximate_nulls(data_key, seed, kernel_key, estimator):
     density, edges = np.histogram(sim, bins=80, density=True)
     curves["spectral approximation"] = (0.5 * (edges[1:] + edges[:-1]), density)
     if estimator == "biased":
-        from scipy import stats
-
         g = gamma_null_params(X, Y, k)
         x = np.linspace(0.0, edges[-1], 300)
         curves["Gamma approximation"] = (x, stats.gamma(g["shape"], scale=g["scale"]).pdf(x))
@@ -191,7 +190,7 @@ class BootstrapExplorer(pn.viewable.Viewer):
             return pn.pane.Markdown(f"Press *Repeat {REPEATS} times* to estimate the "
                                     "rejection rate (size under H0, power otherwise).")
         if isinstance(res, Exception):
-            return guarded(lambda: (_ for _ in ()).throw(res))()
+            return error_message(res)
         row = res.iloc[0]
         text = pn.pane.Markdown(
             f"Rejection rate <span class='kmeviz-rate'>{row['rate']:.2f}</span> "

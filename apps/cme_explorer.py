@@ -102,14 +102,18 @@ class CMEExplorer(pn.viewable.Viewer):
         return fitted(self.data_key, float(self.bandwidth_x), float(self.bandwidth_y),
                       10.0 ** self.log10_reg)
 
+    def _estimate(self):
+        """Grid, estimated and true E[h(Y) | x] for the current settings."""
+        cme = self._cme()
+        grid = np.linspace(-3, 3, 200)
+        est = cme.expectation(H[self.h](cme.Y_[:, 0]), grid[:, None])
+        return grid, est, true_expectation(self.law, self.h, grid)
+
     @param.depends(*DATA_PARAMS, *MODEL_PARAMS, "h")
     @guarded
     def data_view(self):
         cme = self._cme()
-        grid = np.linspace(-3, 3, 200)
-        est = cme.expectation(H[self.h](cme.Y_[:, 0]), grid[:, None])
-        truth = true_expectation(self.law, self.h, grid)
-        self._mse = float(np.mean((est - truth) ** 2))
+        grid, est, truth = self._estimate()
         return viz.cme_data_plot(cme.X_, cme.Y_, grid, est, truth, h_label=f"{self.h}(Y)")
 
     @param.depends(*DATA_PARAMS, *MODEL_PARAMS)
@@ -123,7 +127,7 @@ class CMEExplorer(pn.viewable.Viewer):
     @guarded
     def cv_view(self):
         table, best = cv_table(self.data_key, float(self.bandwidth_x), float(self.bandwidth_y))
-        return viz.cv_curve(table, best["reg"]) * hv_vline(10.0 ** self.log10_reg)
+        return viz.cv_curve(table, best["reg"], current=10.0 ** self.log10_reg)
 
     @param.depends(*DATA_PARAMS, *MODEL_PARAMS, "gamma")
     @guarded
@@ -138,10 +142,8 @@ class CMEExplorer(pn.viewable.Viewer):
     @param.depends(*DATA_PARAMS, *MODEL_PARAMS, "h")
     @guarded
     def summary_view(self):
-        cme = self._cme()
-        grid = np.linspace(-3, 3, 200)
-        est = cme.expectation(H[self.h](cme.Y_[:, 0]), grid[:, None])
-        mse = float(np.mean((est - true_expectation(self.law, self.h, grid)) ** 2))
+        _, est, truth = self._estimate()
+        mse = float(np.mean((est - truth) ** 2))
         _, best = cv_table(self.data_key, float(self.bandwidth_x), float(self.bandwidth_y))
         return pn.pane.Markdown(f"""
 | | |
@@ -177,11 +179,6 @@ class CMEExplorer(pn.viewable.Viewer):
     def __panel__(self):
         return pn.Row(pn.Column(self.controls(), width=320), pn.Column(*self.main()))
 
-
-def hv_vline(x):
-    import holoviews as hv
-
-    return hv.VLine(x, label="current λ").opts(color="black", line_dash="dotted")
 
 
 def create_app():

@@ -251,8 +251,8 @@ def _tiled_sum(kernel: Kernel, X, Y, working_memory) -> tuple[float, float]:
     symmetric = Y is None
     Y = X if symmetric else Y
     side = max(64, int(np.sqrt(working_memory / 8)))
-    a_full, b_full = kernel._prepare(X), (None if symmetric else kernel._prepare(Y))
-    b_full = a_full if symmetric else b_full
+    a_full = kernel._prepare(X)
+    b_full = a_full if symmetric else kernel._prepare(Y)
     row_starts = range(0, X.shape[0], side)
     col_starts = range(0, Y.shape[0], side)
     tasks = [(i, j) for i in row_starts for j in col_starts if not symmetric or j >= i]

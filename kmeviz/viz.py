@@ -381,13 +381,17 @@ def cme_embedding_map(xs, ys, values) -> hv.Image:
         title="Conditional mean embedding μ̂(x)(y)")
 
 
-def cv_curve(table, best_reg: float) -> hv.Overlay:
-    """Mean held-out loss vs λ (log x) with the CV optimum marked."""
+def cv_curve(table, best_reg: float, *, current: float | None = None) -> hv.Overlay:
+    """Mean held-out loss vs λ (log x) with the CV optimum (and the current λ) marked."""
     t = table.sort_values("reg")
-    return (hv.Curve((t["reg"], t["mean_loss"]), "λ", "held-out surrogate loss",
-                     label="5-fold CV").opts(color=COLOR_X, line_width=2)
-            * hv.VLine(best_reg, label=f"optimum λ = {best_reg:.1e}").opts(
-                color=COLOR_ACCENT, line_dash="dashed")).opts(hv.opts.Overlay(
+    layers = [hv.Curve((t["reg"], t["mean_loss"]), "λ", "held-out surrogate loss",
+                       label="5-fold CV").opts(color=COLOR_X, line_width=2),
+              hv.VLine(best_reg, label=f"optimum λ = {best_reg:.1e}").opts(
+                  color=COLOR_ACCENT, line_dash="dashed")]
+    if current is not None:
+        layers.append(hv.VLine(current, label="current λ").opts(color="black",
+                                                               line_dash="dotted"))
+    return hv.Overlay(layers).opts(hv.opts.Overlay(
         title="Choosing λ by cross-validation", logx=True, responsive=True, min_height=300,
         show_grid=True, legend_position="top_left"))
 
@@ -395,10 +399,11 @@ def cv_curve(table, best_reg: float) -> hv.Overlay:
 def coefficient_map(M, order) -> hv.Image:
     """|M_ij| with rows and columns sorted by x (white = zero)."""
     A = np.abs(M[np.ix_(order, order)])
+    A = np.where(A > 0, A, np.nan)  # zeros drawn white
     n = A.shape[0]
     return hv.Image((np.arange(n), np.arange(n), A), ["training point j (sorted by x)",
                                                       "training point i (sorted by x)"],
                     "|M_ij|").opts(cmap="Blues", colorbar=True, responsive=True,
-                                   min_height=300, clipping_colors={"min": "white"},
+                                   min_height=300, clipping_colors={"NaN": "white"},
                                    title=f"Surviving coefficients: {np.count_nonzero(M)} of "
                                          f"{M.size} ({100 * np.count_nonzero(M) / M.size:.1f}%)")

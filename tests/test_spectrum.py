@@ -55,8 +55,8 @@ def test_decay_fit_recognises_synthetic_spectra():
 
 def test_landmark_rules():
     m = sufficient_landmarks(delta=0.05)
-    assert m >= 67 * np.log(m / 0.05) > (m - 1) - 67 * 0.0  # smallest m satisfying it
-    assert (m - 1) < 67 * np.log((m - 1) / 0.05)
+    assert m >= 67 * np.log(m / 0.05)  # m satisfies the condition ...
+    assert (m - 1) < 67 * np.log((m - 1) / 0.05)  # ... and is the smallest that does
     assert lambda_of_m(100, delta=0.05) == pytest.approx(12 * np.log(2000) / 100)
     assert landmarks_exponential_decay(1e4, delta=0.05) == pytest.approx(100 * np.log(2000))
     assert landmarks_polynomial_decay(1e4, 1.0, delta=0.05) == pytest.approx(
