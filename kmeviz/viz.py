@@ -407,3 +407,21 @@ def coefficient_map(M, order) -> hv.Image:
                                    min_height=300, clipping_colors={"NaN": "white"},
                                    title=f"Surviving coefficients: {np.count_nonzero(M)} of "
                                          f"{M.size} ({100 * np.count_nonzero(M) / M.size:.1f}%)")
+
+
+def sparsity_path_plot(df, *, y: str = "relative_error") -> hv.Overlay:
+    """Grünewälder et al. Fig. 1: an error of ``sparsity_path`` vs % non-zero coefficients."""
+    label = {"relative_error": "relative error ‖M − W‖ / ‖W‖ (Eq. 16)",
+             "relative_test_error": "test loss / dense CME test loss"}[y]
+    colors = {"FISTA": COLOR_X, "incomplete Cholesky": COLOR_Y}
+    if y == "relative_error":
+        df = df[df[y] > 1e-8]  # full rank reproduces W up to round-off: off a log axis
+    layers = [hv.Curve(part.sort_values("nonzero_pct"), "nonzero_pct", y, label=name).opts(
+        color=colors.get(name, "black"), line_width=2)
+        * hv.Scatter(part, "nonzero_pct", y).opts(color=colors.get(name, "black"), size=6)
+        for name, part in df.groupby("method", sort=False)]
+    return hv.Overlay(layers).opts(hv.opts.Overlay(
+        title="Sparse CME: FISTA vs incomplete Cholesky", logx=True, logy=y == "relative_error",
+        xlabel="non-zero coefficients (%)", ylabel=label,
+        legend_position="bottom_left" if y == "relative_error" else "top_right",
+        responsive=True, min_height=340, show_grid=True))
