@@ -104,6 +104,23 @@ def measure(repeats: int = 5) -> list[list]:
         rows.append(_typed_change(page, url + "spectrum", ".kmeviz-neff", "M",
                                   (200, 300, 100, 400, 150, 250, 500)[:repeats],
                                   "Effective dimension", "m of λ(m)"))
+        page.goto(url + "cme")
+        mse = page.locator(".kmeviz-mse")
+        old = _settle(mse, None, timeout=60)
+        handle = _group(page, "log₁₀ λ").locator(".noUi-handle")
+        times = []
+        for key in ("ArrowRight", "ArrowLeft", "ArrowRight", "ArrowLeft", "ArrowRight",
+                    "ArrowLeft", "ArrowRight")[:repeats]:
+            handle.focus()
+            t0 = time.perf_counter()
+            handle.press(key)
+            old = _settle(mse, old)
+            times.append(time.perf_counter() - t0)
+        rows.append(["CME explorer", "λ slider step (n = 100: refit, heatmap, FISTA)",
+                     statistics.median(times)])
+        rows.append(_typed_change(page, url + "cme", ".kmeviz-mse", "Bandwidth x",
+                                  (0.4, 0.6, 0.3, 0.7, 0.45, 0.55, 0.35)[:repeats],
+                                  "CME explorer", "input bandwidth (refit + 13-λ CV)"))
         browser.close()
     return rows
 

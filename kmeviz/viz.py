@@ -396,8 +396,8 @@ def cv_curve(table, best_reg: float, *, current: float | None = None) -> hv.Over
         show_grid=True, legend_position="top_left"))
 
 
-def coefficient_map(M, order) -> hv.Image:
-    """|M_ij| with rows and columns sorted by x (white = zero)."""
+def coefficient_map(M, order, *, note: str = "") -> hv.Image:
+    """|M_ij| with rows and columns sorted by x (white = zero); ``note`` joins the title."""
     A = np.abs(M[np.ix_(order, order)])
     A = np.where(A > 0, A, np.nan)  # zeros drawn white
     n = A.shape[0]
@@ -406,7 +406,8 @@ def coefficient_map(M, order) -> hv.Image:
                     "|M_ij|").opts(cmap="Blues", colorbar=True, responsive=True,
                                    min_height=300, clipping_colors={"NaN": "white"},
                                    title=f"Surviving coefficients: {np.count_nonzero(M)} of "
-                                         f"{M.size} ({100 * np.count_nonzero(M) / M.size:.1f}%)")
+                                         f"{M.size} ({100 * np.count_nonzero(M) / M.size:.1f}%)"
+                                         + (f"; {note}" if note else ""))
 
 
 def sparsity_path_plot(df, *, y: str = "relative_error") -> hv.Overlay:
