@@ -22,6 +22,7 @@ from .embedding import (
     UniformSubsampleKME,
 )
 from .features import FastfoodFeatures, RandomFourierFeatures, fwht
+from .goodness_of_fit import ksd_test
 from .kernels import (
     GaussianKernel,
     IMQKernel,
@@ -32,6 +33,8 @@ from .kernels import (
 )
 from .mmd import mmd2, mmd2_block, mmd2_fastmmd, mmd2_linear, mmd_nystrom
 from .spectrum import effective_dimension, fit_decay, gram_spectrum
+from .stein import SteinKernel, ksd2, ksd2_nystrom, stein_witness
+from .targets import GaussBernoulliRBM, GaussianMixtureTarget, NormalTarget, StudentTTarget
 
 __version__ = "0.1.0"
 
@@ -73,4 +76,13 @@ __all__ = [
     "mmd2_linear",
     "rings_two_sample",
     "uniform_boxes_two_sample",
+    "GaussBernoulliRBM",
+    "GaussianMixtureTarget",
+    "NormalTarget",
+    "StudentTTarget",
+    "SteinKernel",
+    "ksd2",
+    "ksd2_nystrom",
+    "ksd_test",
+    "stein_witness",
 ]

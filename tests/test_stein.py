@@ -1,0 +1,215 @@
+"""Stein kernel, KSD, Nyström KSD and the targets, against independent references."""
+
+import numpy as np
+import pytest
+
+import kmeviz as K
+from kmeviz.goodness_of_fit import (
+    fssd_features,
+    full_wild_bootstrap,
+    linear_ksd_terms,
+    wild_signs,
+)
+from kmeviz.stein import NystromStein, SteinKernel
+
+KERNELS = [K.GaussianKernel(1.3), K.IMQKernel(c=1.0, beta=-0.5), K.IMQKernel(c=0.7, beta=-0.8)]
+MIXTURE = K.GaussianMixtureTarget([[-1.0, 0.5, 0.0], [1.5, -0.5, 1.0]], [0.8, 1.2], [0.3, 0.7])
+
+
+def base(kernel, x, y):
+    return float(kernel(x[None], y[None])[0, 0])
+
+
+def stein_by_finite_differences(kernel, target, x, y, h=1e-4):
+    """h_p(x, y) of Eq. (3) with every derivative of k taken by central differences."""
+    d = x.size
+    sx, sy = target.score(x[None])[0], target.score(y[None])[0]
+    E = np.eye(d) * h
+    grad_x = np.array([(base(kernel, x + e, y) - base(kernel, x - e, y)) / (2 * h) for e in E])
+    grad_y = np.array([(base(kernel, x, y + e) - base(kernel, x, y - e)) / (2 * h) for e in E])
+    mixed = sum((base(kernel, x + e, y + e) - base(kernel, x + e, y - e)
+                 - base(kernel, x - e, y + e) + base(kernel, x - e, y - e)) / (4 * h * h)
+                for e in E)
+    return sx @ sy * base(kernel, x, y) + sy @ grad_x + sx @ grad_y + mixed
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=["gauss", "imq", "imq-c0.7-b-0.8"])
+def test_stein_kernel_matches_finite_differences(kernel, rng):
+    X = rng.normal(size=(6, 3))
+    H = SteinKernel(kernel, MIXTURE)(X)
+    ref = np.array([[stein_by_finite_differences(kernel, MIXTURE, a, b) for b in X] for a in X])
+    np.testing.assert_allclose(H, ref, atol=1e-6, rtol=1e-6)
+    np.testing.assert_allclose(np.diag(H), SteinKernel(kernel, MIXTURE).diag(
+        SteinKernel(kernel, MIXTURE).prepare(X)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", KERNELS[:2], ids=["gauss", "imq"])
+def test_v_and_u_statistics_match_a_double_loop(kernel, rng):
+    X = rng.normal(size=(12, 3)) + 0.3
+    h = np.array([[stein_by_finite_differences(kernel, MIXTURE, a, b) for b in X] for a in X])
+    assert K.ksd2(X, MIXTURE, kernel) == pytest.approx(h.mean(), rel=1e-6)
+    off = (h.sum() - np.trace(h)) / (12 * 11)
+    assert K.ksd2(X, MIXTURE, kernel, estimator="u") == pytest.approx(off, rel=1e-6)
+    # tiny working memory: many row blocks, same number
+    assert K.ksd2(X, MIXTURE, kernel, working_memory=256) == pytest.approx(h.mean(), rel=1e-6)
+
+
+@pytest.mark.parametrize("kernel", KERNELS[:2], ids=["gauss", "imq"])
+def test_nystrom_with_every_point_as_landmark_is_the_v_statistic(kernel, rng):
+    X = rng.normal(size=(150, 2))
+    target = K.NormalTarget(np.zeros(2))
+    full = K.ksd2(X, target, kernel)
+    assert K.ksd2_nystrom(X, target, kernel, landmarks=np.arange(150)) == pytest.approx(
+        full, rel=1e-8)
+    # the projection never exceeds the full norm (Eq. 7)
+    assert K.ksd2_nystrom(X, target, kernel, n_landmarks=20, rng=0) <= full * (1 + 1e-10)
+
+
+def stein_operator_expectation(target, X, z):
+    """(T_p f)(x) = s(x)·f(x) + ∇·f(x) for f(x) = k(x, z) a (a fixed vector, k Gaussian σ=1)."""
+    a = np.linspace(1.0, -0.5, X.shape[1])
+    diff = X - z
+    k = np.exp(-0.5 * np.sum(diff**2, axis=1))
+    values = k * (target.score(X) @ a) - k * (diff @ a)
+    return values.mean(), values.std() / np.sqrt(len(values))
+
+
+@pytest.mark.parametrize("name", ["normal", "mixture", "student-t", "rbm"])
+def test_stein_identity_holds_for_samples_of_the_target(name):
+    """E_P[(T_p f)(X)] = 0: Monte Carlo mean within 4 standard errors (checks score and
+    sampler together; for the RBM this validates the Gibbs sampler)."""
+    targets = {"normal": K.NormalTarget([0.5, -1.0, 0.0], [[2.0, 0.3, 0], [0.3, 1.0, 0],
+                                                            [0, 0, 0.5]]),
+               "mixture": MIXTURE, "student-t": K.StudentTTarget(5.0, [0.0, 1.0, 0.0], 1.5),
+               "rbm": K.GaussBernoulliRBM.random(3, 2, rng=0)}
+    target = targets[name]
+    n = 20_000 if name == "rbm" else 200_000
+    X = target.sample(n, rng=1)
+    mean, se = stein_operator_expectation(target, X, z=np.array([0.3, -0.2, 0.1]))
+    assert abs(mean) < 4 * se, (mean, se)
+    # and a wrong target breaks it (the check has power)
+    shifted = K.NormalTarget(np.full(3, 0.5))
+    mean_wrong, se_wrong = stein_operator_expectation(shifted, X, z=np.array([0.3, -0.2, 0.1]))
+    assert abs(mean_wrong) > 4 * se_wrong
+
+
+def test_u_statistic_is_centred_under_the_null():
+    target = K.NormalTarget(np.zeros(2))
+    values = [K.ksd2(target.sample(100, rng=s), target, K.IMQKernel(), estimator="u")
+              for s in range(200)]
+    assert abs(np.mean(values)) < 3 * np.std(values) / np.sqrt(200)
+
+
+def test_score_gradients_match_finite_differences_of_log_density(rng):
+    X = rng.normal(size=(5, 3))
+    for target in (K.NormalTarget([1.0, 0, -1], np.diag([1.0, 2.0, 0.5])), MIXTURE,
+                   K.StudentTTarget(3.0, np.zeros(3), 2.0)):
+        h = 1e-5
+        numeric = np.array([[(target.log_density((x + e)[None])[0]
+                              - target.log_density((x - e)[None])[0]) / (2 * h)
+                             for e in np.eye(3) * h] for x in X])
+        np.testing.assert_allclose(target.score(X), numeric, atol=1e-6)
+
+
+def test_rbm_score_matches_brute_force_marginal(rng):
+    """Sum over all 2^{d_h} hidden states, differentiate log p numerically."""
+    rbm = K.GaussBernoulliRBM.random(3, 4, rng=2)
+    H = np.array(np.meshgrid(*[[-1.0, 1.0]] * 4)).reshape(4, -1).T
+
+    def log_p(x):
+        e = x @ rbm.B @ H.T + rbm.b @ x + H @ rbm.c - 0.5 * x @ x
+        return np.log(np.exp(e).sum())
+
+    x, h = rng.normal(size=3), 1e-5
+    numeric = [(log_p(x + e) - log_p(x - e)) / (2 * h) for e in np.eye(3) * h]
+    np.testing.assert_allclose(rbm.score(x[None])[0], numeric, atol=1e-6)
+
+
+def test_rbm_perturbation_changes_only_B():
+    rbm = K.GaussBernoulliRBM.random(5, 3, rng=0)
+    same = rbm.perturbed(0.0, rng=1)
+    np.testing.assert_array_equal(same.B, rbm.B)
+    other = rbm.perturbed(0.1, rng=1)
+    assert 0.05 < np.std(other.B - rbm.B) < 0.2
+    np.testing.assert_array_equal(other.b, rbm.b)
+    assert rbm.sample(10, rng=3).shape == (10, 5)
+    np.testing.assert_array_equal(rbm.sample(10, rng=3), rbm.sample(10, rng=3))
+    thinned = rbm.sample(30, rng=3, burn_in=10, thin=5, n_chains=3)
+    assert thinned.shape == (30, 5)
+
+
+def test_batched_wild_bootstrap_equals_a_loop(rng):
+    X = rng.normal(size=(60, 2))
+    stein = SteinKernel(K.IMQKernel(), K.NormalTarget(np.zeros(2)))
+    W = wild_signs(60, 25, rng)
+    stat, null = full_wild_bootstrap(stein, stein.prepare(X), W)
+    H = stein(X)
+    assert stat == pytest.approx(H.mean(), rel=1e-12)
+    np.testing.assert_allclose(null, [w @ H @ w / 3600 for w in W.T], rtol=1e-10)
+
+
+def test_nystrom_bootstrap_equals_eq_11(rng):
+    X = rng.normal(size=(80, 2))
+    target, kernel = K.NormalTarget(np.zeros(2)), K.GaussianKernel(1.0)
+    nys = NystromStein(X, target, kernel, n_landmarks=12, rng=0)
+    stein = SteinKernel(kernel, target)
+    Kmn = stein(X[nys.landmarks], X)
+    Kmm_pinv = np.linalg.pinv(stein(X[nys.landmarks]), rcond=1e-10, hermitian=True)
+    W = wild_signs(80, 30, rng)
+    direct = [w @ Kmn.T @ Kmm_pinv @ Kmn @ w / 80**2 for w in W.T]
+    np.testing.assert_allclose(np.sum((nys.R @ nys.project(W)) ** 2, 0) / 80**2, direct,
+                               rtol=1e-8)
+    assert nys.statistic == pytest.approx(Kmn.mean(1) @ Kmm_pinv @ Kmn.mean(1), rel=1e-8)
+
+
+def test_markov_signs_flip_at_the_given_rate():
+    rng = np.random.default_rng(0)
+    W = wild_signs(2000, 50, rng, flip_probability=0.1)
+    assert set(np.unique(W)) == {-1.0, 1.0}
+    assert np.mean(W[1:] != W[:-1]) == pytest.approx(0.1, abs=0.01)
+    R = wild_signs(2000, 50, rng, scheme="rademacher")
+    assert np.mean(R[1:] != R[:-1]) == pytest.approx(0.5, abs=0.02)
+
+
+def test_linear_terms_are_stein_kernel_values_on_pairs(rng):
+    X = rng.normal(size=(41, 3))
+    stein = SteinKernel(K.IMQKernel(), MIXTURE)
+    H = stein(X)
+    np.testing.assert_allclose(linear_ksd_terms(stein, stein.prepare(X)),
+                               [H[2 * i, 2 * i + 1] for i in range(20)], rtol=1e-10)
+
+
+def test_fssd_features_are_stein_operator_on_the_kernel_at_locations(rng):
+    """τ(x)·(e_a ⊗ e_j)·√(dJ) = s_a(x) k(x, v_j) + ∂_a k(x, v_j), by finite differences."""
+    X, V = rng.normal(size=(4, 2)), rng.normal(size=(3, 2))
+    kernel, target = K.IMQKernel(), K.NormalTarget(np.zeros(2))
+    tau = fssd_features(X, target.score(X), kernel, V).reshape(4, 3, 2) * np.sqrt(6)
+    h = 1e-6
+    for i in range(4):
+        for j in range(3):
+            for a, e in enumerate(np.eye(2) * h):
+                grad = (base(kernel, X[i] + e, V[j]) - base(kernel, X[i] - e, V[j])) / (2 * h)
+                ref = target.score(X[i:i + 1])[0, a] * base(kernel, X[i], V[j]) + grad
+                assert tau[i, j, a] == pytest.approx(ref, abs=1e-8)
+
+
+@pytest.mark.parametrize("method", ["full", "nystrom", "linear", "fssd"])
+def test_tests_are_reproducible_and_reject_a_clear_alternative(method):
+    target = K.NormalTarget(np.zeros(2))
+    X = np.random.default_rng(4).normal(size=(600, 2)) + 0.5  # mean shifted by 0.5
+    a = K.ksd_test(X, target, K.IMQKernel(), method=method, n_bootstrap=200, rng=5)
+    b = K.ksd_test(X, target, K.IMQKernel(), method=method, n_bootstrap=200, rng=5)
+    assert a.statistic == b.statistic and a.p_value == b.p_value
+    assert a.reject and a.p_value <= 0.05
+    assert a.reject == (a.statistic > a.threshold)
+    if a.null_samples is not None:
+        assert a.null_samples.shape == (200,)
+        np.testing.assert_array_equal(a.null_samples, b.null_samples)
+
+
+def test_ksd_test_p_value_convention():
+    target = K.NormalTarget(np.zeros(1))
+    res = K.ksd_test(target.sample(300, rng=0), target, K.GaussianKernel(1.0), n_bootstrap=99,
+                     rng=1)
+    assert res.p_value == (1 + np.sum(res.null_samples >= res.statistic)) / 100
+    assert res.at_level(0.5).reject == (res.p_value <= 0.5)
