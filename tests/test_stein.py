@@ -213,3 +213,58 @@ def test_ksd_test_p_value_convention():
                      rng=1)
     assert res.p_value == (1 + np.sum(res.null_samples >= res.statistic)) / 100
     assert res.at_level(0.5).reject == (res.p_value <= 0.5)
+
+
+class WrongShape:
+    def score(self, X):
+        return X[:, :1]
+
+
+class NonFinite:
+    def score(self, X):
+        out = -X.copy()
+        out[0, 0] = np.nan
+        return out
+
+
+GOOD_X = np.random.default_rng(0).normal(size=(50, 2))
+STD = K.NormalTarget(np.zeros(2))
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: K.ksd2(GOOD_X, WrongShape(), K.IMQKernel()), ValueError, "score returned shape"),
+    (lambda: K.ksd_test(GOOD_X, NonFinite(), K.IMQKernel()), ValueError, "non-finite"),
+    (lambda: K.ksd2(GOOD_X, object(), K.IMQKernel()), TypeError, "score"),
+    (lambda: K.ksd2(GOOD_X, STD, K.LaplaceKernel(1.0)), TypeError, "GaussianKernel or an IMQ"),
+    (lambda: K.ksd2(GOOD_X, STD, "imq"), TypeError, "kernel"),
+    (lambda: K.ksd2_nystrom(GOOD_X, STD, K.IMQKernel(), n_landmarks=0), ValueError,
+     "n_landmarks"),
+    (lambda: K.ksd2_nystrom(GOOD_X, STD, K.IMQKernel(), n_landmarks=-3), ValueError,
+     "n_landmarks"),
+    (lambda: K.ksd2_nystrom(GOOD_X, STD, K.IMQKernel(), landmarks=[0, 99]), ValueError,
+     "landmarks"),
+    (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), method="nystrom", n_landmarks=0),
+     ValueError, "n_landmarks"),
+    (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), n_bootstrap=0), ValueError, "n_bootstrap"),
+    (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), n_bootstrap=2.5), TypeError,
+     "n_bootstrap"),
+    (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), method="exact"), ValueError, "method"),
+    (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), wild="gaussian"), ValueError, "wild"),
+    (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), alpha=1.5), ValueError, "alpha"),
+    (lambda: K.IMQKernel(c=1.0, beta=0.5), ValueError, "beta"),
+    (lambda: K.IMQKernel(c=1.0, beta=-1.0), ValueError, "beta"),
+    (lambda: K.IMQKernel(c=1.0, beta=0.0), ValueError, "beta"),
+    (lambda: K.IMQKernel(c=0.0), ValueError, "c must be > 0"),
+    (lambda: K.IMQKernel(c=-1.0), ValueError, "c must be > 0"),
+    (lambda: K.ksd2(np.full((5, 2), np.nan), STD, K.IMQKernel()), ValueError, "X"),
+    (lambda: K.ksd2(np.zeros((5, 3)), STD, K.IMQKernel()), ValueError, "dimension"),
+    (lambda: K.ksd2(GOOD_X[:1], STD, K.IMQKernel(), estimator="u"), ValueError, "2 samples"),
+    (lambda: K.ksd2(GOOD_X, STD, K.IMQKernel(), estimator="w"), ValueError, "estimator"),
+    (lambda: K.NormalTarget([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]]), ValueError, "positive"),
+    (lambda: K.StudentTTarget(0.0, [0.0]), ValueError, "df"),
+    (lambda: K.GaussBernoulliRBM(np.ones((3, 2)), np.zeros(2), np.zeros(2)), ValueError, "b"),
+    (lambda: K.GaussBernoulliRBM.random(3, 2).perturbed(-0.1), ValueError, "sigma"),
+])
+def test_bad_inputs_raise_clear_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
