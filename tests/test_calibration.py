@@ -33,3 +33,23 @@ def test_type_one_error_of_linear_time_and_block_pairs():
 def test_type_one_error_with_unequal_sizes():
     df = size_table(n=150, m=250, n_repeats=600, rng=7, pairs=QUADRATIC)
     assert df["within_interval"].all(), df.to_string()
+
+
+# -- goodness of fit (Kalinke et al.): P = Q = N(0, I_d) -------------------------------
+KSD_METHODS = {"full IMQ": ("full", "imq", None), "Nyström IMQ (m = 4√n)": ("nystrom", "imq", 4),
+               "full Gauss": ("full", "gauss", None),
+               "Nyström Gauss (m = 4√n)": ("nystrom", "gauss", 4)}
+
+
+def ksd_size_table(*, n, d, n_repeats, methods, rng, level=0.99):
+    from kmeviz.gof_experiments import ksd_power
+
+    # D = 199 replicates: α (D + 1) is an integer, so the wild bootstrap level is exact
+    return ksd_power("null", [d], n=n, n_repeats=n_repeats, methods=methods, n_bootstrap=199,
+                     level=level, rng=rng)
+
+
+@pytest.mark.slow
+def test_type_one_error_of_ksd_tests():
+    df = ksd_size_table(n=500, d=5, n_repeats=1000, methods=KSD_METHODS, rng=55)
+    assert ((df.ci_low <= 0.05) & (0.05 <= df.ci_high)).all(), df.to_string()

@@ -268,3 +268,14 @@ STD = K.NormalTarget(np.zeros(2))
 def test_bad_inputs_raise_clear_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_type_one_error_bounded_subset():
+    """CI subset of the slow KSD calibration: 200 null draws (n = 300, d = 3, IMQ) of the
+    full and Nyström tests; the 99% Clopper–Pearson interval must contain α = 0.05."""
+    from kmeviz.gof_experiments import ksd_power
+
+    methods = {"full": ("full", "imq", None), "nystrom": ("nystrom", "imq", 4)}
+    df = ksd_power("null", [3], n=300, n_repeats=200, methods=methods, n_bootstrap=199,
+                   level=0.99, rng=11)
+    assert ((df.ci_low <= 0.05) & (0.05 <= df.ci_high)).all(), df.to_string()
