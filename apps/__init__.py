@@ -25,4 +25,8 @@ APPS = {
         "Conditional mean embedding explorer",
         "kmeviz_apps.cme_explorer:create_app",
     ),
+    "stein": (
+        "Stein explorer",
+        "kmeviz_apps.stein_explorer:create_app",
+    ),
 }

@@ -27,7 +27,7 @@ def radial_profile(kernel, sq: np.ndarray):
         return phi, -a * phi, a * a * phi
     if isinstance(kernel, IMQKernel):
         base = kernel.c**2 + sq
-        phi = base**kernel.beta
+        phi = 1.0 / np.sqrt(base) if kernel.beta == -0.5 else base**kernel.beta
         d1 = kernel.beta * phi / base
         return phi, d1, (kernel.beta - 1.0) * d1 / base
     raise TypeError("the Stein kernel needs a GaussianKernel or an IMQKernel base kernel, "
@@ -120,10 +120,11 @@ class NystromStein:
     β = K_mn 1/n, and a factor R of K_mm⁺ = RᵀR (eigenvalues below 1e-10 × max dropped).
 
     ``statistic`` is β K_mm⁺ β = ||R β||² (Eq. 8); the witness and bootstrap reuse R.
+    Given ``signs`` W (n, D), the same pass also computes K_mn W for the bootstrap (Eq. 11).
     """
 
     def __init__(self, X, target, kernel, *, n_landmarks=None, landmarks=None, rng=None,
-                 working_memory: int = DEFAULT_WORKING_MEMORY):
+                 signs=None, working_memory: int = DEFAULT_WORKING_MEMORY):
         self.stein = SteinKernel(kernel, target)
         self.prepared = self.stein.prepare(X)
         n = self.prepared[0].shape[0]
@@ -135,9 +136,14 @@ class NystromStein:
         self.landmark_data = lm
         w, V = pinv_psd(self.stein.tile(lm, lm))
         self.R = (V / np.sqrt(w)).T  # (rank, m)
+        # one pass over blocks of samples: β = K_mn 1 / n and, for a test, K_mn W
         self.beta = np.zeros(self.landmarks.size)
-        for _, block in self.stein.row_blocks(self.prepared, lm, working_memory):
-            self.beta += block.sum(axis=0)  # K_mn 1 accumulated over blocks of samples
+        self.projected_signs = None if signs is None else np.zeros((lm[0].shape[0],
+                                                                      signs.shape[1]))
+        for sl, block in self.stein.row_blocks(self.prepared, lm, working_memory):
+            self.beta += block.sum(axis=0)
+            if signs is not None:
+                self.projected_signs += block.T @ signs[sl]
         self.beta /= n
 
     @property

@@ -1,0 +1,226 @@
+"""Stein explorer (Kalinke et al., *Nyström Kernel Stein Discrepancy*).
+
+Pick a target p (known through its score) and the distribution Q that actually produced
+the sample; see the density and score field, the Stein witness of the full and Nyström
+estimators, the KSD² values and both wild-bootstrap goodness-of-fit tests.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import panel as pn
+import param
+
+import kmeviz as K
+from kmeviz import viz
+from kmeviz.stein import NystromStein, stein_witness
+
+from ._common import guarded, page, with_caption
+
+TARGETS = ("standard normal", "Gaussian mixture", "Student-t (5 d.o.f.)")
+SAMPLERS = ("the target itself", "shifted by s", "scaled by 1 + s", "Laplace (unit variance)",
+            "Student-t (5 d.o.f.)")
+KERNEL_NAMES = ("IMQ", "Gaussian")
+DATA_PARAMS = ("dimension", "target", "sampler", "strength", "n", "seed")
+KERNEL_PARAMS = ("kernel", "bandwidth", "imq_c", "imq_beta")
+TEST_PARAMS = ("n_landmarks", "n_bootstrap", "alpha")
+
+
+def make_target(name: str, d: int):
+    if name == TARGETS[0]:
+        return K.NormalTarget(np.zeros(d))
+    if name == TARGETS[1]:
+        means = np.zeros((2, d))
+        means[:, 0] = (-1.5, 1.5)
+        return K.GaussianMixtureTarget(means, [0.7, 0.7])
+    return K.StudentTTarget(5.0, np.zeros(d))
+
+
+@lru_cache(maxsize=16)
+def make_sample(target_name, sampler, d, n, strength, seed):
+    rng = np.random.default_rng(seed)
+    if sampler == SAMPLERS[3]:
+        return rng.laplace(scale=1 / np.sqrt(2), size=(n, d))
+    if sampler == SAMPLERS[4]:
+        return K.StudentTTarget(5.0, np.zeros(d)).sample(n, rng=rng)
+    X = make_target(target_name, d).sample(n, rng=rng)
+    if sampler == SAMPLERS[1]:
+        X[:, 0] += strength
+    elif sampler == SAMPLERS[2]:
+        X *= 1.0 + strength
+    return X
+
+
+def make_kernel(kernel_key):
+    name, *args = kernel_key
+    return K.IMQKernel(*args) if name == "IMQ" else K.GaussianKernel(*args)
+
+
+@lru_cache(maxsize=16)
+def run_tests(data_key, kernel_key, m, D, alpha):
+    """(full test, Nyström test, U-statistic) on the cached sample; same seed for both."""
+    X = make_sample(*data_key)
+    target, kernel = make_target(data_key[0], data_key[2]), make_kernel(kernel_key)
+    seed = data_key[-1] + 1
+    full = K.ksd_test(X, target, kernel, method="full", n_bootstrap=D, alpha=alpha, rng=seed)
+    nys = K.ksd_test(X, target, kernel, method="nystrom", n_landmarks=m, n_bootstrap=D,
+                     alpha=alpha, rng=seed)
+    return full, nys, K.ksd2(X, target, kernel, estimator="u")
+
+
+def plot_grid(X, d):
+    lo, hi = min(X.min(), -3.0) - 0.5, max(X.max(), 3.0) + 0.5
+    lo, hi = max(lo, -8.0), min(hi, 8.0)
+    if d == 1:
+        return np.linspace(lo, hi, 300)
+    axis = np.linspace(lo, hi, 64)
+    return axis, axis
+
+
+def grid_points(grid, d):
+    if d == 1:
+        return grid[:, None]
+    g1, g2 = np.meshgrid(*grid)
+    return np.column_stack([g1.ravel(), g2.ravel()])
+
+
+class SteinExplorer(pn.viewable.Viewer):
+    """Kernel Stein discrepancy and its Nyström approximation, live."""
+
+    dimension = param.Selector(default=1, objects=[1, 2])
+    target = param.Selector(default=TARGETS[0], objects=list(TARGETS), label="target p")
+    sampler = param.Selector(default=SAMPLERS[1], objects=list(SAMPLERS),
+                             label="sample drawn from Q =")
+    strength = param.Number(default=0.5, bounds=(0.0, 3.0), step=0.1,
+                            label="s (shift or scale)")
+    n = param.Integer(default=500, bounds=(20, 5000))
+    seed = param.Integer(default=0, bounds=(0, None))
+    kernel = param.Selector(default="IMQ", objects=list(KERNEL_NAMES), label="base kernel")
+    bandwidth = param.Number(default=1.0, label="Gaussian bandwidth σ")
+    imq_c = param.Number(default=1.0, label="IMQ c")
+    imq_beta = param.Number(default=-0.5, label="IMQ β")
+    n_landmarks = param.Integer(default=90, bounds=(1, None), label="Nyström m")
+    n_bootstrap = param.Integer(default=500, bounds=(1, 5000), label="D (bootstrap replicates)")
+    alpha = param.Number(default=0.05, bounds=(0.01, 0.2), step=0.01, label="level α")
+
+    @property
+    def data_key(self):
+        return (self.target, self.sampler, int(self.dimension), self.n, float(self.strength),
+                self.seed)
+
+    @property
+    def kernel_key(self):
+        if self.kernel == "IMQ":
+            return ("IMQ", float(self.imq_c), float(self.imq_beta))
+        return ("Gaussian", float(self.bandwidth))
+
+    def _tests(self):
+        make_kernel(self.kernel_key)  # readable kernel errors before any work
+        return run_tests(self.data_key, self.kernel_key, self.n_landmarks, self.n_bootstrap,
+                         float(self.alpha))
+
+    @param.depends(*DATA_PARAMS)
+    @guarded
+    def target_view(self):
+        X = make_sample(*self.data_key)
+        d = int(self.dimension)
+        target = make_target(self.target, d)
+        grid = plot_grid(X, d)
+        pts = grid_points(grid, d)
+        density = np.exp(target.log_density(pts))
+        score = target.score(pts)
+        if d == 2:
+            density = density.reshape(len(grid[1]), len(grid[0]))
+            score = score.reshape(len(grid[1]), len(grid[0]), 2)
+        return viz.stein_target_plot(grid, density, score, X,
+                                     title=f"Target: {self.target}; sample: {self.sampler}")
+
+    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, *TEST_PARAMS)
+    @guarded
+    def witness_view(self):
+        _, nys_result, _ = self._tests()
+        X = make_sample(*self.data_key)
+        d = int(self.dimension)
+        target, kernel = make_target(self.target, d), make_kernel(self.kernel_key)
+        grid = plot_grid(X, d)
+        pts = grid_points(grid, d)
+        landmarks = nys_result.null_params["landmarks"]
+        full = stein_witness(X, target, kernel, pts)
+        nys = NystromStein(X, target, kernel, landmarks=landmarks).witness(pts)
+        if d == 2:
+            shape = (len(grid[1]), len(grid[0]))
+            full, nys = full.reshape(shape), nys.reshape(shape)
+        return viz.stein_witness_plot(grid, full, nys, X[landmarks])
+
+    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, *TEST_PARAMS)
+    @guarded
+    def null_full_view(self):
+        return viz.null_histogram(self._tests()[0], statistic="KSD²",
+                                  title_prefix="Full KSD test: ")
+
+    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, *TEST_PARAMS)
+    @guarded
+    def null_nystrom_view(self):
+        return viz.null_histogram(self._tests()[1], statistic="KSD²",
+                                  title_prefix="Nyström KSD test: ")
+
+    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, *TEST_PARAMS)
+    @guarded
+    def summary_view(self):
+        full, nys, u_stat = self._tests()
+
+        def span(cls, value, fmt):
+            return f'<span class="kmeviz-{cls}">{value:{fmt}}</span>'
+
+        def verdict(res):
+            return "reject H0" if res.reject else "keep H0"
+
+        rows = [("KSD²", span("ksd-full", full.statistic, ".5f"),
+                 span("ksd-nystrom", nys.statistic, ".5f")),
+                (f"p-value (D = {self.n_bootstrap})", span("p-full", full.p_value, ".4f"),
+                 span("p-nystrom", nys.p_value, ".4f")),
+                (f"decision at α = {self.alpha:g}", verdict(full), verdict(nys)),
+                ("seconds (statistic + bootstrap)", f"{sum(full.runtime.values()):.3f}",
+                 f"{sum(nys.runtime.values()):.3f}")]
+        table = "\n".join(f"| {a} | {b} | {c} |" for a, b, c in rows)
+        return pn.pane.Markdown(f"""
+| | full (V-statistic) | Nyström (m = {self.n_landmarks}) |
+|---|---|---|
+{table}
+
+U-statistic KSD² = {u_stat:.5f}. H0: the sample comes from p.
+""", css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
+
+    def controls(self):
+        return pn.Param(
+            self.param, parameters=[*DATA_PARAMS, *KERNEL_PARAMS, *TEST_PARAMS],
+            widgets={"n": {"type": pn.widgets.IntSlider, "throttled": True},
+                     "strength": {"type": pn.widgets.FloatSlider, "throttled": True},
+                     "alpha": {"type": pn.widgets.FloatSlider, "throttled": True},
+                     "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.1},
+                     "imq_c": {"type": pn.widgets.FloatInput, "step": 0.1},
+                     "imq_beta": {"type": pn.widgets.FloatInput, "step": 0.1}},
+            show_name=False, sizing_mode="stretch_width")
+
+    def main(self):
+        c = viz.CAPTIONS
+        return [
+            pn.Row(pn.Column(self.summary_view, width=420),
+                   pn.Column(with_caption(self.target_view, c["stein_target"]),
+                             sizing_mode="stretch_width"), sizing_mode="stretch_width"),
+            pn.Row(with_caption(self.witness_view, c["stein_witness"]),
+                   sizing_mode="stretch_width"),
+            pn.Row(with_caption(self.null_full_view, c["stein_null_full"]),
+                   with_caption(self.null_nystrom_view, c["stein_null_nystrom"]),
+                   sizing_mode="stretch_width"),
+        ]
+
+    def __panel__(self):
+        return pn.Row(pn.Column(self.controls(), width=320), pn.Column(*self.main()))
+
+
+def create_app():
+    explorer = SteinExplorer()
+    return page("Stein explorer", [explorer.controls()], explorer.main())
