@@ -449,10 +449,11 @@ def stein_target_plot(grid, density, score, X, *, title: str) -> hv.Element:
     if X.shape[1] == 1:
         edges = np.linspace(grid[0], grid[-1], 41)
         counts, _ = np.histogram(X[:, 0], bins=edges, density=True)
-        dens = (hv.Histogram((edges, counts), kdims=["x"], vdims=["density"],
+        # "p(x)", not "density": Panel links axes of equal names across panes
+        dens = (hv.Histogram((edges, counts), kdims=["x"], vdims=["p(x)"],
                              label="sample from Q").opts(
             color="#c6dbef", line_color="white")
-            * hv.Curve((grid, density), "x", "density", label="target p").opts(
+            * hv.Curve((grid, density), "x", "p(x)", label="target p").opts(
                 color=COLOR_X, line_width=3)).opts(
             hv.opts.Overlay(title=title, responsive=True, min_height=260, show_grid=True,
                             legend_position="top_right"))
@@ -468,7 +469,7 @@ def stein_target_plot(grid, density, score, X, *, title: str) -> hv.Element:
     arrows = hv.VectorField((gx.ravel(), gy.ravel(), np.arctan2(s[..., 1], s[..., 0]).ravel(),
                              np.sqrt(mag).ravel()), ["x₁", "x₂"], ["angle", "magnitude"],
                             label="score ∇ log p").opts(
-        magnitude="magnitude", color="white", line_width=1.5, pivot="tail")
+        magnitude="magnitude", color="#264653", alpha=0.7, line_width=1.5, pivot="tail")
     image = hv.Image((xs, ys, density), ["x₁", "x₂"], "p(x)").opts(cmap="Blues",
                                                                    colorbar=True)
     points = hv.Scatter((X[:, 0], X[:, 1]), "x₁", "x₂", label="sample from Q").opts(
