@@ -36,8 +36,11 @@ def nystrom_label(factor: float, kernel: str = "imq") -> str:
     return f"N-KSD {'IMQ' if kernel == 'imq' else 'Gauss'} (m = {factor:g}√n)"
 
 
-def base_kernel(name: str, X) -> object:
-    """IMQ with c = 1, β = -1/2 (the paper's choice), or Gaussian with the median heuristic."""
+def base_kernel(name, X) -> object:
+    """``"imq"``: IMQ with c = 1, β = -1/2 (the paper's RBM choice); ``("imq", c, β)``: other
+    IMQ parameters; ``"gauss"``: Gaussian with the median heuristic bandwidth."""
+    if isinstance(name, tuple):
+        return IMQKernel(c=name[1], beta=name[2])
     if name == "imq":
         return IMQKernel(c=1.0, beta=-0.5)
     return GaussianKernel(median_heuristic(X, rng=0))
