@@ -279,3 +279,22 @@ def test_type_one_error_bounded_subset():
     df = ksd_power("null", [3], n=300, n_repeats=200, methods=methods, n_bootstrap=199,
                    level=0.99, rng=11)
     assert ((df.ci_low <= 0.05) & (0.05 <= df.ci_high)).all(), df.to_string()
+
+
+def test_experiment_runners_are_tidy_and_report_progress():
+    from kmeviz.gof_experiments import PAPER_METHODS, ksd_power, ksd_runtime_vs_n, landmark_methods
+
+    calls = []
+    df = ksd_runtime_vs_n([60, 120], d=3, n_repeats=1, n_bootstrap=20, rng=0,
+                          progress=lambda done, total: calls.append((done, total)))
+    assert list(df.columns) == ["n", "method", "repeat", "seconds"] and len(df) == 8
+    assert calls[-1] == (8, 8) and (df.seconds > 0).all()
+    power = ksd_power("student-t", [2], n=80, n_repeats=2, n_bootstrap=20, rng=1)
+    assert set(power.method) == set(PAPER_METHODS) and (power.trials == 2).all()
+    assert set(landmark_methods((1, 8))) == {"KSD IMQ", "N-KSD IMQ (m = 1√n)",
+                                             "N-KSD IMQ (m = 8√n)"}
+    rbm = ksd_power("rbm", [0.05], n=40, n_repeats=1, n_bootstrap=20,
+                    methods={"full": ("full", ("imq", 1.0, -0.5), None)}, rng=2)
+    assert rbm.loc[0, "problem"] == "rbm" and 0.0 <= rbm.loc[0, "rate"] <= 1.0
+    with pytest.raises(ValueError, match="problem"):
+        ksd_power("cauchy", [1], n=10, n_repeats=1)
