@@ -121,6 +121,10 @@ def measure(repeats: int = 5) -> list[list]:
         rows.append(_typed_change(page, url + "cme", ".kmeviz-mse", "Bandwidth x",
                                   (0.4, 0.6, 0.3, 0.7, 0.45, 0.55, 0.35)[:repeats],
                                   "CME explorer", "input bandwidth (refit + 13-λ CV)"))
+        rows.append(_typed_change(page, url + "stein", ".kmeviz-ksd-full", "Seed",
+                                  (1, 2, 3, 4, 5, 6, 7)[:repeats], "Stein explorer",
+                                  "seed (new sample, n = 500: both tests with D = 500, "
+                                  "witnesses)"))
         browser.close()
     return rows
 
