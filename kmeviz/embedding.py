@@ -22,9 +22,10 @@ def weighted_gram_sum(kernel, A, a, B, b, working_memory=DEFAULT_WORKING_MEMORY)
     return total
 
 
-def pinv_psd(K: np.ndarray, rcond: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
+def pinv_psd(K: np.ndarray, rcond: float = 1e-10,
+             driver: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Eigenpairs (w, V) kept by a relative floor: K⁺ = V diag(1/w) Vᵀ for symmetric PSD K."""
-    w, V = linalg.eigh(K)
+    w, V = linalg.eigh(K, driver=driver)
     keep = w > rcond * max(w.max(), 0.0)
     return w[keep], V[:, keep]
 

@@ -32,16 +32,44 @@ METHODS = ("full", "nystrom", "linear", "fssd")
 WILD = ("markov", "rademacher")
 
 
+class WildSigns:
+    """A stream of (rows, D) bootstrap sign blocks, continuing Eq. (10)'s chain across blocks:
+    w_1 uniform, then w_i = -w_{i-1} with ``flip_probability``, else w_{i-1} (or i.i.d.
+    Rademacher signs). Lets the Nyström bootstrap consume signs block by block, in
+    O(block · D) memory. Signs are kept as parities and XOR-accumulated."""
+
+    def __init__(self, n_bootstrap: int, rng, *, scheme: str = "markov",
+                 flip_probability: float = 0.5):
+        self.scheme = check_choice(scheme, "wild", WILD)
+        self.flip_probability = check_in_interval(flip_probability, "flip_probability", 0.0,
+                                                  1.0)
+        self.n_bootstrap, self.rng, self._parity = n_bootstrap, rng, None
+
+    def _bits(self, rows: int, probability: float) -> np.ndarray:
+        if probability == 0.5:  # fair bits straight from the generator's bytes
+            k = rows * self.n_bootstrap
+            raw = np.frombuffer(self.rng.bytes((k + 7) // 8), dtype=np.uint8)
+            return np.unpackbits(raw, count=k).reshape(rows, self.n_bootstrap).view(bool)
+        return self.rng.random((rows, self.n_bootstrap)) < probability
+
+    def take(self, rows: int) -> np.ndarray:
+        """The next ``rows`` signs of every chain, shape (rows, D), as ±1.0."""
+        if self.scheme == "rademacher":
+            parity = self._bits(rows, 0.5)
+        else:
+            flips = self._bits(rows, self.flip_probability)
+            first = self._bits(1, 0.5)[0] if self._parity is None else self._parity
+            flips[0] = first if self._parity is None else flips[0] ^ first
+            parity = np.bitwise_xor.accumulate(flips, axis=0)
+            self._parity = parity[-1].copy()
+        return 1.0 - 2.0 * parity
+
+
 def wild_signs(n: int, n_bootstrap: int, rng, *, scheme: str = "markov",
                flip_probability: float = 0.5) -> np.ndarray:
-    """(n, D) signs: Eq. (10)'s chain w_i = ±w_{i-1} flipping with ``flip_probability``
-    (started uniformly), or i.i.d. Rademacher."""
-    check_choice(scheme, "wild", WILD)
-    if scheme == "rademacher":
-        return np.where(rng.random((n, n_bootstrap)) < 0.5, -1.0, 1.0)
-    start = np.where(rng.random((1, n_bootstrap)) < 0.5, -1.0, 1.0)
-    flips = np.where(rng.random((n - 1, n_bootstrap)) < flip_probability, -1.0, 1.0)
-    return np.cumprod(np.vstack([start, flips]), axis=0)
+    """(n, D) signs of ``WildSigns`` in one block."""
+    return WildSigns(n_bootstrap, rng, scheme=scheme,
+                     flip_probability=flip_probability).take(n)
 
 
 def full_wild_bootstrap(stein: SteinKernel, prepared, W) -> tuple[float, np.ndarray]:
@@ -127,8 +155,8 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_bootstrap: int = 500,
                                  {"statistic and null (one pass)": elapsed})
     landmarks = draw_landmarks(n, default_stein_landmarks(n) if n_landmarks is None
                                else n_landmarks, landmarks, True, rng)
-    W = wild_signs(n, n_bootstrap, rng, scheme=wild)
-    nys = NystromStein(prepared[0], target, kernel, landmarks=landmarks, signs=W)
+    signs = WildSigns(n_bootstrap, rng, scheme=wild)  # consumed block by block
+    nys = NystromStein(prepared[0], target, kernel, landmarks=landmarks, signs=signs)
     null_samples = np.sum((nys.R @ nys.projected_signs) ** 2, axis=0) / n**2
     return _simulated_result(nys.statistic, null_samples, alpha, "nystrom-ksd",
                              f"Nyström wild bootstrap ({wild})",

@@ -24,12 +24,20 @@ def radial_profile(kernel, sq: np.ndarray):
     if isinstance(kernel, GaussianKernel):
         a = 0.5 / kernel.bandwidth**2
         phi = np.exp(-a * sq)
-        return phi, -a * phi, a * a * phi
+        d1 = phi * -a
+        return phi, d1, d1 * -a
     if isinstance(kernel, IMQKernel):
-        base = kernel.c**2 + sq
-        phi = 1.0 / np.sqrt(base) if kernel.beta == -0.5 else base**kernel.beta
-        d1 = kernel.beta * phi / base
-        return phi, d1, (kernel.beta - 1.0) * d1 / base
+        inv_base = kernel.c**2 + sq
+        np.reciprocal(inv_base, out=inv_base)
+        if kernel.beta == -0.5:
+            phi = np.sqrt(inv_base)
+        else:
+            phi = np.power(inv_base, -kernel.beta)
+        d1 = phi * inv_base
+        d1 *= kernel.beta
+        d2 = d1 * inv_base
+        d2 *= kernel.beta - 1.0
+        return phi, d1, d2
     raise TypeError("the Stein kernel needs a GaussianKernel or an IMQKernel base kernel, "
                     f"got {type(kernel).__name__}")
 
@@ -62,13 +70,29 @@ class SteinKernel:
         return X, S, np.einsum("ij,ij->i", X, S), np.einsum("ij,ij->i", X, X)
 
     def tile(self, a: tuple, b: tuple) -> np.ndarray:
-        """h_p(a_i, b_j) for two prepared blocks."""
+        """h_p(a_i, b_j) for two prepared blocks (temporaries updated in place)."""
         Xa, Sa, xsa, xxa = a
         Xb, Sb, xsb, xxb = b
-        sq = np.maximum(xxa[:, None] + xxb[None, :] - 2.0 * (Xa @ Xb.T), 0.0)
+        sq = Xa @ Xb.T
+        sq *= -2.0
+        sq += xxa[:, None]
+        sq += xxb[None, :]
+        np.maximum(sq, 0.0, out=sq)
         phi, d1, d2 = radial_profile(self.kernel, sq)
-        cross = Xa @ Sb.T + Sa @ Xb.T - xsa[:, None] - xsb[None, :]  # s_y·u - sₓ·u
-        return phi * (Sa @ Sb.T) + 2.0 * d1 * cross - 4.0 * d2 * sq - 2.0 * Xa.shape[1] * d1
+        out = Sa @ Sb.T
+        out *= phi  # φ sₓ·s_y
+        cross = Xa @ Sb.T
+        cross += Sa @ Xb.T
+        cross -= xsa[:, None]
+        cross -= xsb[None, :]  # s_y·u - sₓ·u
+        cross -= Xa.shape[1]  # with -2dφ' folded in: 2φ'(cross - d)
+        cross *= d1
+        cross *= 2.0
+        out += cross
+        d2 *= sq
+        d2 *= 4.0
+        out -= d2  # -4φ'' r²
+        return out
 
     def diag(self, a: tuple) -> np.ndarray:
         """h_p(x, x) = φ(0) ||s(x)||² - 2d φ'(0)."""
@@ -120,7 +144,8 @@ class NystromStein:
     β = K_mn 1/n, and a factor R of K_mm⁺ = RᵀR (eigenvalues below 1e-10 × max dropped).
 
     ``statistic`` is β K_mm⁺ β = ||R β||² (Eq. 8); the witness and bootstrap reuse R.
-    Given ``signs`` W (n, D), the same pass also computes K_mn W for the bootstrap (Eq. 11).
+    Given ``signs`` — an (n, D) array W or a stream with ``take(rows)`` — the same pass also
+    computes K_mn W for the bootstrap (Eq. 11).
     """
 
     def __init__(self, X, target, kernel, *, n_landmarks=None, landmarks=None, rng=None,
@@ -134,16 +159,19 @@ class NystromStein:
         self.working_memory = working_memory
         lm = tuple(part[self.landmarks] for part in self.prepared)
         self.landmark_data = lm
-        w, V = pinv_psd(self.stein.tile(lm, lm))
+        # divide-and-conquer eigh: repeated landmarks make MRRR (scipy's default) slow
+        w, V = pinv_psd(self.stein.tile(lm, lm), driver="evd")
         self.R = (V / np.sqrt(w)).T  # (rank, m)
         # one pass over blocks of samples: β = K_mn 1 / n and, for a test, K_mn W
         self.beta = np.zeros(self.landmarks.size)
-        self.projected_signs = None if signs is None else np.zeros((lm[0].shape[0],
-                                                                      signs.shape[1]))
+        self.projected_signs = None
         for sl, block in self.stein.row_blocks(self.prepared, lm, working_memory):
             self.beta += block.sum(axis=0)
             if signs is not None:
-                self.projected_signs += block.T @ signs[sl]
+                W = signs[sl] if isinstance(signs, np.ndarray) else signs.take(sl.stop - sl.start)
+                if self.projected_signs is None:
+                    self.projected_signs = np.zeros((lm[0].shape[0], W.shape[1]))
+                self.projected_signs += block.T @ W
         self.beta /= n
 
     @property

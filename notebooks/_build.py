@@ -493,8 +493,12 @@ for m in (20, 180, 500):
     print(f"Nyström, m = {m:4d}            {value:.6f}")"""),
     ("code", """big = K.NormalTarget(np.zeros(10))
 Xb = big.sample(8000, rng=3)
-t0 = time.perf_counter(); K.ksd2(Xb, big, kernel); t_full = time.perf_counter() - t0
-t0 = time.perf_counter(); K.ksd2_nystrom(Xb, big, kernel, rng=0); t_nys = time.perf_counter() - t0
+t0 = time.perf_counter()
+K.ksd2(Xb, big, kernel)
+t_full = time.perf_counter() - t0
+t0 = time.perf_counter()
+K.ksd2_nystrom(Xb, big, kernel, rng=0)
+t_nys = time.perf_counter() - t0
 print(f"n = 8000, d = 10: Nyström (m = 358) is {'faster' if t_nys < t_full else 'slower'} "
       "than the V-statistic")"""),
     ("md", """## 5. Goodness-of-fit tests

@@ -298,3 +298,28 @@ def test_experiment_runners_are_tidy_and_report_progress():
     assert rbm.loc[0, "problem"] == "rbm" and 0.0 <= rbm.loc[0, "rate"] <= 1.0
     with pytest.raises(ValueError, match="problem"):
         ksd_power("cauchy", [1], n=10, n_repeats=1)
+
+
+def test_sign_stream_continues_the_chain_across_blocks():
+    from kmeviz.goodness_of_fit import WildSigns
+
+    stream = WildSigns(400, np.random.default_rng(3), flip_probability=0.2)
+    W = np.vstack([stream.take(r) for r in (1, 7, 300, 92)])
+    assert W.shape == (400, 400) and set(np.unique(W)) == {-1.0, 1.0}
+    assert np.mean(W[1:] != W[:-1]) == pytest.approx(0.2, abs=0.01)
+    boundary = np.mean(W[8] != W[7])  # a block boundary flips at the same rate
+    assert boundary == pytest.approx(0.2, abs=0.07)
+    assert np.mean(W[0] == 1.0) == pytest.approx(0.5, abs=0.08)
+
+
+def test_streamed_nystrom_pass_equals_projecting_an_array(rng):
+    from kmeviz.goodness_of_fit import WildSigns
+
+    X = rng.normal(size=(90, 2))
+    target, kernel = K.NormalTarget(np.zeros(2)), K.IMQKernel()
+    W = WildSigns(20, np.random.default_rng(5)).take(90)
+    nys = NystromStein(X, target, kernel, n_landmarks=15, rng=0, signs=W, working_memory=2000)
+    np.testing.assert_allclose(nys.projected_signs, nys.project(W), rtol=1e-12)
+    streamed = NystromStein(X, target, kernel, n_landmarks=15, rng=0, working_memory=2000,
+                            signs=WildSigns(20, np.random.default_rng(5)))
+    assert streamed.projected_signs.shape == (15, 20)
