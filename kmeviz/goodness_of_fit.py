@@ -85,15 +85,8 @@ def full_wild_bootstrap(stein: SteinKernel, prepared, W) -> tuple[float, np.ndar
 def linear_ksd_terms(stein: SteinKernel, prepared) -> np.ndarray:
     """h_p(x_{2i-1}, x_{2i}) over disjoint consecutive pairs (Liu et al. 2016, Sec. 4)."""
     half = prepared[0].shape[0] // 2
-    a = tuple(p[0:2 * half:2] for p in prepared)
-    b = tuple(p[1:2 * half:2] for p in prepared)
-    X, S, xs, xx = a
-    Y, T, ys, yy = b
-    sq = np.maximum(xx + yy - 2.0 * np.einsum("ij,ij->i", X, Y), 0.0)
-    phi, d1, d2 = radial_profile(stein.kernel, sq)
-    cross = (np.einsum("ij,ij->i", X, T) + np.einsum("ij,ij->i", S, Y) - xs - ys)
-    return (phi * np.einsum("ij,ij->i", S, T) + 2.0 * d1 * cross - 4.0 * d2 * sq
-            - 2.0 * X.shape[1] * d1)
+    return stein.paired(tuple(p[0:2 * half:2] for p in prepared),
+                        tuple(p[1:2 * half:2] for p in prepared))
 
 
 def fssd_features(X, S, kernel, locations) -> np.ndarray:

@@ -69,30 +69,41 @@ class SteinKernel:
         S = checked_score(self.target, X)
         return X, S, np.einsum("ij,ij->i", X, S), np.einsum("ij,ij->i", X, X)
 
+    def _combine(self, sq, ss, cross, dim):
+        """φ sₓ·s_y + 2φ'(s_y·u - sₓ·u - d) - 4φ'' r² from r², sₓ·s_y and s_y·u - sₓ·u."""
+        phi, d1, d2 = radial_profile(self.kernel, sq)
+        cross -= dim
+        d1 *= 2.0
+        cross *= d1
+        d2 *= sq
+        d2 *= 4.0
+        ss *= phi
+        ss += cross
+        ss -= d2
+        return ss
+
     def tile(self, a: tuple, b: tuple) -> np.ndarray:
-        """h_p(a_i, b_j) for two prepared blocks (temporaries updated in place)."""
+        """h_p(a_i, b_j) for two prepared blocks."""
         Xa, Sa, xsa, xxa = a
         Xb, Sb, xsb, xxb = b
-        sq = Xa @ Xb.T
+        sq = Xa @ Xb.T  # temporaries updated in place: tiles are large
         sq *= -2.0
         sq += xxa[:, None]
         sq += xxb[None, :]
         np.maximum(sq, 0.0, out=sq)
-        phi, d1, d2 = radial_profile(self.kernel, sq)
-        out = Sa @ Sb.T
-        out *= phi  # φ sₓ·s_y
         cross = Xa @ Sb.T
         cross += Sa @ Xb.T
         cross -= xsa[:, None]
         cross -= xsb[None, :]  # s_y·u - sₓ·u
-        cross -= Xa.shape[1]  # with -2dφ' folded in: 2φ'(cross - d)
-        cross *= d1
-        cross *= 2.0
-        out += cross
-        d2 *= sq
-        d2 *= 4.0
-        out -= d2  # -4φ'' r²
-        return out
+        return self._combine(sq, Sa @ Sb.T, cross, Xa.shape[1])
+
+    def paired(self, a: tuple, b: tuple) -> np.ndarray:
+        """h_p(a_i, b_i) for prepared blocks of equal length (row by row)."""
+        Xa, Sa, xsa, xxa = a
+        Xb, Sb, xsb, xxb = b
+        sq = np.maximum(xxa + xxb - 2.0 * np.einsum("ij,ij->i", Xa, Xb), 0.0)
+        cross = np.einsum("ij,ij->i", Xa, Sb) + np.einsum("ij,ij->i", Sa, Xb) - xsa - xsb
+        return self._combine(sq, np.einsum("ij,ij->i", Sa, Sb), cross, Xa.shape[1])
 
     def diag(self, a: tuple) -> np.ndarray:
         """h_p(x, x) = φ(0) ||s(x)||² - 2d φ'(0)."""
