@@ -15,7 +15,7 @@ import param
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.stein import NystromStein, stein_witness
+from kmeviz.stein import stein_witness
 
 from ._common import guarded, page, with_caption
 
@@ -146,13 +146,14 @@ class SteinExplorer(pn.viewable.Viewer):
         target, kernel = make_target(self.target, d), make_kernel(self.kernel_key)
         grid = plot_grid(X, d)
         pts = grid_points(grid, d)
-        landmarks = nys_result.null_params["landmarks"]
+        landmarks = X[nys_result.null_params["landmarks"]]
         full = stein_witness(X, target, kernel, pts)
-        nys = NystromStein(X, target, kernel, landmarks=landmarks).witness(pts)
+        nys = stein_witness(landmarks, target, kernel, pts,
+                            weights=nys_result.null_params["weights"])
         if d == 2:
             shape = (len(grid[1]), len(grid[0]))
             full, nys = full.reshape(shape), nys.reshape(shape)
-        return viz.stein_witness_plot(grid, full, nys, X[landmarks])
+        return viz.stein_witness_plot(grid, full, nys, landmarks)
 
     @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, *TEST_PARAMS)
     @guarded

@@ -104,8 +104,10 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_bootstrap: int = 500,
     """Test H0: the sample X comes from ``target`` (known through ``target.score``).
 
     Returns a ``TestResult`` (statistic, p-value, D null replicates or the normal null's
-    scale, threshold, decision, runtimes). ``n_landmarks`` (default 4√n) or ``landmarks``
-    (indices into X) set the Nyström sample; ``n_locations`` the FSSD test locations.
+    scale, threshold, decision, runtimes); a Nyström test's ``null_params`` hold its
+    ``landmarks`` and ``weights`` α = K_mm⁺β (for ``stein_witness``). ``n_landmarks``
+    (default 4√n) or ``landmarks`` (indices into X) set the Nyström sample; ``n_locations``
+    the FSSD test locations.
 
     Examples
     --------
@@ -154,7 +156,7 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_bootstrap: int = 500,
     return _simulated_result(nys.statistic, null_samples, alpha, "nystrom-ksd",
                              f"Nyström wild bootstrap ({wild})",
                              {"statistic and null (one pass)": time.perf_counter() - t0},
-                             {"landmarks": nys.landmarks})
+                             {"landmarks": nys.landmarks, "weights": nys.weights})
 
 
 def _simulated_result(stat, null_samples, alpha, estimator, null, runtime, extra=None):

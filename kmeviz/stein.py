@@ -197,10 +197,14 @@ class NystromStein:
             out += block.T @ W[sl]
         return out
 
+    @property
+    def weights(self) -> np.ndarray:
+        """α = K_mm⁺ β: the projected embedding is Σ_j α_j h_p(x̃_j, ·) (Eq. 6)."""
+        return self.R.T @ (self.R @ self.beta)
+
     def witness(self, grid) -> np.ndarray:
-        """x ↦ Σ_j α_j h_p(x̃_j, x), α = K_mm⁺ β: the projected Stein witness."""
-        alpha = self.R.T @ (self.R @ self.beta)
-        return self.stein.tile(self.stein.prepare(grid), self.landmark_data) @ alpha
+        """x ↦ Σ_j α_j h_p(x̃_j, x): the projected Stein witness."""
+        return self.stein.tile(self.stein.prepare(grid), self.landmark_data) @ self.weights
 
 
 def default_stein_landmarks(n: int) -> int:
@@ -215,7 +219,9 @@ def ksd2_nystrom(X, target, kernel, *, n_landmarks=None, landmarks=None, rng=Non
                         rng=rng).statistic
 
 
-def stein_witness(X, target, kernel, grid) -> np.ndarray:
-    """x ↦ (1/n) Σ_i h_p(x_i, x), the witness of the full KSD, at each row of ``grid``."""
+def stein_witness(X, target, kernel, grid, *, weights=None) -> np.ndarray:
+    """x ↦ (1/n) Σ_i h_p(x_i, x), the witness of the full KSD, at each row of ``grid``; with
+    ``weights`` α, x ↦ Σ_i α_i h_p(x_i, x) (e.g. the Nyström weights of a test result)."""
     stein = SteinKernel(kernel, target)
-    return stein.tile(stein.prepare(grid), stein.prepare(X)).mean(axis=1)
+    values = stein.tile(stein.prepare(grid), stein.prepare(X))
+    return values.mean(axis=1) if weights is None else values @ np.asarray(weights, float)
