@@ -72,7 +72,7 @@ class GaussianMixtureTarget:
         if not np.all(np.isfinite(self.means)):
             raise ValueError("means must be finite")
         k, self.dim = self.means.shape
-        self.scales = _vector(scales, "scales", k) * np.ones(k)
+        self.scales = _vector(scales, "scales", k)
         if np.any(self.scales <= 0):
             raise ValueError("scales must be > 0")
         w = np.full(k, 1.0 / k) if weights is None else _vector(weights, "weights", k)
