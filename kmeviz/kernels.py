@@ -121,7 +121,7 @@ class GaussianKernel(ShiftInvariantKernel):
     --------
     >>> import numpy as np
     >>> k = GaussianKernel(bandwidth=1.0)
-    >>> float(k(np.zeros((1, 2)), np.ones((1, 2)))[0, 0]) == float(np.exp(-1.0))
+    >>> bool(np.isclose(k(np.zeros((1, 2)), np.ones((1, 2)))[0, 0], np.exp(-1.0), rtol=1e-15))
     True
     """
 

@@ -293,9 +293,12 @@ def test_experiment_runners_are_tidy_and_report_progress():
     assert set(power.method) == set(PAPER_METHODS) and (power.trials == 2).all()
     assert set(landmark_methods((1, 8))) == {"KSD IMQ", "N-KSD IMQ (m = 1√n)",
                                              "N-KSD IMQ (m = 8√n)"}
-    rbm = ksd_power("rbm", [0.05], n=40, n_repeats=1, n_bootstrap=20,
+    # A strongly perturbed RBM (σ = 1; σ = 0.5 is already detected every time) is always
+    # rejected: a broken RBM score, sampler or kernel spec in the runner would miss it.
+    rbm = ksd_power("rbm", [1.0], n=100, n_repeats=2, n_bootstrap=100,
                     methods={"full": ("full", ("imq", 1.0, -0.5), None)}, rng=2)
-    assert rbm.loc[0, "problem"] == "rbm" and 0.0 <= rbm.loc[0, "rate"] <= 1.0
+    assert rbm.loc[0, "problem"] == "rbm" and rbm.loc[0, "trials"] == 2
+    assert rbm.loc[0, "rejections"] == 2 and rbm.loc[0, "rate"] == 1.0
     with pytest.raises(ValueError, match="problem"):
         ksd_power("cauchy", [1], n=10, n_repeats=1)
 
@@ -320,6 +323,20 @@ def test_streamed_nystrom_pass_equals_projecting_an_array(rng):
     W = WildSigns(20, np.random.default_rng(5)).take(90)
     nys = NystromStein(X, target, kernel, n_landmarks=15, rng=0, signs=W, working_memory=2000)
     np.testing.assert_allclose(nys.projected_signs, nys.project(W), rtol=1e-12)
+
+    class RecordedSigns(WildSigns):
+        """The same stream, remembering every block it hands out."""
+
+        blocks: list = []
+
+        def take(self, rows):
+            self.blocks.append(super().take(rows))
+            return self.blocks[-1]
+
+    stream = RecordedSigns(20, np.random.default_rng(5))
     streamed = NystromStein(X, target, kernel, n_landmarks=15, rng=0, working_memory=2000,
-                            signs=WildSigns(20, np.random.default_rng(5)))
-    assert streamed.projected_signs.shape == (15, 20)
+                            signs=stream)
+    consumed = np.vstack(stream.blocks)
+    assert len(stream.blocks) > 1 and consumed.shape == (90, 20)  # really streamed, all rows
+    np.testing.assert_allclose(streamed.projected_signs, streamed.project(consumed),
+                               rtol=1e-12, atol=1e-12)

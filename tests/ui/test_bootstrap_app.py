@@ -1,7 +1,10 @@
 """The bootstrap null explorer in real Chromium."""
 
-import re
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+from kmeviz_apps.bootstrap_explorer import BootstrapExplorer
 from playwright.sync_api import expect
 
 from .helpers import TIMEOUT, TITLE_PRESENT_JS, legend_has, settled_number, widget
@@ -49,13 +52,46 @@ def test_invalid_combination_shows_a_message_and_recovers(page, server_url):
     expect(page.locator(".kmeviz-error")).to_have_count(0)
 
 
+# Every value the progress bar takes, polled from its Bokeh model every 10 ms.
+RECORD_PROGRESS_JS = """() => {
+  window.kmevizProgress = [];
+  setInterval(() => {
+    for (const doc of Bokeh.documents)
+      for (const m of doc.all_models)
+        if (m.constructor.__name__ === 'Progress' && m.visible) {
+          const seen = window.kmevizProgress;
+          if (seen[seen.length - 1] !== m.value) seen.push(m.value);
+        }
+  }, 10);
+}"""
+
+
+def expected_repeat_result(B: int):
+    """The rejection rate the app must show, computed here with the app's own code path."""
+    explorer = BootstrapExplorer(n_permutations=B)
+    with ThreadPoolExecutor(1) as pool:  # Playwright's event loop runs in this thread
+        pool.submit(asyncio.run, explorer._repeat()).result()
+    return explorer.repeat_result.iloc[0]
+
+
 def test_repeat_shows_rejection_rate_with_progress(page, server_url):
     open_app(page, server_url)
     widget(page, "B (replicates)").locator("input").fill("99")
     widget(page, "B (replicates)").locator("input").press("Enter")
     expect(page.locator(".kmeviz-replicates")).to_have_text("99", timeout=TIMEOUT)
+    page.evaluate(RECORD_PROGRESS_JS)
     page.get_by_role("button", name="Repeat 100 times").click()
     rate = page.locator(".kmeviz-rate")
     expect(rate).to_be_visible(timeout=120_000)
-    assert 0.0 <= float(rate.inner_text()) <= 1.0
-    expect(page.get_by_text(re.compile(r"\(\d+/100\), 95% interval"))).to_be_visible()
+
+    expected = expected_repeat_result(99)
+    assert float(rate.inner_text()) == pytest.approx(expected["rate"], abs=0.005)
+    # Blob grid with ε = 2, n = 500 (H1 true): the rate is significantly above α.
+    assert expected["ci_low"] > 0.05
+    expect(page.get_by_text(
+        f"({expected['rejections']}/100), 95% interval [{expected['ci_low']:.3f}, "
+        f"{expected['ci_high']:.3f}]")).to_be_visible()
+    # The bar moved through intermediate values, in order, and ended full.
+    seen = page.evaluate("() => window.kmevizProgress")
+    assert seen[-1] == 100 and seen == sorted(seen), seen
+    assert len([v for v in seen if 0 < v < 100]) >= 3, seen

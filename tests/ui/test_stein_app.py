@@ -1,5 +1,7 @@
 """The Stein explorer in real Chromium."""
 
+import pytest
+from kmeviz_apps.stein_explorer import SteinExplorer
 from playwright.sync_api import expect
 
 from .helpers import TIMEOUT, TITLE_PRESENT_JS, open_app, settled_number, widget
@@ -8,11 +10,14 @@ NAME = "Stein explorer"
 
 
 def test_stein_app_loads_and_the_sampler_changes_the_test(page, server_url):
+    full, _, _ = SteinExplorer()._tests()  # the default state, computed here
+    assert full.reject  # the default sample is a shifted normal: the test must see it
     open_app(page, server_url, NAME, ".kmeviz-ksd-full")
     page.wait_for_function(TITLE_PRESENT_JS,
-                           arg="Full KSD test: p = 0.0020 at α = 0.05: reject H0",
+                           arg=f"Full KSD test: p = {full.p_value:.4f} at α = 0.05: reject H0",
                            timeout=TIMEOUT)
     before = settled_number(page.locator(".kmeviz-ksd-full"))
+    assert float(before) == pytest.approx(full.statistic, abs=5e-6)  # shown to 5 decimals
     widget(page, "sample drawn from Q").locator("select").select_option("the target itself")
     after = settled_number(page.locator(".kmeviz-ksd-full"), other_than=before)
     assert float(after) < float(before)  # the shifted sample is further from p

@@ -1,0 +1,177 @@
+# ---
+# jupyter:
+#   jupytext:
+#     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Nyström kernel mean embeddings
+#
+# **What you will learn**
+# - the Nyström estimator μ̂_m = P_m μ̂: project the empirical embedding onto the span of m
+#   random landmarks, with weights α = (1/n) K_m⁺ K_mn 1_n (Eq. (5) of Chatalic et al. 2022);
+# - how to measure its error *exactly* on a Gaussian mixture, whose embedding has a closed
+#   form (App. G);
+# - that m ≈ √n log √n landmarks already give the error of the full empirical embedding
+#   (Fig. 1), while uniform weights on the same landmarks do much worse.
+#
+# **What you need**: notebook 01 (kernel mean embeddings, MMD). Runs in well under a minute.
+
+# %%
+import holoviews as hv
+import numpy as np
+import pandas as pd
+
+import kmeviz as K
+from kmeviz import viz
+from kmeviz.experiments import nystrom_error_vs_m, paper_mixture
+
+hv.extension("bokeh", logo=False)
+
+# %% [markdown]
+# ## 1. A distribution whose embedding we know
+#
+# The paper's mixture: 8 unit-variance Gaussians in d = 10 with centres drawn from
+# N(0, 5 I); Gaussian kernel with the median inter-point distance as bandwidth. For it,
+# μ(z) and ||μ||² are closed forms, so the error ||μ − Σ αⱼ φ(xⱼ)|| of *any* weighted
+# point set is exact — no Monte Carlo.
+
+# %%
+rng = np.random.default_rng(0)
+mixture = paper_mixture(d=10, rng=rng)
+kernel = K.GaussianKernel(K.median_heuristic(mixture.sample(1000, rng=rng), rng=rng))
+X = mixture.sample(5000, rng=rng)
+print(f"bandwidth = {kernel.bandwidth:.4f}")
+print(f"||mu||^2  = {mixture.squared_norm(kernel):.6f}")
+print(f"empirical error, n = 5000: {mixture.error_of(K.EmpiricalKME(kernel).fit(X)):.5f}")
+
+# %% tags=["check", "remove-cell"]
+# Checks run by the test suite (tests/test_notebooks.py); they compare values, never bytes.
+# Seeded numbers: 1e-6 relative (round-off between CPUs is ~1e-13, a real change is larger).
+assert np.isclose(kernel.bandwidth, 10.3313809823, rtol=1e-6)
+assert np.isclose(mixture.squared_norm(kernel), 0.627732356134, rtol=1e-6)
+empirical_error = mixture.error_of(K.EmpiricalKME(kernel).fit(X))
+assert np.isclose(empirical_error, 0.00937645354279, rtol=1e-6)
+# Independent check of the App. G closed form: ||μ||² = E k(X, X') by Monte Carlo over
+# 20 000 independent pairs (standard error < 0.003, tolerance 0.015 = 5 standard errors).
+P, Q = mixture.sample(20_000, rng=100), mixture.sample(20_000, rng=101)
+pairs = np.exp(-np.sum((P - Q) ** 2, axis=1) / (2 * kernel.bandwidth**2))
+assert abs(pairs.mean() - mixture.squared_norm(kernel)) < 0.015
+# And E ||μ̂ − μ||² = (1 − ||μ||²)/n for the empirical embedding: one draw within a factor 2.
+assert 0.5 < empirical_error**2 / ((1 - mixture.squared_norm(kernel)) / 5000) < 2
+
+# %% [markdown]
+# ## 2. Nyström vs uniform subsampling
+#
+# Both use the same m landmarks; Nyström re-weights them optimally (a least-squares
+# projection), the uniform subsample gives each weight 1/m.
+
+# %%
+rows = []
+for m in (10, 30, 100, 300):
+    ny = K.NystromKME(kernel, m, rng=1).fit(X)
+    sub = K.UniformSubsampleKME(kernel, m, rng=1).fit(X)
+    rows.append({"m": m, "Nyström": mixture.error_of(ny), "uniform": mixture.error_of(sub),
+                 "sum of α": ny.weights_.sum()})
+print(pd.DataFrame(rows).round(5).to_string(index=False))
+print(f"\n√n log √n = {np.sqrt(5000) * np.log(np.sqrt(5000)):.0f}")
+
+# %% tags=["check", "remove-cell"]
+table = pd.DataFrame(rows).set_index("m")
+assert np.allclose(table["Nyström"], [0.149018402796, 0.0300210240136, 0.0114678155320,
+                                      0.00947241256915], rtol=1e-6)
+assert (table["Nyström"] < table["uniform"]).all()  # optimal weights beat 1/m
+assert np.all(np.diff(table["Nyström"]) < 0)  # more landmarks, smaller error
+assert table.loc[300, "Nyström"] < 1.02 * empirical_error  # m ≈ √n log √n suffices
+assert np.allclose(table["sum of α"], 1, atol=0.03)
+
+# %% [markdown]
+# ## 3. Error vs m (a small Fig. 1)
+#
+# Mean and 5–95% band over a few trials, for n = 1000 and n = 4000. The dotted line is
+# √n log √n: by then the Nyström error sits on the empirical one.
+
+# %%
+ms = (4, 8, 16, 32, 64, 128, 256, 512)
+df = nystrom_error_vs_m(ns=(1000, 4000), ms=ms, n_trials=3, mixture=mixture,
+                        bandwidth=kernel.bandwidth, rng=2)
+at = df[(df.estimator != "uniform") & df.m.isin([128, 256, 1000, 4000])]
+print(at[["n", "estimator", "m", "mean_error", "p05", "p95"]].round(5).to_string(index=False))
+
+# %% tags=["check", "remove-cell"]
+# Fig. 1: at m = 256 ≈ √n log √n the Nyström error is within 5% of the empirical one.
+mean_error = at.set_index(["n", "estimator", "m"]).mean_error
+for n_, m_empirical in ((1000, 1000), (4000, 4000)):
+    assert mean_error[n_, "nystrom", 256] < 1.05 * mean_error[n_, "empirical", m_empirical]
+assert np.isclose(mean_error[4000, "nystrom", 256], 0.0109098739281, rtol=1e-6)
+
+# %% tags=["plot"]
+n = 4000
+fig1 = viz.error_vs_m_plot(df[df.n == n], marker=np.sqrt(n) * np.log(np.sqrt(n)))
+fig1
+
+# %% tags=["check", "remove-cell"]
+curves = {c.label: c for c in fig1.traverse(lambda e: e, [hv.Curve])}
+nystrom_rows = df[(df.n == n) & (df.estimator == "nystrom")].sort_values("m")
+assert {"nystrom", "empirical", "uniform"} <= set(curves)
+assert np.allclose(curves["nystrom"].dimension_values("error"), nystrom_rows.mean_error)
+
+# %% [markdown]
+# ## 4. What the Nyström embedding looks like
+#
+# In two dimensions we can draw μ̂_m(z) = Σ αⱼ k(x̃ⱼ, z) next to the true μ(z). The
+# landmarks are sized by |αⱼ|.
+
+# %% tags=["plot"]
+mix2 = paper_mixture(d=2, n_centres=5, spread=5.0, rng=np.random.default_rng(3))
+k2 = K.GaussianKernel(1.5)
+X2 = mix2.sample(3000, rng=4)
+ny2 = K.NystromKME(k2, 80, rng=5).fit(X2)
+xs = np.linspace(X2[:, 0].min() - 1, X2[:, 0].max() + 1, 60)
+ys = np.linspace(X2[:, 1].min() - 1, X2[:, 1].max() + 1, 60)
+gx, gy = np.meshgrid(xs, ys)
+Z = np.column_stack([gx.ravel(), gy.ravel()])
+left = viz.embedding_map(xs, ys, ny2.evaluate(Z).reshape(60, 60), title="Nyström, m = 80",
+                         points=ny2.landmarks_, sizes=np.abs(ny2.weights_))
+right = viz.embedding_map(xs, ys, mix2.embedding(Z, k2).reshape(60, 60), title="true μ")
+print(f"error with m = 80: {mix2.error_of(ny2):.4f};"
+      f" empirical: {mix2.error_of(K.EmpiricalKME(k2).fit(X2)):.4f}")
+maps = left + right
+maps
+
+# %% tags=["check", "remove-cell"]
+# Both maps show 60 × 60 values; the Nyström map is the true μ up to a few per cent.
+nystrom_map, true_map = (m.traverse(lambda e: e, [hv.Image])[0] for m in maps)
+values = [img.dimension_values(2, flat=False) for img in (nystrom_map, true_map)]
+assert values[0].shape == values[1].shape == (60, 60)
+assert np.allclose(values[1], mix2.embedding(Z, k2).reshape(60, 60), rtol=1e-12)
+assert np.abs(values[0] - values[1]).max() < 0.05 * values[1].max()
+assert np.isclose(mix2.error_of(ny2), 0.0156385517545, rtol=1e-6)
+
+# %% [markdown]
+# ## 5. Nyström MMD
+#
+# Two Nyström embeddings give the MMD between two samples (Sec. 5) at O(n m) cost.
+
+# %%
+A, B = mix2.sample(3000, rng=6), mix2.sample(3000, rng=7) + np.array([0.5, 0.0])
+print(f"exact MMD   = {np.sqrt(K.mmd2(A, B, k2)):.5f}")
+for m in (30, 300):
+    print(f"Nyström MMD, m = {m:3d}: {K.mmd_nystrom(A, B, k2, n_landmarks=m, rng=0):.5f}")
+
+# %% tags=["check", "remove-cell"]
+exact_mmd = np.sqrt(K.mmd2(A, B, k2))
+assert np.isclose(exact_mmd, 0.067371389588, rtol=1e-6)
+assert abs(K.mmd_nystrom(A, B, k2, n_landmarks=300, rng=0) / exact_mmd - 1) < 0.01
+
+# %% [markdown]
+# Try the **Nyström error vs m** explorer (`kmeviz serve`) to change the mixture, n,
+# the landmark scheme and the baselines.
