@@ -140,11 +140,12 @@ print(path.assign(parameter=path.parameter.map("{:.3g}".format))
 # %% tags=["check", "remove-cell"]
 fista = path[path.method == "FISTA"].set_index("parameter")
 cholesky = path[path.method == "incomplete Cholesky"].set_index("parameter")
-# Incomplete Cholesky at full rank reproduces W (round-off only); its path is seeded and
-# deterministic (1e-6 relative).
+# Incomplete Cholesky at full rank reproduces W (round-off only). Its pivots break
+# near-ties by index, so its path is deterministic on any CPU (1e-6 relative).
 assert cholesky.relative_error.iloc[-1] < 1e-10
-assert np.allclose(cholesky.relative_error.iloc[:3], [0.991652386567, 0.987449708616,
-                                                      0.973099208981], rtol=1e-6)
+assert np.allclose(cholesky.relative_error.iloc[:-1], [
+    0.991652386567, 0.987975696190, 0.974055154698, 0.950659091124, 0.904717142988,
+    0.803969275460, 0.609658294807, 0.334537702429], rtol=1e-6)
 # FISTA stops at a tolerance, so its path is checked against the claims of the text:
 # less penalty, more non-zeros, smaller error; at ≈ 6% non-zero it is within 10% of W,
 # where incomplete Cholesky at a similar budget (5.5%) keeps over 90% of the error.

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import jupytext
@@ -132,3 +135,25 @@ def test_an_edit_saved_in_jupyterlab_lands_in_the_source(tmp_path):
     assert diff == ["+#", "+# A sentence the lecturer added."]
     source = tmp_path / SOURCES[0].name
     assert_pair_agrees(source, source.with_suffix(".ipynb"))
+
+
+OTHER_NUMERICS = {
+    "inputs perturbed by 1e-15": {"KMEVIZ_PERTURB": "1e-15",
+                                  "PYTHONPATH": str(Path(__file__).parent / "numerics")},
+    "other BLAS and SIMD kernels": {"OPENBLAS_NUM_THREADS": "1",
+                                    "OPENBLAS_CORETYPE": "Sandybridge",
+                                    "NPY_DISABLE_CPU_FEATURES": "X86_V3"},
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("setting", OTHER_NUMERICS)
+def test_notebook_checks_hold_under_other_numerics(setting):
+    """The checks are portable: they pass when the last bits change as on another CPU
+    (data perturbed through ``tests/numerics/sitecustomize.py``, or numpy without AVX2/FMA
+    and OpenBLAS with other kernels on one thread)."""
+    env = {**os.environ, **OTHER_NUMERICS[setting]}
+    run = subprocess.run([sys.executable, "-m", "pytest", __file__, "-q", "-m", "not slow",
+                          "-k", "runs_and_its_checks_pass", "-p", "no:cacheprovider"],
+                         env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-3000:]

@@ -1,6 +1,8 @@
 """Project metadata stays consistent: environment.yml vs pyproject, README commands."""
 
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -83,3 +85,14 @@ def test_readme_example_runs_and_prints_what_it_says(capsys):
     assert float(out[1]) == pytest.approx(quoted[1], abs=5e-7)  # FastMMD-Fourier, L = 4096
     p_value, reject = out[3].split()
     assert float(p_value) == pytest.approx(1 / 1001, rel=1e-12) and reject == "True"
+
+
+def test_ruff_finds_nothing_in_code_tests_apps_and_notebook_sources():
+    """ruff (rules in pyproject.toml) lints the notebook sources like any other code."""
+    run = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "kmeviz", "apps",
+                          "tests", "notebooks", "benchmarks", "docs"],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert "01_mmd_and_circular_discrepancy.py" in subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--show-files", "notebooks"],
+        cwd=ROOT, capture_output=True, text=True).stdout  # the .py sources are linted
