@@ -80,7 +80,7 @@ def sparse_coefficients(data_key, bw_x, bw_y, reg, gamma):
     cme = fitted(data_key, bw_x, bw_y, reg)
     n = cme.X_.shape[0]
     W = linalg.cho_solve(cme.cho_, np.eye(n))
-    L = cme.kernel_y._gram(cme.Y_, cme.Y_)
+    L = cme.kernel_y.gram(cme.Y_, cme.Y_)
     return K.sparse_cme(W, cme.gram_x_, L, gamma=gamma, tol=1e-6, max_iter=FISTA_ITERATIONS)
 
 

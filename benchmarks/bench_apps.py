@@ -10,7 +10,7 @@ import re
 import statistics
 import time
 
-from kmeviz.testing import CHROMIUM, CHROMIUM_ARGS, running_server
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, running_server
 
 from ._util import print_table
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from kmeviz.testing import CHROMIUM, CHROMIUM_ARGS, running_server
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository's tests/
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, running_server  # noqa: E402
 
 
 def main(slugs) -> None:

@@ -1,7 +1,8 @@
 """kmeviz: see and play with kernel mean embeddings.
 
-The core (this package, numpy/scipy only) implements the estimators; ``kmeviz.viz``
-draws them with HoloViews and the Panel apps put widgets on top.
+The core (this package: numpy and scipy, pandas for the experiment tables) implements the
+estimators and never imports plotting; ``kmeviz.viz`` draws them with HoloViews, and the
+Panel apps with their server (``kmeviz_apps``) put widgets on top.
 """
 
 from .bootstrap import VALID_NULLS, TestResult, mmd_test
@@ -28,12 +29,14 @@ from .kernels import (
     IMQKernel,
     Kernel,
     LaplaceKernel,
+    RadialKernel,
     ShiftInvariantKernel,
+    SteinKernel,
     median_heuristic,
 )
 from .mmd import mmd2, mmd2_block, mmd2_fastmmd, mmd2_linear, mmd_nystrom
 from .spectrum import effective_dimension, fit_decay, gram_spectrum
-from .stein import SteinKernel, ksd2, ksd2_nystrom, stein_witness
+from .stein import ksd2, ksd2_nystrom, stein_witness
 from .targets import GaussBernoulliRBM, GaussianMixtureTarget, NormalTarget, StudentTTarget
 
 __version__ = "0.1.0"
@@ -62,6 +65,7 @@ __all__ = [
     "IMQKernel",
     "Kernel",
     "LaplaceKernel",
+    "RadialKernel",
     "RandomFourierFeatures",
     "ShiftInvariantKernel",
     "blobs",

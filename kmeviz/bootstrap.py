@@ -31,7 +31,7 @@ from ._validation import (
     check_positive_int,
     check_rng,
 )
-from .kernels import DEFAULT_WORKING_MEMORY, check_kernel, iter_gram_blocks
+from .kernels import DEFAULT_WORKING_MEMORY, check_kernel
 from .mmd import block_terms, linear_terms, mmd2, random_features
 
 #: Estimator -> the nulls that are valid for it.
@@ -154,7 +154,7 @@ def permutation_mmd2(X, Y, kernel, U, *, estimator="biased",
     KU = np.empty_like(U)
     row_sums = np.empty(Z.shape[0])
     diag = np.empty(Z.shape[0])
-    for sl, block in iter_gram_blocks(kernel, Z, Z, working_memory=working_memory):
+    for sl, block in kernel.gram_blocks(Z, Z, working_memory=working_memory):
         KU[sl] = block @ U
         row_sums[sl] = block.sum(axis=1)
         diag[sl] = block[np.arange(block.shape[0]), np.arange(sl.start, sl.stop)]
@@ -171,8 +171,8 @@ def nystrom_features(Z: np.ndarray, kernel, n_landmarks, rng) -> np.ndarray:
     from .embedding import draw_landmarks, pinv_psd
 
     L = Z[draw_landmarks(Z.shape[0], n_landmarks, None, True, rng)]
-    w, V = pinv_psd(kernel._gram(L, L))
-    return kernel._gram(Z, L) @ (V / np.sqrt(w))
+    w, V = pinv_psd(kernel.gram(L, L))
+    return kernel.gram(Z, L) @ (V / np.sqrt(w))
 
 
 def permutation_fastmmd2(features: np.ndarray, m: int, U) -> np.ndarray:
@@ -190,7 +190,7 @@ def permutation_fastmmd2(features: np.ndarray, m: int, U) -> np.ndarray:
 def centred_joint_gram(X, Y, kernel) -> tuple[np.ndarray, int]:
     """H K H for the pooled sample (H the centring matrix) and N = m + n."""
     Z = np.vstack([X, Y])
-    K = kernel._gram(Z, Z)
+    K = kernel.gram(Z, Z)
     row = K.mean(axis=1)
     Kc = K - row[:, None] - row[None, :] + row.mean()
     return Kc, Z.shape[0]

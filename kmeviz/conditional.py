@@ -59,7 +59,7 @@ class ConditionalMeanEmbedding:
         X, Y = _check_xy(X, Y)
         n = X.shape[0]
         self.X_, self.Y_ = X, Y
-        self.gram_x_ = self.kernel_x._gram(X, X)
+        self.gram_x_ = self.kernel_x.gram(X, X)
         self.cho_ = linalg.cho_factor(self.gram_x_ + n * self.reg * np.eye(n), lower=True)
         return self
 
@@ -76,7 +76,7 @@ class ConditionalMeanEmbedding:
     def weights(self, X_new) -> np.ndarray:
         """α(x) for each row of X_new, shape (n_new, n)."""
         self._check_fitted()
-        kx = self.kernel_x._gram(self.X_, self._new_inputs(X_new))  # (n, n_new)
+        kx = self.kernel_x.gram(self.X_, self._new_inputs(X_new))  # (n, n_new)
         return linalg.cho_solve(self.cho_, kx).T
 
     def expectation(self, h_values, X_new) -> np.ndarray:
@@ -92,7 +92,7 @@ class ConditionalMeanEmbedding:
         """μ̂(x)(y) = Σ_i α_i(x) L(y_i, y) on a grid, shape (n_new, n_grid)."""
         self._check_fitted()
         Y_grid = check_samples(Y_grid, "Y_grid")
-        return self.weights(X_new) @ self.kernel_y._gram(self.Y_, Y_grid)
+        return self.weights(X_new) @ self.kernel_y.gram(self.Y_, Y_grid)
 
     def surrogate_loss(self, X_test, Y_test) -> float:
         """Mean over test pairs of ||L(y, ·) - μ̂(x)||²_L (Eq. (8) divided by the count)."""
@@ -103,8 +103,8 @@ class ConditionalMeanEmbedding:
 
 def coefficient_loss_from_alpha(alpha, kernel_y, Y_train, Y_test) -> float:
     """mean_t L(y_t, y_t) - 2 α_tᵀ l_t + α_tᵀ L α_t for rows α_t of ``alpha``."""
-    return _loss_from_grams(alpha, kernel_y._gram(Y_train, Y_train),
-                            kernel_y._gram(Y_train, Y_test), kernel_y._diag(Y_test))
+    return _loss_from_grams(alpha, kernel_y.gram(Y_train, Y_train),
+                            kernel_y.gram(Y_train, Y_test), kernel_y.diag(Y_test))
 
 
 def _loss_from_grams(alpha, L_train, L_cross, diag) -> float:
@@ -117,10 +117,10 @@ def output_features(kernel_y, Y_train, Y_test, *, tol: float = 1e-13):
     """Features R, R_test with ⟨R_i, R_test_t⟩ = ⟨Pφ(y_i), Pφ(y_t)⟩, P the projection on
     span{φ(y_p)} over the pivots of an incomplete Cholesky of L (residual diagonal below
     ``tol`` × L(y, y)), so R Rᵀ ≈ L to that tolerance at a cost of O(n r²)."""
-    L = kernel_y._gram(Y_train, Y_train)
+    L = kernel_y.gram(Y_train, Y_train)
     R, pivots = incomplete_cholesky(L, tol=tol / Y_train.shape[0])
     C = R[pivots]  # lower-triangular factor of L_PP in pivot order
-    R_test = linalg.solve_triangular(C, kernel_y._gram(Y_train[pivots], Y_test),
+    R_test = linalg.solve_triangular(C, kernel_y.gram(Y_train[pivots], Y_test),
                                      lower=True).T
     return R, R_test
 
@@ -144,13 +144,13 @@ def cross_validate(X, Y, *, regs, bandwidths, kernel_y, n_folds: int = 5,
     n_all = X.shape[0]
     folds = np.array_split(check_rng(rng).permutation(n_all), n_folds)
     splits = [(np.concatenate(folds[:k] + folds[k + 1:]), folds[k]) for k in range(n_folds)]
-    outputs = [output_features(kernel_y, Y[train], Y[test]) + (kernel_y._diag(Y[test]),)
+    outputs = [output_features(kernel_y, Y[train], Y[test]) + (kernel_y.diag(Y[test]),)
                for train, test in splits]
     losses = {(bw, reg): [] for bw in bandwidths for reg in regs}
     for bw in bandwidths:
         kx = GaussianKernel(bw)
         max_rank = max(1, n_all // 4)
-        G, _ = incomplete_cholesky(kx._gram(X, X), rank=max_rank, tol=1e-13 / n_all)
+        G, _ = incomplete_cholesky(kx.gram(X, X), rank=max_rank, tol=1e-13 / n_all)
         low_rank = G.shape[1] < max_rank  # stopped by the tolerance, not the rank cap
         for (train, test), (R, R_test, diag) in zip(splits, outputs, strict=True):
             ridge = _low_rank_ridge(G, train, test, R) if low_rank else _cholesky_ridge(
@@ -177,8 +177,8 @@ def _low_rank_ridge(G, train, test, R):
 
 def _cholesky_ridge(kernel, X, train, test, R):
     """c ↦ k_test (K + cI)⁻¹ R by one Cholesky factorisation per c."""
-    K_train = kernel._gram(X[train], X[train])
-    k_test = kernel._gram(X[test], X[train])
+    K_train = kernel.gram(X[train], X[train])
+    k_test = kernel.gram(X[test], X[train])
 
     def solve(c):
         A = K_train.copy()
@@ -376,7 +376,7 @@ class Pendulum:
 
 def coefficient_test_loss(M, kernel_x, kernel_y, X, Y, X_test, Y_test) -> float:
     """Held-out surrogate loss of μ(x) = Σ_ij M_ij K(x_i, x) L(y_j, ·)."""
-    alpha = kernel_x._gram(X_test, X) @ M
+    alpha = kernel_x.gram(X_test, X) @ M
     return coefficient_loss_from_alpha(alpha, kernel_y, Y, Y_test)
 
 
@@ -395,7 +395,7 @@ def sparsity_path(*, n_train: int = 200, n_test: int = 1000, reg: float = 1e-2,
     Xt, Yt = pend.transitions(n_test, rng=rng)
     kx, ky = GaussianKernel(bandwidth_x), GaussianKernel(bandwidth_y)
     cme = ConditionalMeanEmbedding(kx, ky, reg=reg).fit(X, Y)
-    K, L = cme.gram_x_, ky._gram(Y, Y)
+    K, L = cme.gram_x_, ky.gram(Y, Y)
     W = linalg.cho_solve(cme.cho_, np.eye(n_train))
     w_norm = np.sqrt(kl_norm2(W, K, L))
     dense_loss = coefficient_test_loss(W, kx, ky, X, Y, Xt, Yt)

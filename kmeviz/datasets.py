@@ -88,26 +88,3 @@ def uniform_boxes_two_sample(
     rng = check_rng(rng)
     return rng.uniform(0.0, 0.95, size=(n, dim)), rng.uniform(0.95, 1.0, size=(m, dim))
 
-
-def nyc_taxi_features() -> np.ndarray:
-    """Real data shipped inside the HoloViews package: hourly NYC taxi pickups, 2016.
-
-    Returns an (8784, 3) standardised array: hour of day, day of week and pickup count.
-    The file is located without importing HoloViews; raises FileNotFoundError if the
-    installed HoloViews does not ship it.
-    """
-    import importlib.util
-    from pathlib import Path
-
-    import pandas as pd
-
-    spec = importlib.util.find_spec("holoviews")
-    path = None if spec is None else (Path(spec.origin).parent / "examples" / "assets"
-                                      / "nyc_taxi.csv.gz")
-    if path is None or not path.exists():
-        raise FileNotFoundError("the NYC taxi data ships with holoviews' examples/assets; "
-                                "it is not in this installation")
-    df = pd.read_csv(path, parse_dates=["Pickup_date"])
-    t = df["Pickup_date"]
-    Z = np.column_stack([t.dt.hour, t.dt.dayofweek, df["Pickup_Count"]]).astype(float)
-    return (Z - Z.mean(axis=0)) / Z.std(axis=0)

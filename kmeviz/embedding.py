@@ -11,13 +11,13 @@ import numpy as np
 from scipy import linalg
 
 from ._validation import check_positive_int, check_rng, check_samples
-from .kernels import DEFAULT_WORKING_MEMORY, GaussianKernel, check_kernel, iter_gram_blocks
+from .kernels import DEFAULT_WORKING_MEMORY, GaussianKernel, check_kernel
 
 
 def weighted_gram_sum(kernel, A, a, B, b, working_memory=DEFAULT_WORKING_MEMORY) -> float:
     """aᵀ K(A, B) b, streamed in row blocks (clean input)."""
     total = 0.0
-    for sl, block in iter_gram_blocks(kernel, A, B, working_memory=working_memory):
+    for sl, block in kernel.gram_blocks(A, B, working_memory=working_memory):
         total += float(a[sl] @ block @ b)
     return total
 
@@ -49,7 +49,7 @@ class WeightedEmbedding:
             raise ValueError(
                 f"Z has dimension {Z.shape[1]}, the embedding {self.points_.shape[1]}")
         out = np.empty(Z.shape[0])
-        for sl, block in iter_gram_blocks(self.kernel, Z, self.points_):
+        for sl, block in self.kernel.gram_blocks(Z, self.points_):
             out[sl] = block @ self.weights_
         return out
 
@@ -155,9 +155,9 @@ class NystromKME(WeightedEmbedding):
         idx = draw_landmarks(n, self.n_landmarks, self.landmarks, self.replace, self.rng)
         L = X[idx]
         b = np.zeros(L.shape[0])  # K_mn 1_n, streamed over the data
-        for _, block in iter_gram_blocks(self.kernel, X, L, working_memory=self.working_memory):
+        for _, block in self.kernel.gram_blocks(X, L, working_memory=self.working_memory):
             b += block.sum(axis=0)
-        w, V = pinv_psd(self.kernel._gram(L, L), self.rcond)
+        w, V = pinv_psd(self.kernel.gram(L, L), self.rcond)
         self.landmark_indices_ = idx
         self.landmarks_ = L
         self.points_ = L
@@ -201,7 +201,7 @@ class KernelHerding(WeightedEmbedding):
                 else rng.choice(n, self.max_candidates, replace=False))
         C = X[cand]
         mu = np.zeros(C.shape[0])
-        for _, block in iter_gram_blocks(self.kernel, X, C):
+        for _, block in self.kernel.gram_blocks(X, C):
             mu += block.sum(axis=0)
         mu /= n
         running = np.zeros(C.shape[0])  # Σ_s k(x_s, candidate)
@@ -209,7 +209,7 @@ class KernelHerding(WeightedEmbedding):
         for t in range(self.n_points):
             j = int(np.argmax(mu - running / (t + 1)))
             chosen.append(j)
-            running += self.kernel._gram(C[j : j + 1], C)[0]
+            running += self.kernel.gram(C[j : j + 1], C)[0]
         self.points_ = C[chosen]
         self.weights_ = np.full(len(chosen), 1.0 / len(chosen))
         return self

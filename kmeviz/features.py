@@ -97,9 +97,8 @@ class RandomFourierFeatures(_RandomFeatures):
                 )
             self.frequencies_ = self.frequencies
         else:
-            self.frequencies_ = self.kernel._sample_frequencies(
-                self.n_features, dim, check_rng(self.rng)
-            )
+            self.frequencies_ = self.kernel.sample_frequencies(self.n_features, dim,
+                                                               rng=check_rng(self.rng))
         self.dim_ = dim
         return self
 

@@ -26,7 +26,8 @@ from scipy import stats
 from ._validation import check_choice, check_in_interval, check_positive_int, check_rng
 from .bootstrap import TestResult, p_value_from_samples, threshold_from_samples
 from .embedding import draw_landmarks
-from .stein import NystromStein, SteinKernel, default_stein_landmarks, radial_profile
+from .kernels import SteinKernel, prepared_rows
+from .stein import NystromStein, default_stein_landmarks
 
 METHODS = ("full", "nystrom", "linear", "fssd")
 WILD = ("markov", "rademacher")
@@ -85,15 +86,15 @@ def full_wild_bootstrap(stein: SteinKernel, prepared, W) -> tuple[float, np.ndar
 def linear_ksd_terms(stein: SteinKernel, prepared) -> np.ndarray:
     """h_p(x_{2i-1}, x_{2i}) over disjoint consecutive pairs (Liu et al. 2016, Sec. 4)."""
     half = prepared[0].shape[0] // 2
-    return stein.paired(tuple(p[0:2 * half:2] for p in prepared),
-                        tuple(p[1:2 * half:2] for p in prepared))
+    return stein.paired_prepared(prepared_rows(prepared, slice(0, 2 * half, 2)),
+                                 prepared_rows(prepared, slice(1, 2 * half, 2)))
 
 
 def fssd_features(X, S, kernel, locations) -> np.ndarray:
     """τ(x) = [s(x) k(x, v_j) + ∇ₓk(x, v_j)]_j / √(dJ) ∈ R^{dJ} (Jitkrittum et al. 2017)."""
     n, d = X.shape
     diff = X[:, None, :] - locations[None, :, :]  # (n, J, d)
-    phi, d1, _ = radial_profile(kernel, np.einsum("njd,njd->nj", diff, diff))
+    phi, d1, _ = kernel.radial_derivatives(np.einsum("njd,njd->nj", diff, diff))
     xi = S[:, None, :] * phi[..., None] + 2.0 * d1[..., None] * diff
     return xi.reshape(n, -1) / np.sqrt(d * locations.shape[0])
 

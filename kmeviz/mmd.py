@@ -66,7 +66,7 @@ def linear_terms(X: np.ndarray, Y: np.ndarray, kernel) -> np.ndarray:
     p = min(X.shape[0], Y.shape[0]) // 2
     x1, x2 = X[0 : 2 * p : 2], X[1 : 2 * p : 2]
     y1, y2 = Y[0 : 2 * p : 2], Y[1 : 2 * p : 2]
-    k = kernel._paired
+    k = kernel.paired
     return k(x1, x2) + k(y1, y2) - k(x1, y2) - k(x2, y1)
 
 
@@ -108,7 +108,7 @@ def block_terms(X: np.ndarray, Y: np.ndarray, kernel, block_size=None) -> np.nda
     for sx, sy in block_slices(X.shape[0], Y.shape[0], block_size):
         Xb, Yb = X[sx], Y[sy]
         terms.append(
-            _unbiased_from_grams(kernel._gram(Xb, Xb), kernel._gram(Yb, Yb), kernel._gram(Xb, Yb))
+            _unbiased_from_grams(kernel.gram(Xb, Xb), kernel.gram(Yb, Yb), kernel.gram(Xb, Yb))
         )
     return np.asarray(terms)
 

@@ -12,7 +12,7 @@ from scipy import linalg, special
 
 from ._validation import check_in_interval, check_positive, check_positive_int, check_samples
 from .embedding import draw_landmarks, pinv_psd
-from .kernels import check_kernel, iter_gram_blocks
+from .kernels import check_kernel
 
 
 def gram_spectrum(X, kernel, *, max_exact: int = 3000, n_landmarks: int = 1000,
@@ -27,13 +27,13 @@ def gram_spectrum(X, kernel, *, max_exact: int = 3000, n_landmarks: int = 1000,
     kernel = check_kernel(kernel)
     n = X.shape[0]
     if n <= max_exact:
-        lam = linalg.eigvalsh(kernel._gram(X, X) / n)[::-1]
+        lam = linalg.eigvalsh(kernel.gram(X, X) / n)[::-1]
         return np.maximum(lam, 0.0)
     L = X[draw_landmarks(n, n_landmarks, None, False, rng)]
-    w, V = pinv_psd(kernel._gram(L, L))
+    w, V = pinv_psd(kernel.gram(L, L))
     R = V / np.sqrt(w)  # K_m^{+1/2} = R Vᵀ on the kept eigenspace
     C = np.zeros((L.shape[0], L.shape[0]))
-    for _, block in iter_gram_blocks(kernel, X, L):
+    for _, block in kernel.gram_blocks(X, L):
         C += block.T @ block
     lam = linalg.eigvalsh(R.T @ C @ R / n)[::-1]
     return np.maximum(lam, 0.0)

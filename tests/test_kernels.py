@@ -5,7 +5,6 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import kmeviz as K
-from kmeviz.kernels import iter_gram_blocks
 
 KERNELS = [K.GaussianKernel(1.3), K.LaplaceKernel(0.7), K.IMQKernel(1.5, -0.4)]
 
@@ -24,7 +23,7 @@ def test_gram_matches_pairwise_formula(kernel, small_pair):
     X, Y = small_pair
     expected = np.array([[slow_kernel(kernel, x, y) for y in Y] for x in X])
     np.testing.assert_allclose(kernel(X, Y), expected, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(kernel._paired(X[:9], Y), np.diag(expected[:9]), rtol=1e-12)
+    np.testing.assert_allclose(kernel.paired(X[:9], Y), np.diag(expected[:9]), rtol=1e-12)
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: type(k).__name__)
@@ -47,7 +46,7 @@ def test_tiled_sums_match_dense_gram(kernel, rng):
     assert kernel.gram_sum(X, Y, working_memory=tiny)[0] == pytest.approx(
         kernel(X, Y).sum(), rel=1e-12
     )
-    blocks = np.vstack([b for _, b in iter_gram_blocks(kernel, X, Y, working_memory=tiny)])
+    blocks = np.vstack([b for _, b in kernel.gram_blocks(X, Y, working_memory=tiny)])
     np.testing.assert_allclose(blocks, kernel(X, Y), rtol=1e-13)
 
 

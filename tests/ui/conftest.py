@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from kmeviz.testing import CHROMIUM, CHROMIUM_ARGS, running_server
+from ..browser import CHROMIUM, CHROMIUM_ARGS, running_server
 
 # Titles of every Bokeh plot in the page (Bokeh draws them on a canvas, not in the DOM).
 BOKEH_TITLES_JS = """() => {
@@ -44,7 +44,7 @@ def browser_type_launch_args(browser_type_launch_args):
 
 @pytest.fixture(scope="session")
 def server_url():
-    """``python -m kmeviz serve`` on a free loopback port, for the whole session."""
+    """``python -m kmeviz_apps serve`` on a free loopback port, for the whole session."""
     with running_server() as url:
         yield url
 

@@ -1,6 +1,7 @@
 """Helpers to run ``kmeviz serve`` in a subprocess and drive it with headless Chromium.
 
-Used by the browser tests and ``docs/screenshot.py``; standard library only.
+Used by the browser tests, ``benchmarks/bench_apps.py`` and ``docs/screenshot.py``;
+standard library only. (Test harness, so it lives in ``tests/``, not in the library.)
 """
 
 from __future__ import annotations
@@ -35,14 +36,14 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def running_server(*, timeout: float = 60.0):
-    """Start ``python -m kmeviz serve`` on a free loopback port; yield its URL.
+    """Start ``python -m kmeviz_apps serve`` on a free loopback port; yield its URL.
 
     Waits until the command prints its URL and the index answers, and stops the
     server on exit. Raises RuntimeError (with the server's output) if it fails.
     """
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kmeviz", "serve", "--port", str(port)],
+        [sys.executable, "-m", "kmeviz_apps", "serve", "--port", str(port)],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

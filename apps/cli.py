@@ -18,7 +18,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "serve":
-        from .app import build_server
+        from .server import build_server
 
         server, url = build_server(address=args.address, port=args.port, show=False)
         server.start()

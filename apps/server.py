@@ -1,7 +1,7 @@
 """Serve every kmeviz app with an index page (``kmeviz serve``).
 
-Panel is imported only here and in ``kmeviz_apps``: the numerical core stays free
-of plotting dependencies.
+The server lives with the apps: the numerical core (``kmeviz``) never imports it, Panel,
+HoloViews or Bokeh.
 """
 
 from __future__ import annotations

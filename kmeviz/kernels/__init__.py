@@ -1,0 +1,31 @@
+"""Kernels and the kernel protocol (``base``), the papers' kernels (``radial``) and the
+Stein kernel (``stein``)."""
+
+from .base import (
+    DEFAULT_WORKING_MEMORY,
+    Kernel,
+    RadialKernel,
+    ShiftInvariantKernel,
+    check_kernel,
+    prepared_rows,
+    tile_rows,
+)
+from .radial import GaussianKernel, IMQKernel, LaplaceKernel, median_heuristic
+from .stein import SteinKernel, SteinPrepared, checked_score
+
+__all__ = [
+    "DEFAULT_WORKING_MEMORY",
+    "GaussianKernel",
+    "IMQKernel",
+    "Kernel",
+    "LaplaceKernel",
+    "RadialKernel",
+    "ShiftInvariantKernel",
+    "SteinKernel",
+    "SteinPrepared",
+    "check_kernel",
+    "checked_score",
+    "median_heuristic",
+    "prepared_rows",
+    "tile_rows",
+]

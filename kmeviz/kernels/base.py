@@ -1,0 +1,213 @@
+"""Kernels, their spectral measures (Bochner) and Gram matrices streamed in tiles.
+
+The kernel protocol (what every estimator calls):
+
+- ``kernel(X, Y)``: the Gram matrix of validated input;
+- ``gram(X, Y)``, ``gram_blocks(X, Y, working_memory=...)``, ``paired(X, Y)`` and
+  ``diag(X)``: the same on float64 (n, d) arrays that were already validated (estimators
+  validate once at their boundary, then call these in their loops);
+- ``gram_sum(X, Y)``: the sum of the Gram matrix, tile by tile in bounded memory;
+- radial kernels k(x, y) = φ(||x - y||²) also give ``radial(sq)`` = φ and
+  ``radial_derivatives(sq)`` = (φ, φ', φ''), which the Stein kernel needs;
+- shift-invariant kernels sample their spectral frequencies for random features
+  (Eq. (2) of Zhao & Meng, FastMMD).
+
+A new kernel subclasses ``Kernel`` (implementing ``_prepare``, ``_tile`` and ``paired``)
+or ``RadialKernel`` (implementing ``radial`` and ``radial_derivatives`` only).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._validation import check_pair, check_positive_int, check_rng, check_samples
+
+#: Bytes one Gram tile may occupy; tiles are square-ish blocks of float64.
+DEFAULT_WORKING_MEMORY = 32 * 2**20
+
+
+class _Prepared(NamedTuple):
+    """Per-sample quantities computed once and reused by every tile (each field has one
+    row per sample, or is None)."""
+
+    X: np.ndarray  # scaled sample, C-contiguous
+    h: np.ndarray | None  # per-row statistic (half squared norms, ...)
+
+
+def prepared_rows(prepared: tuple, sl: slice) -> tuple:
+    """The rows ``sl`` of a prepared sample (a NamedTuple of per-row arrays or None)."""
+    return prepared._make(None if f is None else f[sl] for f in prepared)
+
+
+class Kernel:
+    """The kernel protocol (see the module docstring).
+
+    Subclasses implement ``_prepare`` (per-sample quantities, computed once), ``_tile``
+    (one block of Gram values from two prepared samples, written into ``out``) and
+    ``paired``; everything else is derived from those.
+    """
+
+    shift_invariant = False
+
+    def __call__(self, X, Y=None) -> np.ndarray:
+        """Gram matrix ``K[i, j] = k(X[i], Y[j])`` of shape (n_x, n_y), input validated."""
+        if Y is None:
+            X = check_samples(X, "X")
+            Y = X
+        else:
+            X, Y = check_pair(X, Y)
+        return self.gram(X, Y)
+
+    # -- implementation hooks ------------------------------------------------------------
+    def _prepare(self, X: np.ndarray) -> tuple:
+        raise NotImplementedError
+
+    def _tile(self, a: tuple, b: tuple, out: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    # -- the protocol on validated float64 (n, d) arrays ----------------------------------
+    def gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """The (n_x, n_y) Gram matrix, in one block."""
+        out = np.empty((X.shape[0], Y.shape[0]))
+        return self._tile(self._prepare(X), self._prepare(Y), out)
+
+    def gram_blocks(self, X: np.ndarray, Y: np.ndarray, *,
+                    working_memory: int = DEFAULT_WORKING_MEMORY):
+        """Yield ``(row_slice, K[row_slice, :])``: the Gram in row blocks of at most
+        ``working_memory`` bytes, Y prepared once."""
+        b = self._prepare(Y)
+        rows = tile_rows(Y.shape[0], working_memory)
+        for start in range(0, X.shape[0], rows):
+            sl = slice(start, min(start + rows, X.shape[0]))
+            yield sl, self._tile(self._prepare(X[sl]), b,
+                                 np.empty((sl.stop - sl.start, Y.shape[0])))
+
+    def paired(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """``k(X[i], Y[i])`` for each row i, in O(n) memory."""
+        raise NotImplementedError
+
+    def diag(self, X: np.ndarray) -> np.ndarray:
+        """``k(X[i], X[i])`` for each row i."""
+        return self.paired(X, X)
+
+    def gram_sum(
+        self, X, Y=None, *, working_memory: int = DEFAULT_WORKING_MEMORY
+    ) -> tuple[float, float]:
+        """Sum of all Gram entries and of its diagonal, streamed in tiles.
+
+        With ``Y=None`` the Gram matrix of ``X`` with itself is summed using its
+        symmetry (only tiles on or above the diagonal are computed). Memory is
+        O(tile) whatever the sample sizes.
+
+        Returns
+        -------
+        total, trace : float
+            ``sum_ij k(x_i, y_j)`` and ``sum_i k(x_i, y_i)`` (trace only when
+            ``Y is None``; 0.0 otherwise).
+        """
+        if Y is None:
+            X = check_samples(X, "X")
+            return _tiled_sum(self, X, None, working_memory)
+        X, Y = check_pair(X, Y)
+        return _tiled_sum(self, X, Y, working_memory)
+
+
+class RadialKernel(Kernel):
+    """k(x, y) = φ(||x - y||²). Subclasses give ``radial`` (φ) and ``radial_derivatives``
+    ((φ, φ', φ'') with respect to the squared distance); Gram tiles, paired values and the
+    Stein kernel (Kalinke et al. Eq. 3) follow from them."""
+
+    def radial(self, sq: np.ndarray) -> np.ndarray:
+        """φ at squared distances ``sq``."""
+        raise NotImplementedError
+
+    def radial_derivatives(self, sq: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(φ, φ', φ'') at squared distances ``sq``."""
+        raise NotImplementedError
+
+    def _prepare(self, X):
+        return _Prepared(X, np.einsum("ij,ij->i", X, X))
+
+    def _tile(self, a, b, out):
+        np.dot(a.X, b.X.T, out=out)
+        out *= -2.0
+        out += a.h[:, None]
+        out += b.h[None, :]
+        np.maximum(out, 0.0, out=out)  # squared distances, clipped against round-off
+        out[...] = self.radial(out)
+        return out
+
+    def paired(self, X, Y):
+        diff = X - Y
+        return self.radial(np.einsum("ij,ij->i", diff, diff))
+
+
+class ShiftInvariantKernel(Kernel):
+    """A kernel k(x, y) = k0 * E_w cos(w'(x - y)), w ~ spectral measure (Bochner)."""
+
+    shift_invariant = True
+
+    @property
+    def value_at_zero(self) -> float:
+        """k(x, x) = K(0), the total mass of the spectral measure."""
+        return 1.0
+
+    def diag(self, X: np.ndarray) -> np.ndarray:
+        return np.full(X.shape[0], self.value_at_zero)
+
+    def sample_frequencies(self, n_features: int, dim: int, *, rng=None) -> np.ndarray:
+        """Draw ``n_features`` frequencies ω of shape (n_features, dim) from p(ω)."""
+        n_features = check_positive_int(n_features, "n_features")
+        dim = check_positive_int(dim, "dim")
+        return self._sample_frequencies(n_features, dim, check_rng(rng))
+
+    def _sample_frequencies(self, n_features, dim, rng) -> np.ndarray:
+        raise NotImplementedError
+
+
+def check_kernel(kernel, name: str = "kernel", *, shift_invariant: bool = False) -> Kernel:
+    """Raise TypeError unless ``kernel`` is a kmeviz kernel (of the required kind)."""
+    if not isinstance(kernel, Kernel):
+        raise TypeError(
+            f"{name} must be a kmeviz kernel such as GaussianKernel(1.0), "
+            f"got {type(kernel).__name__}"
+        )
+    if shift_invariant and not isinstance(kernel, ShiftInvariantKernel):
+        raise TypeError(f"{name} must be shift-invariant, got {type(kernel).__name__}")
+    return kernel
+
+
+def tile_rows(n_cols: int, working_memory: int = DEFAULT_WORKING_MEMORY) -> int:
+    """Rows per tile so that a (rows, n_cols) float64 tile fits ``working_memory``."""
+    return max(1, min(int(working_memory // (8 * max(n_cols, 1))), 1 << 20))
+
+
+def _tiled_sum(kernel: Kernel, X, Y, working_memory) -> tuple[float, float]:
+    """Sum of the Gram of X (symmetric, with trace) or of X against Y, by square tiles."""
+    symmetric = Y is None
+    Y = X if symmetric else Y
+    side = max(64, int(np.sqrt(working_memory / 8)))
+    a_full = kernel._prepare(X)
+    b_full = a_full if symmetric else kernel._prepare(Y)
+    row_starts = range(0, X.shape[0], side)
+    col_starts = range(0, Y.shape[0], side)
+    tasks = [(i, j) for i in row_starts for j in col_starts if not symmetric or j >= i]
+
+    buf = np.empty(side * side)
+    total = trace = 0.0
+    for i, j in tasks:
+        rows, cols = slice(i, min(i + side, X.shape[0])), slice(j, min(j + side, Y.shape[0]))
+        a, b = prepared_rows(a_full, rows), prepared_rows(b_full, cols)
+        shape = (rows.stop - rows.start, cols.stop - cols.start)
+        tile = kernel._tile(a, b, buf[: shape[0] * shape[1]].reshape(shape))
+        s = float(tile.sum())
+        if symmetric and i == j:
+            total += s
+            trace += float(np.trace(tile))
+        else:
+            total += 2.0 * s if symmetric else s
+    return total, trace
+
+

@@ -1,0 +1,48 @@
+"""The dependency arrows point one way: core ← viz ← apps and notebooks.
+
+Checked from real imports: each module is imported in a fresh interpreter and
+``sys.modules`` is read afterwards (a regex over the source would miss indirect imports).
+"""
+
+from __future__ import annotations
+
+import json
+import pkgutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import kmeviz
+
+PLOTTING = {"panel", "holoviews", "bokeh"}
+APPS = {"kmeviz_apps", "apps"}
+CORE = sorted(m.name for m in pkgutil.walk_packages(kmeviz.__path__, "kmeviz.")
+              if m.name != "kmeviz.viz" and not m.name.startswith("kmeviz.viz."))
+
+
+def loaded_after_import(module: str) -> set[str]:
+    """Top-level packages and kmeviz modules in ``sys.modules`` after ``import module``."""
+    code = (f"import sys, json, {module}; "
+            "print(json.dumps(sorted({m if m.startswith('kmeviz') else m.split('.')[0] "
+            "for m in sys.modules})))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    return set(json.loads(run.stdout))
+
+
+def test_import_kmeviz_loads_no_plotting_library_and_no_app():
+    loaded = loaded_after_import("kmeviz")
+    assert not loaded & (PLOTTING | APPS), loaded & (PLOTTING | APPS)
+    assert "kmeviz.viz" not in loaded
+
+
+def test_every_core_module_stays_below_viz_and_apps():
+    assert len(CORE) > 10
+    with ThreadPoolExecutor(4) as pool:
+        for module, loaded in zip(CORE, pool.map(loaded_after_import, CORE), strict=True):
+            assert not loaded & (PLOTTING | APPS | {"kmeviz.viz"}), (module, loaded)
+
+
+def test_viz_imports_holoviews_but_no_panel_and_no_app():
+    loaded = loaded_after_import("kmeviz.viz")
+    assert "holoviews" in loaded and not loaded & ({"panel"} | APPS), loaded
