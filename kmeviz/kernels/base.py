@@ -136,8 +136,12 @@ class RadialKernel(Kernel):
         out += a.h[:, None]
         out += b.h[None, :]
         np.maximum(out, 0.0, out=out)  # squared distances, clipped against round-off
-        out[...] = self.radial(out)
-        return out
+        return self._radial_in_place(out)
+
+    def _radial_in_place(self, sq: np.ndarray) -> np.ndarray:
+        """φ(sq) written over ``sq`` (override to avoid the temporary)."""
+        sq[...] = self.radial(sq)
+        return sq
 
     def paired(self, X, Y):
         diff = X - Y

@@ -113,17 +113,9 @@ class IMQKernel(ShiftInvariantKernel, RadialKernel):
     def value_at_zero(self) -> float:
         return self.c ** (2 * self.beta)
 
-    def _prepare(self, X):
-        return _Prepared(X, np.einsum("ij,ij->i", X, X))
-
-    def _tile(self, a, b, out):
-        np.dot(a.X, b.X.T, out=out)
-        out *= -2.0
-        out += a.h[:, None]
-        out += b.h[None, :]
-        np.maximum(out, 0.0, out=out)
-        out += self.c**2
-        return np.power(out, self.beta, out=out)
+    def _radial_in_place(self, sq):
+        sq += self.c**2
+        return np.power(sq, self.beta, out=sq)
 
     def paired(self, X, Y):
         diff = X - Y
