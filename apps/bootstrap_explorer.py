@@ -51,7 +51,7 @@ def run_test(data_key, seed, kernel_key, estimator, null, B, n_features):
     """The test at α = 0.05; other levels come from ``TestResult.at_level`` for free."""
     X, Y = make_samples(data_key, seed)
     return K.mmd_test(X, Y, KERNELS[kernel_key[0]](kernel_key[1]), estimator=estimator,
-                      null=null, n_permutations=B, n_features=n_features, rng=seed)
+                      null=null, n_resamples=B, n_features=n_features, rng=seed)
 
 
 @lru_cache(maxsize=8)
@@ -84,7 +84,7 @@ class BootstrapExplorer(pn.viewable.Viewer):
     bandwidth = param.Number(default=1.0, doc="σ (Gaussian, Laplace) or c (IMQ)")
     estimator = param.Selector(default="biased", objects=list(ESTIMATORS))
     null = param.Selector(default="permutation", objects=list(NULLS))
-    n_permutations = param.Integer(default=1000, bounds=(1, 5000), label="B (replicates)")
+    n_resamples = param.Integer(default=1000, bounds=(1, 5000), label="B (replicates)")
     alpha = param.Number(default=0.05, bounds=(0.005, 0.5), step=0.005, label="α")
     n_features = param.Integer(default=256, bounds=(1, 4096), label="L (FastMMD)")
     repeat_result = param.Parameter(default=None, precedence=-1)
@@ -109,7 +109,7 @@ class BootstrapExplorer(pn.viewable.Viewer):
 
     def _result(self, null=None):
         res = run_test(self.data_key, self.seed, self.kernel_key, self.estimator,
-                       null or self.null, self.n_permutations, self.n_features)
+                       null or self.null, self.n_resamples, self.n_features)
         return res.at_level(self.alpha)
 
     def _use_median_heuristic(self, _event=None):
@@ -123,7 +123,7 @@ class BootstrapExplorer(pn.viewable.Viewer):
         try:
             tests = {f"{self.estimator} / {self.null}": {
                 "kernel": KERNELS[self.kernel](self.bandwidth), "estimator": self.estimator,
-                "null": self.null, "n_permutations": self.n_permutations,
+                "null": self.null, "n_resamples": self.n_resamples,
                 "n_features": self.n_features}}
             data_key, rng = self.data_key, np.random.default_rng([self.seed, 1])
             rejections, chunk = 0, 5
@@ -144,7 +144,7 @@ class BootstrapExplorer(pn.viewable.Viewer):
 
     # -- views -------------------------------------------------------------------
     @param.depends("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
-                   "bandwidth", "estimator", "null", "n_permutations", "alpha", "n_features")
+                   "bandwidth", "estimator", "null", "n_resamples", "alpha", "n_features")
     @guarded
     def null_view(self):
         res = self._result()
@@ -156,7 +156,7 @@ class BootstrapExplorer(pn.viewable.Viewer):
         return viz.null_histogram(res, overlays=overlays)
 
     @param.depends("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
-                   "bandwidth", "estimator", "null", "n_permutations", "alpha", "n_features")
+                   "bandwidth", "estimator", "null", "n_resamples", "alpha", "n_features")
     @guarded
     def summary_view(self):
         res = self._result()
@@ -181,7 +181,7 @@ class BootstrapExplorer(pn.viewable.Viewer):
         runtimes = {null: self._result(null).runtime["total"]
                     for null in K.VALID_NULLS[self.estimator]}
         return viz.runtime_bars(runtimes).opts(
-            title=f"Runtime of each null (B = {self.n_permutations})")
+            title=f"Runtime of each null (B = {self.n_resamples})")
 
     @param.depends("repeat_result")
     def repeat_view(self):
@@ -204,12 +204,12 @@ class BootstrapExplorer(pn.viewable.Viewer):
         w = pn.Param(
             self.param,
             parameters=["dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
-                        "bandwidth", "estimator", "null", "n_permutations", "alpha",
+                        "bandwidth", "estimator", "null", "n_resamples", "alpha",
                         "n_features"],
             widgets={"epsilon": slider, "shift": slider, "variance_ratio": slider,
                      "alpha": slider,
                      "n": {"type": pn.widgets.IntSlider, "throttled": True},
-                     "n_permutations": {"type": pn.widgets.IntInput, "step": 100},
+                     "n_resamples": {"type": pn.widgets.IntInput, "step": 100},
                      "n_features": {"type": pn.widgets.IntInput, "step": 64},
                      "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.1}},
             show_name=False, sizing_mode="stretch_width")

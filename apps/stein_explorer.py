@@ -25,7 +25,7 @@ SAMPLERS = ("the target itself", "shifted by s", "scaled by 1 + s", "Laplace (un
 KERNEL_NAMES = ("IMQ", "Gaussian")
 DATA_PARAMS = ("dimension", "target", "sampler", "strength", "n", "seed")
 KERNEL_PARAMS = ("kernel", "bandwidth", "imq_c", "imq_beta")
-TEST_PARAMS = ("n_landmarks", "n_bootstrap", "alpha")
+TEST_PARAMS = ("n_landmarks", "n_resamples", "alpha")
 
 
 def make_target(name: str, d: int):
@@ -64,10 +64,10 @@ def run_tests(data_key, kernel_key, m, D, alpha):
     X = make_sample(*data_key)
     target, kernel = make_target(data_key[0], data_key[2]), make_kernel(kernel_key)
     seed = data_key[-1] + 1
-    full = K.ksd_test(X, target, kernel, method="full", n_bootstrap=D, alpha=alpha, rng=seed)
-    nys = K.ksd_test(X, target, kernel, method="nystrom", n_landmarks=m, n_bootstrap=D,
+    full = K.ksd_test(X, target, kernel, method="full", n_resamples=D, alpha=alpha, rng=seed)
+    nys = K.ksd_test(X, target, kernel, method="nystrom", n_landmarks=m, n_resamples=D,
                      alpha=alpha, rng=seed)
-    return full, nys, K.ksd2(X, target, kernel, estimator="u")
+    return full, nys, K.ksd2(X, target, kernel, estimator="unbiased")
 
 
 def plot_grid(X, d):
@@ -102,7 +102,7 @@ class SteinExplorer(pn.viewable.Viewer):
     imq_c = param.Number(default=1.0, label="IMQ c")
     imq_beta = param.Number(default=-0.5, label="IMQ β")
     n_landmarks = param.Integer(default=90, bounds=(1, None), label="Nyström m")
-    n_bootstrap = param.Integer(default=500, bounds=(1, 5000), label="D (bootstrap replicates)")
+    n_resamples = param.Integer(default=500, bounds=(1, 5000), label="D (bootstrap replicates)")
     alpha = param.Number(default=0.05, bounds=(0.01, 0.2), step=0.01, label="level α")
 
     @property
@@ -118,7 +118,7 @@ class SteinExplorer(pn.viewable.Viewer):
 
     def _tests(self):
         make_kernel(self.kernel_key)  # readable kernel errors before any work
-        return run_tests(self.data_key, self.kernel_key, self.n_landmarks, self.n_bootstrap,
+        return run_tests(self.data_key, self.kernel_key, self.n_landmarks, self.n_resamples,
                          float(self.alpha))
 
     @param.depends(*DATA_PARAMS)
@@ -146,10 +146,10 @@ class SteinExplorer(pn.viewable.Viewer):
         target, kernel = make_target(self.target, d), make_kernel(self.kernel_key)
         grid = plot_grid(X, d)
         pts = grid_points(grid, d)
-        landmarks = X[nys_result.null_params["landmarks"]]
+        landmarks = X[nys_result.fitted["landmarks"]]
         full = stein_witness(X, target, kernel, pts)
         nys = stein_witness(landmarks, target, kernel, pts,
-                            weights=nys_result.null_params["weights"])
+                            weights=nys_result.fitted["weights"])
         if d == 2:
             shape = (len(grid[1]), len(grid[0]))
             full, nys = full.reshape(shape), nys.reshape(shape)
@@ -180,11 +180,11 @@ class SteinExplorer(pn.viewable.Viewer):
 
         rows = [("KSD²", span("ksd-full", full.statistic, ".5f"),
                  span("ksd-nystrom", nys.statistic, ".5f")),
-                (f"p-value (D = {self.n_bootstrap})", span("p-full", full.p_value, ".4f"),
+                (f"p-value (D = {self.n_resamples})", span("p-full", full.p_value, ".4f"),
                  span("p-nystrom", nys.p_value, ".4f")),
                 (f"decision at α = {self.alpha:g}", verdict(full), verdict(nys)),
-                ("seconds (statistic + bootstrap)", f"{sum(full.runtime.values()):.3f}",
-                 f"{sum(nys.runtime.values()):.3f}")]
+                ("seconds (statistic + bootstrap)", f"{full.runtime['total']:.3f}",
+                 f"{nys.runtime['total']:.3f}")]
         table = "\n".join(f"| {a} | {b} | {c} |" for a, b, c in rows)
         return pn.pane.Markdown(f"""
 | | full (V-statistic) | Nyström (m = {self.n_landmarks}) |

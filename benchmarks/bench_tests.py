@@ -32,7 +32,7 @@ def loop_over_gram(X, Y, kernel, B, rng):
 def permutation_test(n=500, B=1000):
     X, Y = K.blobs_two_sample(n, epsilon=2.0, rng=0)
     k = K.GaussianKernel(1.0)
-    t_ours, res = best_time(lambda: K.mmd_test(X, Y, k, n_permutations=B, rng=0), repeat=5)
+    t_ours, res = best_time(lambda: K.mmd_test(X, Y, k, n_resamples=B, rng=0), repeat=5)
     t_gram, _ = best_time(lambda: loop_over_gram(X, Y, k, B, np.random.default_rng(0)),
                           repeat=3)
     t_naive, _ = best_time(lambda: loop_recomputing(X, Y, k, B, np.random.default_rng(0)),
@@ -52,7 +52,7 @@ def null_methods(n=500, B=1000):
     for est, nulls in K.VALID_NULLS.items():
         for null in nulls:
             t, res = best_time(lambda e=est, nl=null: K.mmd_test(
-                X, Y, k, estimator=e, null=nl, n_permutations=B, rng=0), repeat=3)
+                X, Y, k, estimator=e, null=nl, n_resamples=B, rng=0), repeat=3)
             rows.append([est, null, t, res.p_value])
     print_table(f"Every valid estimator / null at n = {n} per sample, B = {B}",
                 ["estimator", "null", "time (s)", "p-value"], rows)

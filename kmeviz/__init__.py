@@ -5,7 +5,7 @@ estimators and never imports plotting; ``kmeviz.viz`` draws them with HoloViews,
 Panel apps with their server (``kmeviz_apps``) put widgets on top.
 """
 
-from .bootstrap import VALID_NULLS, TestResult, mmd_test
+from .bootstrap import VALID_NULLS, mmd_test
 from .circular import CircularDiscrepancy, circular_discrepancy, circular_ensemble
 from .conditional import (
     ConditionalMeanEmbedding,
@@ -34,7 +34,8 @@ from .kernels import (
     SteinKernel,
     median_heuristic,
 )
-from .mmd import mmd2, mmd2_block, mmd2_fastmmd, mmd2_linear, mmd_nystrom
+from .mmd import mmd2, mmd2_block, mmd2_fastmmd, mmd2_linear, mmd2_nystrom, mmd_nystrom
+from .results import TestResult
 from .spectrum import effective_dimension, fit_decay, gram_spectrum
 from .stein import ksd2, ksd2_nystrom, stein_witness
 from .targets import GaussBernoulliRBM, GaussianMixtureTarget, NormalTarget, StudentTTarget
@@ -57,6 +58,7 @@ __all__ = [
     "fit_decay",
     "gram_spectrum",
     "mmd_nystrom",
+    "mmd2_nystrom",
     "TestResult",
     "VALID_NULLS",
     "mmd_test",

@@ -19,7 +19,6 @@ p-values of simulated nulls are (1 + #{null ≥ statistic}) / (1 + B).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import linalg, stats
@@ -33,6 +32,13 @@ from ._validation import (
 )
 from .kernels import DEFAULT_WORKING_MEMORY, check_kernel
 from .mmd import block_terms, linear_terms, mmd2, random_features
+from .results import (
+    TestResult,
+    normal_result,
+    one_pass_runtime,
+    p_value_from_samples,
+    renamed_argument,
+)
 
 #: Estimator -> the nulls that are valid for it.
 VALID_NULLS = {
@@ -45,73 +51,6 @@ VALID_NULLS = {
     "nystrom": ("permutation",),
 }
 NULLS = ("permutation", "gamma", "spectral", "normal")
-
-
-@dataclass(frozen=True)
-class TestResult:
-    """Outcome of a hypothesis test.
-
-    Attributes
-    ----------
-    statistic : float
-    p_value : float
-    null_samples : array (B,) or None
-        Simulated null statistics (None for the analytic Gamma and normal nulls).
-    threshold : float
-        Reject H0 when ``statistic > threshold`` (equivalently ``p_value <= alpha``).
-    reject : bool
-    alpha : float
-    estimator, null : str
-    null_params : dict
-        Parameters of an analytic null (Gamma ``shape``/``scale``, normal ``scale``) or
-        the spectral ``eigenvalues``; empty for permutation nulls.
-    runtime : dict
-        Seconds spent on the statistic and on the null.
-    """
-
-    __test__ = False  # not a pytest test class
-
-    statistic: float
-    p_value: float
-    null_samples: np.ndarray | None
-    threshold: float
-    reject: bool
-    alpha: float
-    estimator: str = ""
-    null: str = ""
-    null_params: dict = field(default_factory=dict)
-    runtime: dict = field(default_factory=dict)
-
-    def null_distribution(self):
-        """The frozen scipy distribution of an analytic null (Gamma or normal), else None."""
-        if self.null == "gamma":
-            return stats.gamma(self.null_params["shape"], scale=self.null_params["scale"])
-        if self.null == "normal":
-            return stats.norm(0.0, self.null_params["scale"])
-        return None
-
-    def at_level(self, alpha: float) -> TestResult:
-        """The same test at another level α: only the threshold and decision change."""
-        alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
-        if self.null_samples is not None:
-            threshold = threshold_from_samples(self.null_samples, alpha)
-        else:
-            threshold = float(self.null_distribution().isf(alpha))
-        return replace(self, alpha=alpha, threshold=threshold,
-                       reject=bool(self.p_value <= alpha))
-
-
-def p_value_from_samples(statistic: float, null_samples: np.ndarray) -> float:
-    """(1 + #{null >= statistic}) / (1 + B): a valid p-value for any exchangeable null."""
-    return (1.0 + np.count_nonzero(null_samples >= statistic)) / (1.0 + null_samples.size)
-
-
-def threshold_from_samples(null_samples: np.ndarray, alpha: float) -> float:
-    """The value t with ``statistic > t`` ⟺ p-value <= alpha (inf if B is too small)."""
-    k = int(np.floor(alpha * (null_samples.size + 1) + 1e-12)) - 1
-    if k < 0:
-        return float("inf")
-    return float(np.sort(null_samples)[::-1][k])
 
 
 def permutation_assignments(m: int, n: int, n_permutations: int, rng) -> np.ndarray:
@@ -224,7 +163,8 @@ def _simulate_spectral(lam, m, n, estimator, B, rng) -> np.ndarray:
 
 
 def _statistic_and_null(X, Y, kernel, estimator, null, B, rng, options):
-    """Return (statistic, null_samples, analytic_dist, null_params) — the test's heart."""
+    """Return (statistic, null_samples, analytic_dist, null_params) — the test's heart.
+    For the normal null the first item is the array of i.i.d. summands."""
     m, n = X.shape[0], Y.shape[0]
     if estimator in ("biased", "unbiased"):
         if null == "permutation":
@@ -249,21 +189,14 @@ def _statistic_and_null(X, Y, kernel, estimator, null, B, rng, options):
         U = _with_identity(permutation_assignments(m, n, B, rng), m)
         values = permutation_fastmmd2(F, m, U)
         return values[0], values[1:], None, {}
-    terms = (linear_terms(X, Y, kernel) if estimator == "linear"
-             else block_terms(X, Y, kernel, options["block_size"]))
-    if terms.size < 2:
-        raise ValueError(f"the {estimator} estimator has {terms.size} summand(s); "
-                         "the normal null needs at least 2 (use more samples)")
-    scale = float(terms.std(ddof=1) / np.sqrt(terms.size))
-    if scale == 0.0:
-        raise ValueError(f"the {estimator} summands are all equal: the normal null is degenerate")
-    return float(terms.mean()), None, stats.norm(0.0, scale), {"scale": scale}
+    return (linear_terms(X, Y, kernel) if estimator == "linear"
+            else block_terms(X, Y, kernel, options["block_size"])), None, None, {}
 
 
 def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutation",
-             n_permutations: int = 1000, alpha: float = 0.05, n_features: int = 256,
+             n_resamples: int | None = None, alpha: float = 0.05, n_features: int = 256,
              block_size: int | None = None, n_landmarks: int | None = None,
-             rng=None) -> TestResult:
+             rng=None, n_permutations: int | None = None) -> TestResult:
     """Kernel two-sample test of H0: P = Q with an MMD² statistic and a null distribution.
 
     Parameters
@@ -278,8 +211,9 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
         permutation, spectral; linear and block — normal; FastMMD — permutation
         (the paper's FastMMD + bootstrap); nystrom — permutation (squared Nyström MMD
         with landmarks drawn from the pooled sample). Other pairs raise ValueError.
-    n_permutations : int
-        B, the number of permutation (or spectral simulation) replicates.
+    n_resamples : int
+        B, the number of permutation (or spectral simulation) replicates (default 1000;
+        scipy.stats' name). ``n_permutations`` is its deprecated name.
     alpha : float in (0, 1)
     n_features : int
         L for the FastMMD estimators.
@@ -292,6 +226,8 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
     Returns
     -------
     TestResult
+        ``method`` is the estimator; ``runtime`` has ``statistic``, ``null`` and ``total``
+        (NaN for the first two when one permutation pass computes both).
 
     Examples
     --------
@@ -299,7 +235,7 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
     >>> from kmeviz import GaussianKernel
     >>> rng = np.random.default_rng(0)
     >>> X, Y = rng.normal(size=(100, 2)), rng.normal(1.0, 1.0, size=(100, 2))
-    >>> res = mmd_test(X, Y, GaussianKernel(1.0), n_permutations=200, rng=0)
+    >>> res = mmd_test(X, Y, GaussianKernel(1.0), n_resamples=200, rng=0)
     >>> bool(res.reject), res.p_value == 1 / 201  # no permutation reaches the statistic
     (True, True)
     """
@@ -310,7 +246,8 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
             f"null={null!r} is not valid for estimator={estimator!r}; "
             f"valid nulls are {', '.join(VALID_NULLS[estimator])}"
         )
-    B = check_positive_int(n_permutations, "n_permutations")
+    B = check_positive_int(renamed_argument("n_permutations", n_permutations, "n_resamples",
+                                            n_resamples, 1000), "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
     X, Y = check_pair(X, Y, min_samples=2)
     kernel = check_kernel(kernel, shift_invariant=estimator.startswith("fastmmd"))
@@ -322,10 +259,17 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
     statistic, samples, dist, params = _statistic_and_null(X, Y, kernel, estimator, null, B,
                                                            rng, options)
     elapsed = time.perf_counter() - t0
+    if null == "normal":
+        return normal_result(statistic, alpha, method=estimator,
+                             runtime={"statistic": elapsed, "null": 0.0, "total": elapsed})
     statistic = float(statistic)
     p_value = (p_value_from_samples(statistic, samples) if samples is not None
                else float(dist.sf(statistic)))
-    result = TestResult(statistic=statistic, p_value=float(p_value), null_samples=samples,
-                        threshold=np.nan, reject=False, alpha=alpha, estimator=estimator,
-                        null=null, null_params=params, runtime={"total": elapsed})
+    if null == "permutation":
+        runtime = one_pass_runtime(elapsed)
+    else:  # the statistic, then the analytic or spectral null
+        runtime = {"statistic": np.nan, "null": np.nan, "total": elapsed}
+    result = TestResult(statistic=statistic, p_value=float(p_value), threshold=np.nan,
+                        reject=False, alpha=alpha, null_samples=samples, method=estimator,
+                        null=null, null_params=params, runtime=runtime)
     return result.at_level(alpha)

@@ -17,6 +17,7 @@ from ._validation import check_in_interval, check_positive_int, check_rng
 from .bootstrap import mmd_test
 from .datasets import blobs_two_sample
 from .kernels import GaussianKernel
+from .results import renamed_argument
 
 Progress = Callable[[int, int], None] | None
 
@@ -79,16 +80,19 @@ def _nested_progress(progress: Progress, outer: int, n_outer: int) -> Progress:
 
 
 def fastmmd_type2_vs_L(Ls=(1, 2, 4, 8, 16, 32, 64, 128), *, n: int = 1000,
-                       epsilon: float = 4.0, n_trials: int = 100, n_permutations: int = 1000,
-                       rng=None, progress: Progress = None) -> pd.DataFrame:
+                       epsilon: float = 4.0, n_trials: int = 100,
+                       n_resamples: int | None = None, rng=None, progress: Progress = None,
+                       n_permutations: int | None = None) -> pd.DataFrame:
     """FastMMD Fig. 8a: type-II error of FastMMD-Fourier + bootstrap vs L (blobs, ε = 4).
 
-    Gaussian kernel σ = 1, α = 0.05; returns L, type2_error, its interval, runtime.
+    Gaussian kernel σ = 1, α = 0.05, B = ``n_resamples`` (default 1000); returns L,
+    type2_error, its interval, runtime.
     """
+    B = renamed_argument("n_permutations", n_permutations, "n_resamples", n_resamples, 1000)
     rng = check_rng(rng)
     tests = {f"L={L}": {"kernel": GaussianKernel(1.0), "estimator": "fastmmd-fourier",
                         "null": "permutation", "n_features": int(L),
-                        "n_permutations": n_permutations} for L in Ls}
+                        "n_resamples": B} for L in Ls}
     df = rejection_rates(lambda g: blobs_two_sample(n, epsilon=epsilon, rng=g), tests,
                          n_repeats=n_trials, rng=rng, progress=progress)
     df.insert(0, "L", [int(L) for L in Ls])
@@ -111,15 +115,16 @@ FIG8B_TESTS = {
 
 def type2_vs_epsilon(epsilons=(1.2, 1.4, 1.6, 1.8, 2.0, 2.2, 2.4, 2.6, 2.8, 3.0), *,
                      n: int = 1000, n_features: int = 256, n_trials: int = 100,
-                     n_permutations: int = 1000, rng=None,
-                     progress: Progress = None) -> pd.DataFrame:
+                     n_resamples: int | None = None, rng=None, progress: Progress = None,
+                     n_permutations: int | None = None) -> pd.DataFrame:
     """FastMMD Fig. 8b: type-II error vs ε for the permutation, Gamma, spectral and FastMMD tests.
 
     Gaussian kernel σ = 1, L = 256, α = 0.05. Tidy: one row per (ε, test) with the
-    mean runtime per test.
+    mean runtime per test. B = ``n_resamples`` (default 1000).
     """
+    B = renamed_argument("n_permutations", n_permutations, "n_resamples", n_resamples, 1000)
     rng = check_rng(rng)
-    tests = {label: {"kernel": GaussianKernel(1.0), "n_permutations": n_permutations,
+    tests = {label: {"kernel": GaussianKernel(1.0), "n_resamples": B,
                      "n_features": n_features, **opts} for label, opts in FIG8B_TESTS.items()}
     frames = []
     for i, eps in enumerate(epsilons):
@@ -140,20 +145,22 @@ def null_sampler(n: int, m: int | None = None, *, data: str = "normal") -> Calla
 
 
 def size_table(*, n: int = 200, m: int | None = None, n_repeats: int = 500,
-               n_permutations: int = 199, alpha: float = 0.05, level: float = 0.99,
+               n_resamples: int | None = None, alpha: float = 0.05, level: float = 0.99,
                data: str = "normal", bandwidth: float = 1.0, pairs=None, rng=None,
-               progress: Progress = None) -> pd.DataFrame:
+               progress: Progress = None, n_permutations: int | None = None) -> pd.DataFrame:
     """Type-I error of every valid estimator/null pair over ``n_repeats`` null draws.
 
     Data: P = Q = N(0, I₂) (or the round blob grid with ``data="blobs"``), Gaussian
     kernel. B = 199 makes the permutation tests exact at α = 0.05 (α (B + 1) is an
     integer); the Gamma, spectral and normal nulls are asymptotic approximations.
+    ``n_resamples`` is B (default 199).
     """
     from .bootstrap import VALID_NULLS
 
+    B = renamed_argument("n_permutations", n_permutations, "n_resamples", n_resamples, 199)
     pairs = pairs or [(e, nl) for e, ns in VALID_NULLS.items() for nl in ns]
     tests = {f"{e} / {nl}": {"kernel": GaussianKernel(bandwidth), "estimator": e, "null": nl,
-                             "n_permutations": n_permutations} for e, nl in pairs}
+                             "n_resamples": B} for e, nl in pairs}
     df = rejection_rates(null_sampler(n, m, data=data), tests, n_repeats=n_repeats,
                          alpha=alpha, level=level, rng=rng, progress=progress)
     df["within_interval"] = (df["ci_low"] <= alpha) & (alpha <= df["ci_high"])

@@ -16,6 +16,7 @@ from ._validation import check_choice, check_positive_int, check_rng
 from .experiments import binomial_interval
 from .goodness_of_fit import ksd_test
 from .kernels import GaussianKernel, IMQKernel, median_heuristic
+from .results import renamed_argument
 from .targets import GaussBernoulliRBM, NormalTarget, StudentTTarget
 
 Progress = Callable[[int, int], None] | None
@@ -65,13 +66,15 @@ def draw_problem(problem: str, parameter, n: int, rng):
 
 
 def ksd_power(problem: str, parameters: Sequence, *, n: int, n_repeats: int,
-              methods: dict | None = None, n_bootstrap: int = 500, alpha: float = 0.05,
-              level: float = 0.95, rng=None, progress: Progress = None) -> pd.DataFrame:
+              methods: dict | None = None, n_resamples: int | None = None,
+              alpha: float = 0.05, level: float = 0.95, rng=None, progress: Progress = None,
+              n_bootstrap: int | None = None) -> pd.DataFrame:
     """Rejection rate of each method (paired: all see the same draws) for each parameter.
 
     Columns: problem, parameter, method, rejections, trials, rate, ci_low, ci_high (exact
-    Clopper–Pearson at ``level``), mean_seconds.
+    Clopper–Pearson at ``level``), mean_seconds. ``n_resamples`` is D (default 500).
     """
+    D = renamed_argument("n_bootstrap", n_bootstrap, "n_resamples", n_resamples, 500)
     methods = PAPER_METHODS if methods is None else methods
     n_repeats = check_positive_int(n_repeats, "n_repeats")
     rng = check_rng(rng)
@@ -85,7 +88,7 @@ def ksd_power(problem: str, parameters: Sequence, *, n: int, n_repeats: int,
                 m = None if factor is None else int(np.ceil(factor * np.sqrt(n)))
                 t0 = time.perf_counter()
                 res = ksd_test(X, target, base_kernel(kern, X), method=method, n_landmarks=m,
-                               n_bootstrap=n_bootstrap, alpha=alpha, rng=rng)
+                               n_resamples=D, alpha=alpha, rng=rng)
                 seconds[label] += time.perf_counter() - t0
                 hits[label] += res.reject
             done += 1
@@ -108,11 +111,14 @@ def landmark_methods(factors=(1, 4, 8), kernel: str = "imq") -> dict:
 
 
 def ksd_runtime_vs_n(ns: Sequence[int], *, d: int = 10, n_repeats: int = 3,
-                     methods=("full", "nystrom", "linear", "fssd"), n_bootstrap: int = 500,
-                     landmark_factor: float = 4.0, rng=None,
-                     progress: Progress = None) -> pd.DataFrame:
+                     methods=("full", "nystrom", "linear", "fssd"),
+                     n_resamples: int | None = None, landmark_factor: float = 4.0, rng=None,
+                     progress: Progress = None, n_bootstrap: int | None = None
+                     ) -> pd.DataFrame:
     """Fig. 1a: seconds per complete test (statistic + null) vs n, IMQ kernel, data and
-    target N(0, I_d), m = 4√n. Columns: n, method, repeat, seconds."""
+    target N(0, I_d), m = 4√n, D = ``n_resamples`` (default 500). Columns: n, method,
+    repeat, seconds."""
+    D = renamed_argument("n_bootstrap", n_bootstrap, "n_resamples", n_resamples, 500)
     rng = check_rng(rng)
     rows, total = [], len(ns) * n_repeats * len(methods)
     target = NormalTarget(np.zeros(d))
@@ -123,7 +129,7 @@ def ksd_runtime_vs_n(ns: Sequence[int], *, d: int = 10, n_repeats: int = 3,
             for r in range(n_repeats):
                 t0 = time.perf_counter()
                 ksd_test(X, target, IMQKernel(), method=method, n_landmarks=m,
-                         n_bootstrap=n_bootstrap, rng=rng)
+                         n_resamples=D, rng=rng)
                 rows.append({"n": n, "method": method, "repeat": r,
                              "seconds": time.perf_counter() - t0})
                 if progress is not None:

@@ -21,12 +21,17 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy import stats
 
 from ._validation import check_choice, check_in_interval, check_positive_int, check_rng
-from .bootstrap import TestResult, p_value_from_samples, threshold_from_samples
 from .embedding import draw_landmarks
 from .kernels import SteinKernel, prepared_rows
+from .results import (
+    TestResult,
+    normal_result,
+    one_pass_runtime,
+    renamed_argument,
+    simulated_result,
+)
 from .stein import NystromStein, default_stein_landmarks
 
 METHODS = ("full", "nystrom", "linear", "fssd")
@@ -99,16 +104,32 @@ def fssd_features(X, S, kernel, locations) -> np.ndarray:
     return xi.reshape(n, -1) / np.sqrt(d * locations.shape[0])
 
 
-def ksd_test(X, target, kernel, *, method: str = "full", n_bootstrap: int = 500,
+def ksd_test(X, target, kernel, *, method: str = "full", n_resamples: int | None = None,
              n_landmarks=None, landmarks=None, alpha: float = 0.05, wild: str = "markov",
-             n_locations: int = 10, rng=None) -> TestResult:
+             n_locations: int = 10, rng=None, n_bootstrap: int | None = None) -> TestResult:
     """Test H0: the sample X comes from ``target`` (known through ``target.score``).
 
-    Returns a ``TestResult`` (statistic, p-value, D null replicates or the normal null's
-    scale, threshold, decision, runtimes); a Nyström test's ``null_params`` hold its
-    ``landmarks`` and ``weights`` α = K_mm⁺β (for ``stein_witness``). ``n_landmarks``
-    (default 4√n) or ``landmarks`` (indices into X) set the Nyström sample; ``n_locations``
-    the FSSD test locations.
+    Parameters
+    ----------
+    X : array (n, d)
+    target : object with ``score(X)``, the gradient of log p, shape (n, d)
+    kernel : RadialKernel, the base kernel of the Stein kernel
+    method : {"full", "nystrom", "linear", "fssd"}
+    n_resamples : int
+        D, the number of bootstrap (or simulated) null replicates (default 500; scipy.stats'
+        name). ``n_bootstrap`` is its deprecated name.
+    n_landmarks, landmarks : the Nyström sample: m (default 4√n) or indices into X
+    alpha : float in (0, 1)
+    wild : {"markov", "rademacher"}, the bootstrap signs
+    n_locations : int, the FSSD test locations
+    rng : Generator, int or None
+
+    Returns
+    -------
+    TestResult
+        ``method`` as given; ``null`` is ``"wild-bootstrap"``, ``"nystrom-bootstrap"``,
+        ``"normal"`` or ``"chi-square-mixture"``; a Nyström test's ``fitted`` holds its
+        ``landmarks`` and ``weights`` α = K_mm⁺β (for ``stein_witness``).
 
     Examples
     --------
@@ -121,7 +142,8 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_bootstrap: int = 500,
     """
     check_choice(method, "method", METHODS)
     check_choice(wild, "wild", WILD)
-    n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap")
+    D = check_positive_int(renamed_argument("n_bootstrap", n_bootstrap, "n_resamples",
+                                            n_resamples, 500), "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
     rng = check_rng(rng)
     stein = SteinKernel(kernel, target)
@@ -132,37 +154,28 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_bootstrap: int = 500,
         raise ValueError("X needs at least 2 samples for a goodness-of-fit test")
     if method == "linear":
         terms = linear_ksd_terms(stein, prepared)
-        stat = float(terms.mean())
-        scale = float(terms.std(ddof=1) / np.sqrt(terms.size)) if terms.size > 1 else np.inf
-        null = stats.norm(0.0, scale)
-        return TestResult(stat, float(null.sf(stat)), None, float(null.isf(alpha)),
-                          bool(null.sf(stat) <= alpha), alpha, "linear-ksd", "normal",
-                          {"scale": scale}, {"statistic": time.perf_counter() - t0})
-    if method == "fssd":
-        stat, null_samples = _fssd(prepared, stein.kernel, n_locations, n_bootstrap, rng)
-        return _simulated_result(stat, null_samples, alpha, "fssd-rand", "simulated chi-square",
-                                 {"statistic and null": time.perf_counter() - t0})
-    if method == "full":
-        W = wild_signs(n, n_bootstrap, rng, scheme=wild)
-        stat, null_samples = full_wild_bootstrap(stein, prepared, W)
         elapsed = time.perf_counter() - t0
-        return _simulated_result(stat, null_samples, alpha, "ksd-v", f"wild bootstrap ({wild})",
-                                 {"statistic and null (one pass)": elapsed})
+        return normal_result(terms, alpha, method="linear",
+                             runtime={"statistic": elapsed, "null": 0.0, "total": elapsed})
+    if method == "fssd":
+        stat, null_samples = _fssd(prepared, stein.kernel, n_locations, D, rng)
+        return simulated_result(stat, null_samples, alpha, method="fssd",
+                                null="chi-square-mixture",
+                                runtime=one_pass_runtime(time.perf_counter() - t0))
+    if method == "full":
+        W = wild_signs(n, D, rng, scheme=wild)
+        stat, null_samples = full_wild_bootstrap(stein, prepared, W)
+        return simulated_result(stat, null_samples, alpha, method="full", null="wild-bootstrap",
+                                runtime=one_pass_runtime(time.perf_counter() - t0))
     landmarks = draw_landmarks(n, default_stein_landmarks(n) if n_landmarks is None
                                else n_landmarks, landmarks, True, rng)
-    signs = WildSigns(n_bootstrap, rng, scheme=wild)  # consumed block by block
+    signs = WildSigns(D, rng, scheme=wild)  # consumed block by block
     nys = NystromStein(prepared[0], target, kernel, landmarks=landmarks, signs=signs)
     null_samples = np.sum((nys.R @ nys.projected_signs) ** 2, axis=0) / n**2
-    return _simulated_result(nys.statistic, null_samples, alpha, "nystrom-ksd",
-                             f"Nyström wild bootstrap ({wild})",
-                             {"statistic and null (one pass)": time.perf_counter() - t0},
-                             {"landmarks": nys.landmarks, "weights": nys.weights})
-
-
-def _simulated_result(stat, null_samples, alpha, estimator, null, runtime, extra=None):
-    p = p_value_from_samples(stat, null_samples)
-    return TestResult(float(stat), p, null_samples, threshold_from_samples(null_samples, alpha),
-                      bool(p <= alpha), alpha, estimator, null, extra or {}, runtime)
+    return simulated_result(nys.statistic, null_samples, alpha, method="nystrom",
+                            null="nystrom-bootstrap",
+                            runtime=one_pass_runtime(time.perf_counter() - t0),
+                            fitted={"landmarks": nys.landmarks, "weights": nys.weights})
 
 
 def _fssd(prepared, kernel, n_locations, n_bootstrap, rng):

@@ -14,6 +14,7 @@ import numpy as np
 from ._validation import check_choice, check_pair, check_positive_int, check_rng
 from .features import FastfoodFeatures, RandomFourierFeatures
 from .kernels import DEFAULT_WORKING_MEMORY, check_kernel
+from .results import warn_deprecated
 
 ESTIMATORS = ("biased", "unbiased")
 
@@ -232,12 +233,12 @@ def mmd2_fastmmd(
     )
 
 
-def mmd_nystrom(X, Y, kernel, *, n_landmarks=None, n_landmarks_y=None, rng=None) -> float:
-    """Nyström MMD ||P₁μ̂(ρ₁) - P₂μ̂(ρ₂)||_H (Chatalic et al. 2022, Sec. 5, Thm 5.1).
+def mmd2_nystrom(X, Y, kernel, *, n_landmarks=None, n_landmarks_y=None, rng=None) -> float:
+    """Squared Nyström MMD ||P₁μ̂(ρ₁) - P₂μ̂(ρ₂)||²_H (Chatalic et al. 2022, Sec. 5,
+    Thm 5.1), like every other ``mmd2_*`` estimator.
 
     Each sample gets its own Nyström embedding with m₁ = ``n_landmarks`` and
     m₂ = ``n_landmarks_y`` (default: the same as m₁; both default to ceil(√n log √n)).
-    Returns the MMD itself (not squared).
     """
     from .embedding import NystromKME
 
@@ -247,4 +248,11 @@ def mmd_nystrom(X, Y, kernel, *, n_landmarks=None, n_landmarks_y=None, rng=None)
     m2 = n_landmarks if n_landmarks_y is None else n_landmarks_y
     mu_x = NystromKME(kernel, n_landmarks, rng=rng).fit(X)
     mu_y = NystromKME(kernel, m2, rng=rng).fit(Y)
-    return mu_x.distance(mu_y)
+    return mu_x.distance(mu_y) ** 2
+
+
+def mmd_nystrom(X, Y, kernel, *, n_landmarks=None, n_landmarks_y=None, rng=None) -> float:
+    """Deprecated: the Nyström MMD itself, ``sqrt(mmd2_nystrom(...))``."""
+    warn_deprecated("mmd_nystrom", "mmd2_nystrom (it returns MMD², like every mmd2_*)")
+    return float(np.sqrt(mmd2_nystrom(X, Y, kernel, n_landmarks=n_landmarks,
+                                      n_landmarks_y=n_landmarks_y, rng=rng)))

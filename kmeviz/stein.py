@@ -13,29 +13,36 @@ import numpy as np
 from ._validation import check_choice
 from .embedding import draw_landmarks, pinv_psd
 from .kernels import DEFAULT_WORKING_MEMORY, SteinKernel, prepared_rows
+from .results import warn_deprecated
 
 
-def ksd2(X, target, kernel, *, estimator: str = "v",
+def ksd2(X, target, kernel, *, estimator: str = "biased",
          working_memory: int = DEFAULT_WORKING_MEMORY) -> float:
-    """KSD² by the V-statistic (1/n²) Σ_ij h_p(x_i, x_j) (Eq. 5) or the U-statistic that
-    drops i = j (Liu et al. 2016). O(n²) time, O(working_memory) extra memory.
+    """KSD² by the V-statistic (1/n²) Σ_ij h_p(x_i, x_j) (Eq. 5, ``estimator="biased"``)
+    or the U-statistic that drops i = j (Liu et al. 2016, ``"unbiased"``), the names of
+    ``mmd2``. O(n²) time, O(working_memory) extra memory.
 
     Examples
     --------
     >>> import numpy as np
     >>> from kmeviz import GaussianKernel, NormalTarget
     >>> X = np.random.default_rng(0).normal(size=(500, 2))
-    >>> bool(abs(ksd2(X, NormalTarget(np.zeros(2)), GaussianKernel(1.0), estimator="u")) < 0.01)
+    >>> u = ksd2(X, NormalTarget(np.zeros(2)), GaussianKernel(1.0), estimator="unbiased")
+    >>> bool(abs(u) < 0.01)
     True
     """
-    check_choice(estimator, "estimator", ("v", "u"))
+    if estimator in ("v", "u"):
+        new = {"v": "biased", "u": "unbiased"}[estimator]
+        warn_deprecated(f"ksd2(estimator={estimator!r})", f"estimator={new!r} (as in mmd2)")
+        estimator = new
+    check_choice(estimator, "estimator", ("biased", "unbiased"))
     stein = SteinKernel(kernel, target)
     a = stein.prepare(X)
     n = a[0].shape[0]
-    if estimator == "u" and n < 2:
+    if estimator == "unbiased" and n < 2:
         raise ValueError("the U-statistic needs at least 2 samples")
     total = sum(float(block.sum()) for _, block in stein.row_blocks(a, a, working_memory))
-    if estimator == "v":
+    if estimator == "biased":
         return total / n**2
     return (total - float(stein.diag(a.X).sum())) / (n * (n - 1))
 

@@ -191,7 +191,7 @@ def null_histogram(result, *, overlays: dict | None = None, bins: int = 40,
     ``overlays`` maps a label to ``(x, density)`` curves drawn on top, e.g. the Gamma
     and spectral approximations of the same null.
     """
-    xlabel = f"{result.estimator} {statistic} statistic"
+    xlabel = f"{result.method} {statistic} statistic"
     layers = []
     if result.null_samples is not None:
         edges = np.histogram_bin_edges(np.append(result.null_samples, result.statistic), bins)

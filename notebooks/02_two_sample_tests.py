@@ -49,7 +49,7 @@ kernel = K.GaussianKernel(1.0)
 
 # %%
 X, Y = K.blobs_two_sample(300, epsilon=2.0, rng=0)
-res = K.mmd_test(X, Y, kernel, n_permutations=1000, rng=0)
+res = K.mmd_test(X, Y, kernel, n_resamples=1000, rng=0)
 print(f"statistic MMD²_b = {res.statistic:.5f}")
 print(f"threshold (α = {res.alpha}) = {res.threshold:.5f}")
 print(f"p-value = {res.p_value:.4f}  ->  reject H0: {res.reject}")
@@ -89,7 +89,7 @@ assert abs(g["shape"] * g["scale"] / res.null_samples.mean() - 1) < 0.1
 # %%
 rows = []
 for null in ("permutation", "gamma", "spectral"):
-    r = K.mmd_test(X, Y, kernel, null=null, n_permutations=1000, rng=0)
+    r = K.mmd_test(X, Y, kernel, null=null, n_resamples=1000, rng=0)
     rows.append({"null": null, "p-value": round(r.p_value, 4),
                  "threshold": round(r.threshold, 5), "reject": r.reject})
 print(pd.DataFrame(rows).to_string(index=False))
@@ -109,11 +109,11 @@ assert max(thresholds) / min(thresholds) < 1.05 and all(row["reject"] for row in
 
 # %%
 tests = {
-    "perm": {"kernel": kernel, "n_permutations": 99},
+    "perm": {"kernel": kernel, "n_resamples": 99},
     "gamma": {"kernel": kernel, "null": "gamma"},
     "linear": {"kernel": kernel, "estimator": "linear", "null": "normal"},
     "FastMMD L=64": {"kernel": kernel, "estimator": "fastmmd-fourier", "n_features": 64,
-                     "n_permutations": 99},
+                     "n_resamples": 99},
 }
 size = rejection_rates(null_sampler(150), tests, n_repeats=100, rng=1)
 power = rejection_rates(lambda g: K.blobs_two_sample(150, epsilon=3.0, rng=g), tests,
@@ -154,7 +154,7 @@ assert np.allclose(power_plot.traverse(lambda e: e, [hv.Scatter])[0].dimension_v
 
 # %%
 fig8a = fastmmd_type2_vs_L(Ls=(1, 4, 16, 64), n=300, epsilon=4.0, n_trials=20,
-                           n_permutations=99, rng=3)
+                           n_resamples=99, rng=3)
 cols = ["L", "type2_error", "type2_ci_low", "type2_ci_high"]
 print(fig8a[cols].round(2).to_string(index=False))
 

@@ -5,13 +5,12 @@ import kmeviz as K
 from kmeviz.bootstrap import (
     _simulate_spectral,
     gamma_null_params,
-    p_value_from_samples,
     permutation_assignments,
     permutation_fastmmd2,
     permutation_mmd2,
     spectral_eigenvalues,
-    threshold_from_samples,
 )
+from kmeviz.results import p_value_from_samples, threshold_from_samples
 
 KERNEL = K.GaussianKernel(1.0)
 
@@ -47,8 +46,8 @@ def test_batched_fastmmd_permutations_equal_a_loop(pair):
                                              for n in ns])
 def test_every_valid_pair_is_seeded_and_consistent(pair, estimator, null):
     X, Y = pair
-    a = K.mmd_test(X, Y, KERNEL, estimator=estimator, null=null, n_permutations=99, rng=7)
-    b = K.mmd_test(X, Y, KERNEL, estimator=estimator, null=null, n_permutations=99, rng=7)
+    a = K.mmd_test(X, Y, KERNEL, estimator=estimator, null=null, n_resamples=99, rng=7)
+    b = K.mmd_test(X, Y, KERNEL, estimator=estimator, null=null, n_resamples=99, rng=7)
     assert a.statistic == b.statistic and a.p_value == b.p_value
     if a.null_samples is not None:
         np.testing.assert_array_equal(a.null_samples, b.null_samples)
@@ -56,12 +55,12 @@ def test_every_valid_pair_is_seeded_and_consistent(pair, estimator, null):
         assert a.p_value == p_value_from_samples(a.statistic, a.null_samples)
     assert 0 < a.p_value <= 1
     assert a.reject == (a.p_value <= a.alpha) == (a.statistic > a.threshold)
-    assert (a.estimator, a.null) == (estimator, null)
+    assert (a.method, a.null) == (estimator, null)
 
 
 def test_statistic_matches_the_estimators(pair):
     X, Y = pair
-    assert K.mmd_test(X, Y, KERNEL, n_permutations=9, rng=0).statistic == pytest.approx(
+    assert K.mmd_test(X, Y, KERNEL, n_resamples=9, rng=0).statistic == pytest.approx(
         K.mmd2(X, Y, KERNEL), rel=1e-12)
     res = K.mmd_test(X, Y, KERNEL, estimator="unbiased", null="spectral", rng=0)
     assert res.statistic == pytest.approx(K.mmd2(X, Y, KERNEL, estimator="unbiased"))
@@ -89,7 +88,7 @@ def test_gamma_and_spectral_moments_agree_with_permutation_null(rng):
     c = 1 / 150 + 1 / 110
     assert g["shape"] * g["scale"] == pytest.approx(c * lam.sum(), rel=1e-8)
     assert g["shape"] * g["scale"] ** 2 == pytest.approx(2 * c**2 * (lam**2).sum(), rel=1e-8)
-    perm = K.mmd_test(X, Y, KERNEL, n_permutations=3000, rng=1).null_samples
+    perm = K.mmd_test(X, Y, KERNEL, n_resamples=3000, rng=1).null_samples
     assert perm.mean() == pytest.approx(g["shape"] * g["scale"], rel=0.04)
     sim = _simulate_spectral(lam, 150, 110, "biased", 20000, np.random.default_rng(0))
     assert sim.mean() == pytest.approx(c * lam.sum(), rel=0.02)
@@ -104,8 +103,8 @@ def test_power_against_a_mean_shift(rng):
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [
-    ({"n_permutations": 0}, ValueError, "n_permutations must be >= 1"),
-    ({"n_permutations": 1.5}, TypeError, "n_permutations must be an integer"),
+    ({"n_resamples": 0}, ValueError, "n_resamples must be >= 1"),
+    ({"n_resamples": 1.5}, TypeError, "n_resamples must be an integer"),
     ({"alpha": 0.0}, ValueError, "alpha must lie in the open interval"),
     ({"alpha": 1.0}, ValueError, "alpha must lie in the open interval"),
     ({"alpha": -0.1}, ValueError, "alpha"),
@@ -139,10 +138,10 @@ def test_bad_samples_for_the_test(pair):
                                              ("block", "normal")])
 def test_at_level_equals_rerunning_with_that_alpha(pair, estimator, null):
     X, Y = pair
-    base = K.mmd_test(X, Y, KERNEL, estimator=estimator, null=null, n_permutations=99,
+    base = K.mmd_test(X, Y, KERNEL, estimator=estimator, null=null, n_resamples=99,
                       alpha=0.05, rng=3)
     for alpha in (0.01, 0.2, 0.5):
-        direct = K.mmd_test(X, Y, KERNEL, estimator=estimator, null=null, n_permutations=99,
+        direct = K.mmd_test(X, Y, KERNEL, estimator=estimator, null=null, n_resamples=99,
                             alpha=alpha, rng=3)
         moved = base.at_level(alpha)
         assert (moved.threshold, moved.reject, moved.alpha) == (
@@ -159,6 +158,6 @@ def test_nystrom_test_statistic_is_projected_mmd(pair):
     Z = np.vstack([X, Y])
     F = nystrom_features(Z, KERNEL, 2000, np.random.default_rng(0))
     np.testing.assert_allclose(F @ F.T, KERNEL(Z), atol=1e-6)
-    res = K.mmd_test(X, Y, KERNEL, estimator="nystrom", n_landmarks=2000, n_permutations=49,
+    res = K.mmd_test(X, Y, KERNEL, estimator="nystrom", n_landmarks=2000, n_resamples=49,
                      rng=0)
     assert res.statistic == pytest.approx(K.mmd2(X, Y, KERNEL), rel=1e-5)

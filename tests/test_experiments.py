@@ -19,7 +19,7 @@ def test_clopper_pearson_interval():
 
 def test_rejection_rates_are_tidy_paired_and_report_progress():
     calls = []
-    tests = {"perm": {"kernel": K.GaussianKernel(1.0), "n_permutations": 49},
+    tests = {"perm": {"kernel": K.GaussianKernel(1.0), "n_resamples": 49},
              "gamma": {"kernel": K.GaussianKernel(1.0), "null": "gamma"}}
     df = rejection_rates(lambda g: (g.normal(size=(30, 2)), g.normal(1.0, 1.0, size=(30, 2))),
                          tests, n_repeats=5, rng=0, progress=lambda d, t: calls.append((d, t)))
@@ -46,7 +46,7 @@ def test_type_one_error_bounded_subset():
 
 
 def test_fig8a_runner_trend_small():
-    df = fastmmd_type2_vs_L(Ls=(1, 64), n=200, n_trials=12, n_permutations=99, rng=0)
+    df = fastmmd_type2_vs_L(Ls=(1, 64), n=200, n_trials=12, n_resamples=99, rng=0)
     assert list(df["L"]) == [1, 64]
     assert {"type2_error", "type2_ci_low", "type2_ci_high", "runtime_s"} <= set(df.columns)
     assert df["type2_error"].iloc[1] <= df["type2_error"].iloc[0]
@@ -54,7 +54,7 @@ def test_fig8a_runner_trend_small():
 
 def test_fig8b_runner_shape_and_progress():
     seen = []
-    df = type2_vs_epsilon(epsilons=(1.5, 3.0), n=60, n_trials=2, n_permutations=19, rng=0,
+    df = type2_vs_epsilon(epsilons=(1.5, 3.0), n=60, n_trials=2, n_resamples=19, rng=0,
                           progress=lambda d, t: seen.append((d, t)))
     assert len(df) == 2 * 4 and set(df["epsilon"]) == {1.5, 3.0}
     assert seen[-1] == (4, 4) and seen[0] == (1, 4)

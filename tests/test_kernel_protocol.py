@@ -83,7 +83,7 @@ def test_a_user_kernel_works_in_nystrom_kme(data):
 def test_a_user_kernel_works_in_ksd2_and_ksd_test(data):
     X, _ = data
     target = K.NormalTarget(np.zeros(2))
-    for estimator in ("v", "u"):
+    for estimator in ("biased", "unbiased"):
         assert K.ksd2(X, target, RQ, estimator=estimator) == pytest.approx(
             SCALE * K.ksd2(X, target, IMQ, estimator=estimator), rel=1e-10)
     for method in ("full", "nystrom", "linear"):

@@ -48,7 +48,7 @@ def test_v_and_u_statistics_match_a_double_loop(kernel, rng):
     h = np.array([[stein_by_finite_differences(kernel, MIXTURE, a, b) for b in X] for a in X])
     assert K.ksd2(X, MIXTURE, kernel) == pytest.approx(h.mean(), rel=1e-6)
     off = (h.sum() - np.trace(h)) / (12 * 11)
-    assert K.ksd2(X, MIXTURE, kernel, estimator="u") == pytest.approx(off, rel=1e-6)
+    assert K.ksd2(X, MIXTURE, kernel, estimator="unbiased") == pytest.approx(off, rel=1e-6)
     # tiny working memory: many row blocks, same number
     assert K.ksd2(X, MIXTURE, kernel, working_memory=256) == pytest.approx(h.mean(), rel=1e-6)
 
@@ -94,7 +94,7 @@ def test_stein_identity_holds_for_samples_of_the_target(name):
 
 def test_u_statistic_is_centred_under_the_null():
     target = K.NormalTarget(np.zeros(2))
-    values = [K.ksd2(target.sample(100, rng=s), target, K.IMQKernel(), estimator="u")
+    values = [K.ksd2(target.sample(100, rng=s), target, K.IMQKernel(), estimator="unbiased")
               for s in range(200)]
     assert abs(np.mean(values)) < 3 * np.std(values) / np.sqrt(200)
 
@@ -196,8 +196,8 @@ def test_fssd_features_are_stein_operator_on_the_kernel_at_locations(rng):
 def test_tests_are_reproducible_and_reject_a_clear_alternative(method):
     target = K.NormalTarget(np.zeros(2))
     X = np.random.default_rng(4).normal(size=(600, 2)) + 0.5  # mean shifted by 0.5
-    a = K.ksd_test(X, target, K.IMQKernel(), method=method, n_bootstrap=200, rng=5)
-    b = K.ksd_test(X, target, K.IMQKernel(), method=method, n_bootstrap=200, rng=5)
+    a = K.ksd_test(X, target, K.IMQKernel(), method=method, n_resamples=200, rng=5)
+    b = K.ksd_test(X, target, K.IMQKernel(), method=method, n_resamples=200, rng=5)
     assert a.statistic == b.statistic and a.p_value == b.p_value
     assert a.reject and a.p_value <= 0.05
     assert a.reject == (a.statistic > a.threshold)
@@ -208,7 +208,7 @@ def test_tests_are_reproducible_and_reject_a_clear_alternative(method):
 
 def test_ksd_test_p_value_convention():
     target = K.NormalTarget(np.zeros(1))
-    res = K.ksd_test(target.sample(300, rng=0), target, K.GaussianKernel(1.0), n_bootstrap=99,
+    res = K.ksd_test(target.sample(300, rng=0), target, K.GaussianKernel(1.0), n_resamples=99,
                      rng=1)
     assert res.p_value == (1 + np.sum(res.null_samples >= res.statistic)) / 100
     assert res.at_level(0.5).reject == (res.p_value <= 0.5)
@@ -244,9 +244,9 @@ STD = K.NormalTarget(np.zeros(2))
      "landmarks"),
     (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), method="nystrom", n_landmarks=0),
      ValueError, "n_landmarks"),
-    (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), n_bootstrap=0), ValueError, "n_bootstrap"),
-    (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), n_bootstrap=2.5), TypeError,
-     "n_bootstrap"),
+    (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), n_resamples=0), ValueError, "n_resamples"),
+    (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), n_resamples=2.5), TypeError,
+     "n_resamples"),
     (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), method="exact"), ValueError, "method"),
     (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), wild="gaussian"), ValueError, "wild"),
     (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), alpha=1.5), ValueError, "alpha"),
@@ -257,7 +257,8 @@ STD = K.NormalTarget(np.zeros(2))
     (lambda: K.IMQKernel(c=-1.0), ValueError, "c must be > 0"),
     (lambda: K.ksd2(np.full((5, 2), np.nan), STD, K.IMQKernel()), ValueError, "X"),
     (lambda: K.ksd2(np.zeros((5, 3)), STD, K.IMQKernel()), ValueError, "dimension"),
-    (lambda: K.ksd2(GOOD_X[:1], STD, K.IMQKernel(), estimator="u"), ValueError, "2 samples"),
+    (lambda: K.ksd2(GOOD_X[:1], STD, K.IMQKernel(), estimator="unbiased"), ValueError,
+     "2 samples"),
     (lambda: K.ksd2(GOOD_X, STD, K.IMQKernel(), estimator="w"), ValueError, "estimator"),
     (lambda: K.NormalTarget([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]]), ValueError, "positive"),
     (lambda: K.StudentTTarget(0.0, [0.0]), ValueError, "df"),
@@ -275,7 +276,7 @@ def test_type_one_error_bounded_subset():
     from kmeviz.gof_experiments import ksd_power
 
     methods = {"full": ("full", "imq", None), "nystrom": ("nystrom", "imq", 4)}
-    df = ksd_power("null", [3], n=300, n_repeats=200, methods=methods, n_bootstrap=199,
+    df = ksd_power("null", [3], n=300, n_repeats=200, methods=methods, n_resamples=199,
                    level=0.99, rng=11)
     assert ((df.ci_low <= 0.05) & (0.05 <= df.ci_high)).all(), df.to_string()
 
@@ -284,17 +285,17 @@ def test_experiment_runners_are_tidy_and_report_progress():
     from kmeviz.gof_experiments import PAPER_METHODS, ksd_power, ksd_runtime_vs_n, landmark_methods
 
     calls = []
-    df = ksd_runtime_vs_n([60, 120], d=3, n_repeats=1, n_bootstrap=20, rng=0,
+    df = ksd_runtime_vs_n([60, 120], d=3, n_repeats=1, n_resamples=20, rng=0,
                           progress=lambda done, total: calls.append((done, total)))
     assert list(df.columns) == ["n", "method", "repeat", "seconds"] and len(df) == 8
     assert calls[-1] == (8, 8) and (df.seconds > 0).all()
-    power = ksd_power("student-t", [2], n=80, n_repeats=2, n_bootstrap=20, rng=1)
+    power = ksd_power("student-t", [2], n=80, n_repeats=2, n_resamples=20, rng=1)
     assert set(power.method) == set(PAPER_METHODS) and (power.trials == 2).all()
     assert set(landmark_methods((1, 8))) == {"KSD IMQ", "N-KSD IMQ (m = 1√n)",
                                              "N-KSD IMQ (m = 8√n)"}
     # A strongly perturbed RBM (σ = 1; σ = 0.5 is already detected every time) is always
     # rejected: a broken RBM score, sampler or kernel spec in the runner would miss it.
-    rbm = ksd_power("rbm", [1.0], n=100, n_repeats=2, n_bootstrap=100,
+    rbm = ksd_power("rbm", [1.0], n=100, n_repeats=2, n_resamples=100,
                     methods={"full": ("full", ("imq", 1.0, -0.5), None)}, rng=2)
     assert rbm.loc[0, "problem"] == "rbm" and rbm.loc[0, "trials"] == 2
     assert rbm.loc[0, "rejections"] == 2 and rbm.loc[0, "rate"] == 1.0

@@ -12,7 +12,7 @@ VIEWS = ("target_view", "witness_view", "null_full_view", "null_nystrom_view", "
 @pytest.mark.parametrize("target", se.TARGETS)
 def test_every_view_renders_for_every_target(dimension, target):
     app = se.SteinExplorer(dimension=dimension, target=target, n=120, n_landmarks=20,
-                           n_bootstrap=50)
+                           n_resamples=50)
     for name in VIEWS:
         out = getattr(app, name)()
         assert not isinstance(out, pn.pane.Alert), (name, getattr(out, "object", ""))
@@ -22,7 +22,7 @@ def test_every_view_renders_for_every_target(dimension, target):
 def test_every_sampler_and_kernel(sampler):
     for kernel in se.KERNEL_NAMES:
         app = se.SteinExplorer(sampler=sampler, kernel=kernel, n=100, n_landmarks=10,
-                               n_bootstrap=30)
+                               n_resamples=30)
         assert "kmeviz-p-full" in app.summary_view().object
 
 
@@ -38,7 +38,7 @@ def test_the_target_itself_is_not_rejected_and_a_shift_is():
     ({"kernel": "Gaussian", "bandwidth": 0.0}, "bandwidth must be > 0"),
 ])
 def test_bad_kernel_settings_give_messages_and_recover(setting, message):
-    app = se.SteinExplorer(n=100, n_landmarks=10, n_bootstrap=30)
+    app = se.SteinExplorer(n=100, n_landmarks=10, n_resamples=30)
     app.param.update(**setting)
     out = app.null_full_view()
     assert isinstance(out, pn.pane.Alert) and message in out.object

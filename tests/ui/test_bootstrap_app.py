@@ -68,7 +68,7 @@ RECORD_PROGRESS_JS = """() => {
 
 def expected_repeat_result(B: int):
     """The rejection rate the app must show, computed here with the app's own code path."""
-    explorer = BootstrapExplorer(n_permutations=B)
+    explorer = BootstrapExplorer(n_resamples=B)
     with ThreadPoolExecutor(1) as pool:  # Playwright's event loop runs in this thread
         pool.submit(asyncio.run, explorer._repeat()).result()
     return explorer.repeat_result.iloc[0]
