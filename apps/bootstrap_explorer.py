@@ -18,8 +18,8 @@ from scipy import stats
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.bootstrap import _simulate_spectral, gamma_null_params, spectral_eigenvalues
 from kmeviz.experiments import binomial_interval, rejection_rates
+from kmeviz.twosample.test import _simulate_spectral, gamma_null_params, spectral_eigenvalues
 
 from ._common import KERNELS, error_message, guarded, page, with_caption
 

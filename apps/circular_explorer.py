@@ -15,7 +15,7 @@ import param
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.circular import running_mean
+from kmeviz.twosample.circular import running_mean
 
 from ._common import KERNELS, guarded, page, with_caption
 

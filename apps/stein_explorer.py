@@ -15,7 +15,7 @@ import param
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.stein import stein_witness
+from kmeviz.gof.ksd import stein_witness
 
 from ._common import guarded, page, with_caption
 
@@ -34,7 +34,7 @@ def make_target(name: str, d: int):
     if name == TARGETS[1]:
         means = np.zeros((2, d))
         means[:, 0] = (-1.5, 1.5)
-        return K.GaussianMixtureTarget(means, [0.7, 0.7])
+        return K.GaussianMixture(means, [0.49, 0.49])  # standard deviations 0.7
     return K.StudentTTarget(5.0, np.zeros(d))
 
 

@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 import kmeviz as K
-from kmeviz.embedding import pinv_psd
+from kmeviz.embeddings import pinv_psd
 from kmeviz.experiments import paper_mixture
 
 from ._util import peak_memory_mb, print_table

@@ -5,25 +5,34 @@ estimators and never imports plotting; ``kmeviz.viz`` draws them with HoloViews,
 Panel apps with their server (``kmeviz_apps``) put widgets on top.
 """
 
-from .bootstrap import VALID_NULLS, mmd_test
-from .circular import CircularDiscrepancy, circular_discrepancy, circular_ensemble
-from .conditional import (
-    ConditionalMeanEmbedding,
-    Pendulum,
-    incomplete_cholesky,
-    sparse_cme,
-)
-from .datasets import blobs, blobs_two_sample, rings_two_sample, uniform_boxes_two_sample
-from .embedding import (
-    EmpiricalKME,
+from . import _compat  # noqa: F401  (old module paths such as kmeviz.bootstrap, one release)
+from .conditional import ConditionalMeanEmbedding, incomplete_cholesky, sparse_cme
+from .distributions import (
+    GaussBernoulliRBM,
     GaussianMixture,
+    GaussianMixtureTarget,
+    NormalTarget,
+    Pendulum,
+    StudentTTarget,
+    blobs,
+    blobs_two_sample,
+    rings_two_sample,
+    uniform_boxes_two_sample,
+)
+from .embeddings import (
+    EmpiricalKME,
+    FastfoodFeatures,
     KernelHerding,
     NystromKME,
     RandomFeatureKME,
+    RandomFourierFeatures,
     UniformSubsampleKME,
+    effective_dimension,
+    fit_decay,
+    fwht,
+    gram_spectrum,
 )
-from .features import FastfoodFeatures, RandomFourierFeatures, fwht
-from .goodness_of_fit import ksd_test
+from .gof import ksd2, ksd2_nystrom, ksd_test, stein_witness
 from .kernels import (
     GaussianKernel,
     IMQKernel,
@@ -34,11 +43,20 @@ from .kernels import (
     SteinKernel,
     median_heuristic,
 )
-from .mmd import mmd2, mmd2_block, mmd2_fastmmd, mmd2_linear, mmd2_nystrom, mmd_nystrom
 from .results import TestResult
-from .spectrum import effective_dimension, fit_decay, gram_spectrum
-from .stein import ksd2, ksd2_nystrom, stein_witness
-from .targets import GaussBernoulliRBM, GaussianMixtureTarget, NormalTarget, StudentTTarget
+from .twosample import (
+    VALID_NULLS,
+    CircularDiscrepancy,
+    circular_discrepancy,
+    circular_ensemble,
+    mmd2,
+    mmd2_block,
+    mmd2_fastmmd,
+    mmd2_linear,
+    mmd2_nystrom,
+    mmd_nystrom,
+    mmd_test,
+)
 
 __version__ = "0.1.0"
 

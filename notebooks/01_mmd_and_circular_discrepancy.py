@@ -32,7 +32,7 @@ import pandas as pd
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.circular import running_mean
+from kmeviz.twosample.circular import running_mean
 
 hv.extension("bokeh", logo=False)
 np.set_printoptions(precision=5, suppress=True)

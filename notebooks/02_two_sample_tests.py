@@ -33,8 +33,8 @@ from scipy import stats
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.bootstrap import gamma_null_params
 from kmeviz.experiments import fastmmd_type2_vs_L, null_sampler, rejection_rates
+from kmeviz.twosample.test import gamma_null_params
 
 hv.extension("bokeh", logo=False)
 kernel = K.GaussianKernel(1.0)

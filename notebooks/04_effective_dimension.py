@@ -30,13 +30,13 @@ import pandas as pd
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.experiments import paper_mixture
-from kmeviz.spectrum import (
+from kmeviz.embeddings.spectrum import (
     lambda_of_m,
     landmarks_exponential_decay,
     landmarks_polynomial_decay,
     sufficient_landmarks,
 )
+from kmeviz.experiments import paper_mixture
 
 hv.extension("bokeh", logo=False)
 

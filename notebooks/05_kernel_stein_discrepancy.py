@@ -35,7 +35,7 @@ import pandas as pd
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.gof_experiments import ksd_power
+from kmeviz.experiments.ksd import ksd_power
 
 hv.extension("bokeh", logo=False)
 
@@ -80,7 +80,7 @@ assert abs(mean_p) < 4 * se_p and abs(mean_q) > 50 * se_q
 # — it is a kernel, h_p(x, y) = ⟨ξ_p(x), ξ_p(y)⟩ (Eq. 3).
 
 # %%
-mixture = K.GaussianMixtureTarget([[-1.5, 0.0], [1.5, 0.0]], [0.7, 0.7])
+mixture = K.GaussianMixture([[-1.5, 0.0], [1.5, 0.0]], variances=[0.7**2, 0.7**2])
 kernel = K.IMQKernel(c=1.0, beta=-0.5)
 X = mixture.sample(300, rng=1)
 H = K.SteinKernel(kernel, mixture)(X)

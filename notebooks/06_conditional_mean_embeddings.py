@@ -32,7 +32,8 @@ from scipy import linalg
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.conditional import cross_validate, kl_norm2, sparsity_path
+from kmeviz.conditional import cross_validate, kl_norm2
+from kmeviz.experiments import sparsity_path
 
 hv.extension("bokeh", logo=False)
 

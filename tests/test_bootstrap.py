@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 
 import kmeviz as K
-from kmeviz.bootstrap import (
+from kmeviz.results import p_value_from_samples, threshold_from_samples
+from kmeviz.twosample.test import (
     _simulate_spectral,
     gamma_null_params,
     permutation_assignments,
@@ -10,7 +11,6 @@ from kmeviz.bootstrap import (
     permutation_mmd2,
     spectral_eigenvalues,
 )
-from kmeviz.results import p_value_from_samples, threshold_from_samples
 
 KERNEL = K.GaussianKernel(1.0)
 
@@ -152,7 +152,7 @@ def test_at_level_equals_rerunning_with_that_alpha(pair, estimator, null):
 
 def test_nystrom_test_statistic_is_projected_mmd(pair):
     """With every pooled point as a landmark the Nyström statistic is the exact MMD²_b."""
-    from kmeviz.bootstrap import nystrom_features
+    from kmeviz.twosample.test import nystrom_features
 
     X, Y = pair
     Z = np.vstack([X, Y])

@@ -42,7 +42,7 @@ KSD_METHODS = {"full IMQ": ("full", "imq", None), "Nyström IMQ (m = 4√n)": ("
 
 
 def ksd_size_table(*, n, d, n_repeats, methods, rng, level=0.99):
-    from kmeviz.gof_experiments import ksd_power
+    from kmeviz.experiments.ksd import ksd_power
 
     # D = 199 replicates: α (D + 1) is an integer, so the wild bootstrap level is exact
     return ksd_power("null", [d], n=n, n_repeats=n_repeats, methods=methods, n_resamples=199,

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import kmeviz as K
-from kmeviz.circular import running_mean
+from kmeviz.twosample.circular import running_mean
 
 
 def test_claim5_amplitude_is_max_of_objective(small_pair, rng):

@@ -4,12 +4,12 @@ import pytest
 import kmeviz as K
 from kmeviz.conditional import (
     ConditionalMeanEmbedding,
-    Pendulum,
     cross_validate,
     incomplete_cholesky,
     kl_norm2,
     sparse_cme,
 )
+from kmeviz.distributions import Pendulum  # noqa: E402
 
 KX, KY = K.GaussianKernel(0.7), K.GaussianKernel(0.7)
 
@@ -170,7 +170,7 @@ def test_bad_inputs():
 
 
 def test_sparsity_path_fista_beats_incomplete_cholesky():
-    from kmeviz.conditional import sparsity_path
+    from kmeviz.experiments import sparsity_path
 
     df = sparsity_path(n_train=60, n_test=200, gammas=[1e-2, 1e-3], ranks=[6, 20], tol=1e-6,
                        rng=0)

@@ -2,9 +2,9 @@ import numpy as np
 import pytest
 
 import kmeviz as K
-from kmeviz.embedding import (
+from kmeviz.distributions import GaussianMixture
+from kmeviz.embeddings import (
     EmpiricalKME,
-    GaussianMixture,
     KernelHerding,
     NystromKME,
     UniformSubsampleKME,
@@ -115,7 +115,7 @@ def test_nystrom_mmd_approaches_exact_mmd(rng):
 def test_random_feature_embedding_error_is_exact_in_feature_space(mixture):
     """Closed-form E z(X) vs a 10⁶-sample Monte Carlo mean: 3.5 s.e. per coordinate
     (32 coordinates, so a ≈1.5% family-wise false-alarm rate)."""
-    from kmeviz.embedding import RandomFeatureKME
+    from kmeviz.embeddings import RandomFeatureKME
 
     big = mixture.sample(1_000_000, rng=9)
     rff = RandomFeatureKME(KERNEL, 16, rng=0).fit(big)

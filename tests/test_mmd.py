@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import kmeviz as K
-from kmeviz.mmd import block_slices
+from kmeviz.twosample.mmd import block_slices
 
 
 def slow_mmd2(X, Y, kernel, unbiased=False):

@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kmeviz as K
-from kmeviz.spectrum import (
+from kmeviz.embeddings.spectrum import (
     effective_dimension,
     fit_decay,
     gram_spectrum,

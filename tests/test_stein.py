@@ -4,16 +4,17 @@ import numpy as np
 import pytest
 
 import kmeviz as K
-from kmeviz.goodness_of_fit import (
+from kmeviz.gof.ksd import NystromStein
+from kmeviz.gof.test import (
     fssd_features,
     full_wild_bootstrap,
     linear_ksd_terms,
     wild_signs,
 )
-from kmeviz.stein import NystromStein, SteinKernel
+from kmeviz.kernels import SteinKernel
 
 KERNELS = [K.GaussianKernel(1.3), K.IMQKernel(c=1.0, beta=-0.5), K.IMQKernel(c=0.7, beta=-0.8)]
-MIXTURE = K.GaussianMixtureTarget([[-1.0, 0.5, 0.0], [1.5, -0.5, 1.0]], [0.8, 1.2], [0.3, 0.7])
+MIXTURE = K.GaussianMixture([[-1.0, 0.5, 0.0], [1.5, -0.5, 1.0]], [0.8**2, 1.2**2], [0.3, 0.7])
 
 
 def base(kernel, x, y):
@@ -101,7 +102,9 @@ def test_u_statistic_is_centred_under_the_null():
 
 def test_score_gradients_match_finite_differences_of_log_density(rng):
     X = rng.normal(size=(5, 3))
-    for target in (K.NormalTarget([1.0, 0, -1], np.diag([1.0, 2.0, 0.5])), MIXTURE,
+    diagonal = K.GaussianMixture([[0.0, 1.0, 0.5], [2.0, -1.0, 0.0]],
+                                 [[0.5, 2.0, 1.0], [1.0, 0.3, 0.7]], [0.4, 0.6])
+    for target in (K.NormalTarget([1.0, 0, -1], np.diag([1.0, 2.0, 0.5])), MIXTURE, diagonal,
                    K.StudentTTarget(3.0, np.zeros(3), 2.0)):
         h = 1e-5
         numeric = np.array([[(target.log_density((x + e)[None])[0]
@@ -273,7 +276,7 @@ def test_bad_inputs_raise_clear_errors(call, error, match):
 def test_type_one_error_bounded_subset():
     """CI subset of the slow KSD calibration: 200 null draws (n = 300, d = 3, IMQ) of the
     full and Nyström tests; the 99% Clopper–Pearson interval must contain α = 0.05."""
-    from kmeviz.gof_experiments import ksd_power
+    from kmeviz.experiments.ksd import ksd_power
 
     methods = {"full": ("full", "imq", None), "nystrom": ("nystrom", "imq", 4)}
     df = ksd_power("null", [3], n=300, n_repeats=200, methods=methods, n_resamples=199,
@@ -282,7 +285,7 @@ def test_type_one_error_bounded_subset():
 
 
 def test_experiment_runners_are_tidy_and_report_progress():
-    from kmeviz.gof_experiments import PAPER_METHODS, ksd_power, ksd_runtime_vs_n, landmark_methods
+    from kmeviz.experiments.ksd import PAPER_METHODS, ksd_power, ksd_runtime_vs_n, landmark_methods
 
     calls = []
     df = ksd_runtime_vs_n([60, 120], d=3, n_repeats=1, n_resamples=20, rng=0,
@@ -304,7 +307,7 @@ def test_experiment_runners_are_tidy_and_report_progress():
 
 
 def test_sign_stream_continues_the_chain_across_blocks():
-    from kmeviz.goodness_of_fit import WildSigns
+    from kmeviz.gof.test import WildSigns
 
     stream = WildSigns(400, np.random.default_rng(3), flip_probability=0.2)
     W = np.vstack([stream.take(r) for r in (1, 7, 300, 92)])
@@ -316,7 +319,7 @@ def test_sign_stream_continues_the_chain_across_blocks():
 
 
 def test_streamed_nystrom_pass_equals_projecting_an_array(rng):
-    from kmeviz.goodness_of_fit import WildSigns
+    from kmeviz.gof.test import WildSigns
 
     X = rng.normal(size=(90, 2))
     target, kernel = K.NormalTarget(np.zeros(2)), K.IMQKernel()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -10,7 +12,7 @@ import pytest
 
 import kmeviz as K
 from kmeviz import results
-from kmeviz.gof_experiments import ksd_power
+from kmeviz.experiments import ksd_power
 
 FIELDS = {"statistic", "p_value", "threshold", "reject", "alpha", "null_samples", "method",
           "null", "null_params", "runtime", "fitted"}
@@ -76,6 +78,8 @@ def test_shared_argument_names_are_keyword_only(data):
      lambda X, Y: K.mmd2_nystrom(X, Y, K.GaussianKernel(1.0), n_landmarks=20, rng=0)),
     (lambda X, Y: K.mmd_test(X, Y, K.GaussianKernel(1.0), n_resamples=9, rng=0).estimator,
      lambda X, Y: K.mmd_test(X, Y, K.GaussianKernel(1.0), n_resamples=9, rng=0).method),
+    (lambda X, Y: K.GaussianMixtureTarget([[0.0, 0.0], [1.0, 1.0]], [0.5, 2.0], [1, 3]).score(X),
+     lambda X, Y: K.GaussianMixture([[0.0, 0.0], [1.0, 1.0]], [0.25, 4.0], [0.25, 0.75]).score(X)),
     (lambda X, Y: ksd_power("null", [2], n=30, n_repeats=1, n_bootstrap=9, rng=0).rate,
      lambda X, Y: ksd_power("null", [2], n=30, n_repeats=1, n_resamples=9, rng=0).rate),
 ])
@@ -101,3 +105,16 @@ def test_old_and_new_name_together_is_an_error(data):
     X, Y = data
     with pytest.raises(TypeError, match="n_resamples"):
         K.mmd_test(X, Y, K.GaussianKernel(1.0), n_resamples=9, n_permutations=9)
+
+
+def test_old_module_paths_still_import_and_warn_once():
+    """``kmeviz.bootstrap`` and the other pre-layout modules resolve to their new homes."""
+    code = ("import warnings; warnings.simplefilter('always'); "
+            "import kmeviz.bootstrap as old, kmeviz.stein, kmeviz.gof_experiments; "
+            "from kmeviz.conditional import sparsity_path; "
+            "import kmeviz.twosample.test as new; print(old is new, old.mmd_test is new.mmd_test)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert run.stdout.split() == ["True", "True"]
+    warned = [line for line in run.stderr.splitlines() if "DeprecationWarning" in line]
+    assert len(warned) == 4 and all(line.startswith("<string>:1:") for line in warned), warned

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_positive_int, check_rng, check_samples
-from .kernels import DEFAULT_WORKING_MEMORY, GaussianKernel, check_kernel, tile_rows
+from .._validation import check_positive_int, check_rng, check_samples
+from ..kernels import DEFAULT_WORKING_MEMORY, GaussianKernel, check_kernel, tile_rows
 
 
 class _RandomFeatures:

@@ -22,19 +22,21 @@ import time
 
 import numpy as np
 
-from ._validation import check_choice, check_in_interval, check_positive_int, check_rng
-from .embedding import draw_landmarks
-from .kernels import SteinKernel, prepared_rows
-from .results import (
+from .._validation import check_choice, check_in_interval, check_positive_int, check_rng
+from ..embeddings.kme import draw_landmarks
+from ..gof.ksd import NystromStein, default_stein_landmarks
+from ..kernels import SteinKernel, prepared_rows
+from ..results import (
     TestResult,
     normal_result,
     one_pass_runtime,
     renamed_argument,
     simulated_result,
 )
-from .stein import NystromStein, default_stein_landmarks
 
 METHODS = ("full", "nystrom", "linear", "fssd")
+
+
 WILD = ("markov", "rademacher")
 
 
@@ -192,4 +194,3 @@ def _fssd(prepared, kernel, n_locations, n_bootstrap, rng):
     omega = np.clip(np.linalg.eigvalsh(np.atleast_2d(np.cov(tau, rowvar=False))), 0.0, None)
     Z = rng.standard_normal((n_bootstrap, omega.size))
     return float(stat), (Z**2 - 1.0) @ omega / n
-

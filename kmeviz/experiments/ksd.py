@@ -12,14 +12,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import check_choice, check_positive_int, check_rng
-from .experiments import binomial_interval
-from .goodness_of_fit import ksd_test
-from .kernels import GaussianKernel, IMQKernel, median_heuristic
-from .results import renamed_argument
-from .targets import GaussBernoulliRBM, NormalTarget, StudentTTarget
+from .._validation import check_choice, check_positive_int, check_rng
+from ..distributions.targets import GaussBernoulliRBM, NormalTarget, StudentTTarget
+from ..experiments.runners import binomial_interval
+from ..gof.test import ksd_test
+from ..kernels import GaussianKernel, IMQKernel, median_heuristic
+from ..results import renamed_argument
 
 Progress = Callable[[int, int], None] | None
+
 
 #: label -> (method of ``ksd_test``, base kernel name, landmark factor c in m = c√n)
 PAPER_METHODS = {
@@ -30,6 +31,8 @@ PAPER_METHODS = {
     "linear KSD IMQ": ("linear", "imq", None),
     "FSSD-rand Gauss": ("fssd", "gauss", None),
 }
+
+
 PROBLEMS = ("laplace", "student-t", "rbm", "null")
 
 

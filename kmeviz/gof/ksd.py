@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_choice
-from .embedding import draw_landmarks, pinv_psd
-from .kernels import DEFAULT_WORKING_MEMORY, SteinKernel, prepared_rows
-from .results import warn_deprecated
+from .._validation import check_choice
+from ..embeddings.kme import draw_landmarks, pinv_psd
+from ..kernels import DEFAULT_WORKING_MEMORY, SteinKernel, prepared_rows
+from ..results import warn_deprecated
 
 
 def ksd2(X, target, kernel, *, estimator: str = "biased",

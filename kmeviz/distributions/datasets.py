@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_positive, check_positive_int, check_real, check_rng
+from .._validation import check_positive, check_positive_int, check_real, check_rng
 
 
 def blobs(
@@ -87,4 +87,3 @@ def uniform_boxes_two_sample(
     dim = check_positive_int(dim, "dim")
     rng = check_rng(rng)
     return rng.uniform(0.0, 0.95, size=(n, dim)), rng.uniform(0.95, 1.0, size=(m, dim))
-

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from ._validation import check_positive, check_positive_int, check_rng, check_samples
+from .._validation import check_positive, check_positive_int, check_rng, check_samples
+from ..results import warn_deprecated
 
 
 def _vector(value, name: str, dim: int | None = None) -> np.ndarray:
@@ -63,42 +64,22 @@ class NormalTarget:
         return self.mean + check_rng(rng).standard_normal((n, self.dim)) @ self._chol.T
 
 
-class GaussianMixtureTarget:
-    """Σ_k w_k N(means_k, scales_k² I): score = Σ_k r_k(x) (means_k - x) / scales_k²,
-    with r_k(x) the posterior responsibilities."""
+def GaussianMixtureTarget(means, scales, weights=None):  # noqa: N802 - the old class name
+    """Deprecated: ``GaussianMixture(means, scales**2, weights)``, the one mixture class
+    (weights are normalised here as before)."""
+    from .mixture import GaussianMixture
 
-    def __init__(self, means, scales, weights=None):
-        self.means = np.atleast_2d(np.asarray(means, dtype=float))
-        if not np.all(np.isfinite(self.means)):
-            raise ValueError("means must be finite")
-        k, self.dim = self.means.shape
-        self.scales = _vector(scales, "scales", k)
-        if np.any(self.scales <= 0):
-            raise ValueError("scales must be > 0")
-        w = np.full(k, 1.0 / k) if weights is None else _vector(weights, "weights", k)
-        if np.any(w < 0) or w.sum() <= 0:
-            raise ValueError("weights must be >= 0 with a positive sum")
-        self.weights = w / w.sum()
-
-    def _component_logs(self, X):
-        sq = ((X[:, None, :] - self.means[None]) ** 2).sum(-1)
-        return (np.log(self.weights) - self.dim * np.log(self.scales)
-                - 0.5 * self.dim * np.log(2 * np.pi) - 0.5 * sq / self.scales**2)
-
-    def log_density(self, X) -> np.ndarray:
-        return special.logsumexp(self._component_logs(_inputs(self, X)), axis=1)
-
-    def score(self, X) -> np.ndarray:
-        X = _inputs(self, X)
-        logs = self._component_logs(X)
-        r = np.exp(logs - special.logsumexp(logs, axis=1, keepdims=True))
-        return np.einsum("nk,nkd->nd", r / self.scales**2, self.means[None] - X[:, None, :])
-
-    def sample(self, n: int, *, rng=None) -> np.ndarray:
-        n = check_positive_int(n, "n")
-        rng = check_rng(rng)
-        k = rng.choice(len(self.weights), size=n, p=self.weights)
-        return self.means[k] + self.scales[k, None] * rng.standard_normal((n, self.dim))
+    warn_deprecated("GaussianMixtureTarget(means, scales, weights)",
+                    "GaussianMixture(means, variances=scales**2, weights)")
+    means = np.atleast_2d(np.asarray(means, dtype=float))
+    scales = _vector(scales, "scales", means.shape[0])
+    if np.any(scales <= 0):
+        raise ValueError("scales must be > 0")
+    w = np.full(len(scales), 1.0 / len(scales)) if weights is None else _vector(
+        weights, "weights", len(scales))
+    if np.any(w < 0) or w.sum() <= 0:
+        raise ValueError("weights must be >= 0 with a positive sum")
+    return GaussianMixture(means, scales**2, w / w.sum())
 
 
 class StudentTTarget:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_choice, check_pair, check_positive_int, check_rng
-from .features import FastfoodFeatures, RandomFourierFeatures
-from .kernels import DEFAULT_WORKING_MEMORY, check_kernel
-from .results import warn_deprecated
+from .._validation import check_choice, check_pair, check_positive_int, check_rng
+from ..embeddings.features import FastfoodFeatures, RandomFourierFeatures
+from ..kernels import DEFAULT_WORKING_MEMORY, check_kernel
+from ..results import warn_deprecated
 
 ESTIMATORS = ("biased", "unbiased")
 
@@ -133,6 +133,8 @@ def mmd2_block(X, Y, kernel, *, block_size: int | None = None) -> float:
 
 
 FASTMMD_METHODS = ("fourier", "fastfood")
+
+
 FASTMMD_ALGORITHMS = ("features", "amplitude")
 
 
@@ -240,7 +242,7 @@ def mmd2_nystrom(X, Y, kernel, *, n_landmarks=None, n_landmarks_y=None, rng=None
     Each sample gets its own Nyström embedding with m₁ = ``n_landmarks`` and
     m₂ = ``n_landmarks_y`` (default: the same as m₁; both default to ceil(√n log √n)).
     """
-    from .embedding import NystromKME
+    from ..embeddings.kme import NystromKME
 
     X, Y = check_pair(X, Y)
     kernel = check_kernel(kernel)

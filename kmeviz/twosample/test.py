@@ -23,22 +23,22 @@ import time
 import numpy as np
 from scipy import linalg, stats
 
-from ._validation import (
+from .._validation import (
     check_choice,
     check_in_interval,
     check_pair,
     check_positive_int,
     check_rng,
 )
-from .kernels import DEFAULT_WORKING_MEMORY, check_kernel
-from .mmd import block_terms, linear_terms, mmd2, random_features
-from .results import (
+from ..kernels import DEFAULT_WORKING_MEMORY, check_kernel
+from ..results import (
     TestResult,
     normal_result,
     one_pass_runtime,
     p_value_from_samples,
     renamed_argument,
 )
+from ..twosample.mmd import block_terms, linear_terms, mmd2, random_features
 
 #: Estimator -> the nulls that are valid for it.
 VALID_NULLS = {
@@ -50,6 +50,8 @@ VALID_NULLS = {
     "fastmmd-fastfood": ("permutation",),
     "nystrom": ("permutation",),
 }
+
+
 NULLS = ("permutation", "gamma", "spectral", "normal")
 
 
@@ -107,7 +109,7 @@ def nystrom_features(Z: np.ndarray, kernel, n_landmarks, rng) -> np.ndarray:
     Then ||mean F_X - mean F_Y||² = ||P_m(μ̂_X - μ̂_Y)||², the squared Nyström MMD with
     the projection P_m onto the span of the pooled landmarks (Chatalic et al., Sec. 5).
     """
-    from .embedding import draw_landmarks, pinv_psd
+    from ..embeddings.kme import draw_landmarks, pinv_psd
 
     L = Z[draw_landmarks(Z.shape[0], n_landmarks, None, True, rng)]
     w, V = pinv_psd(kernel.gram(L, L))

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, special
 
-from ._validation import check_in_interval, check_positive, check_positive_int, check_samples
-from .embedding import draw_landmarks, pinv_psd
-from .kernels import check_kernel
+from .._validation import check_in_interval, check_positive, check_positive_int, check_samples
+from ..embeddings.kme import draw_landmarks, pinv_psd
+from ..kernels import check_kernel
 
 
 def gram_spectrum(X, kernel, *, max_exact: int = 3000, n_landmarks: int = 1000,

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_pair, check_samples
-from .kernels import check_kernel
+from .._validation import check_pair, check_samples
+from ..kernels import check_kernel
 
 TWO_PI = 2.0 * np.pi
 

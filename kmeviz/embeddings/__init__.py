@@ -1,0 +1,45 @@
+"""Kernel mean embeddings: empirical, Nyström and baselines (``kme``), random features
+(``features``) and Gram spectra with the effective dimension (``spectrum``)."""
+
+
+from .features import (
+    FastfoodFeatures,
+    RandomFourierFeatures,
+    fwht,
+)
+from .kme import (
+    EmpiricalKME,
+    KernelHerding,
+    NystromKME,
+    RandomFeatureKME,
+    UniformSubsampleKME,
+    WeightedEmbedding,
+    default_landmarks,
+    draw_landmarks,
+    pinv_psd,
+    weighted_gram_sum,
+)
+from .spectrum import (
+    effective_dimension,
+    fit_decay,
+    gram_spectrum,
+)
+
+__all__ = [
+    "EmpiricalKME",
+    "FastfoodFeatures",
+    "KernelHerding",
+    "NystromKME",
+    "RandomFeatureKME",
+    "RandomFourierFeatures",
+    "UniformSubsampleKME",
+    "WeightedEmbedding",
+    "default_landmarks",
+    "draw_landmarks",
+    "effective_dimension",
+    "fit_decay",
+    "fwht",
+    "gram_spectrum",
+    "pinv_psd",
+    "weighted_gram_sum",
+]

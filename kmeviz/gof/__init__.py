@@ -1,0 +1,24 @@
+"""Goodness of fit: KSD² and Nyström KSD² (``ksd``) and the tests (``test``)."""
+
+
+from .ksd import (
+    NystromStein,
+    ksd2,
+    ksd2_nystrom,
+    stein_witness,
+)
+from .test import (
+    WildSigns,
+    ksd_test,
+    wild_signs,
+)
+
+__all__ = [
+    "NystromStein",
+    "WildSigns",
+    "ksd2",
+    "ksd2_nystrom",
+    "ksd_test",
+    "stein_witness",
+    "wild_signs",
+]

@@ -1,0 +1,46 @@
+"""HoloViews builders: kmeviz result objects in, labelled hv elements out, by concept.
+
+Imported by apps and notebooks only (the core never imports plotting). Each builder has a
+one-line caption in ``CAPTIONS`` saying what to notice.
+"""
+
+from . import conditional, embeddings, gof, twosample
+from .conditional import (
+    cme_data_plot,
+    cme_embedding_map,
+    coefficient_map,
+    cv_curve,
+    sparsity_path_plot,
+)
+from .embeddings import (
+    ESTIMATOR_COLORS,
+    effective_dimension_plot,
+    embedding_map,
+    error_vs_m_plot,
+    rules_bars,
+    runtime_vs_m_plot,
+    spectrum_plot,
+)
+from .gof import stein_target_plot, stein_witness_plot
+from .theme import COLOR_ACCENT, COLOR_X, COLOR_Y, LABEL_X, LABEL_Y
+from .twosample import (
+    circle_plot,
+    ensemble_plot,
+    null_histogram,
+    objective_plot,
+    rejection_plot,
+    runtime_bars,
+    samples_plot,
+)
+
+CAPTIONS = {**twosample.CAPTIONS, **embeddings.CAPTIONS, **conditional.CAPTIONS,
+            **gof.CAPTIONS}
+
+__all__ = [
+    "CAPTIONS", "COLOR_ACCENT", "COLOR_X", "COLOR_Y", "ESTIMATOR_COLORS", "LABEL_X", "LABEL_Y",
+    "circle_plot", "cme_data_plot", "cme_embedding_map", "coefficient_map", "cv_curve",
+    "effective_dimension_plot", "embedding_map", "ensemble_plot", "error_vs_m_plot",
+    "null_histogram", "objective_plot", "rejection_plot", "rules_bars", "runtime_bars",
+    "runtime_vs_m_plot", "samples_plot", "sparsity_path_plot", "spectrum_plot",
+    "stein_target_plot", "stein_witness_plot",
+]

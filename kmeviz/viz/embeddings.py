@@ -1,0 +1,121 @@
+"""Embedding plots: Nyström error and fit time vs m, embedding heatmaps, Gram spectra,
+the effective dimension and landmark rules."""
+
+from __future__ import annotations
+
+import holoviews as hv
+import numpy as np
+
+from .theme import COLOR_ACCENT, COLOR_X, COLOR_Y
+
+CAPTIONS: dict[str, str] = {
+    "nystrom_error": "Exact error ||μ - μ̂|| vs the number of landmarks m (mean and 5–95% band). "
+    "Nyström reaches the empirical error (grey band) near m ≈ √n log √n (dotted), far below n. "
+    "(rff, with L = m features, is measured in its own feature space: it shows only the "
+    "sampling error and is not comparable with the others.)",
+    "nystrom_runtime": "Fit time vs m: the Nyström fit costs O(nm + m³).",
+    "nystrom_map": "Left: the Nyström embedding μ̂_m(z) with its landmarks, sized by |α_j|. "
+    "Right: the true embedding μ(z) of the mixture (App. G closed form).",
+    "spectrum": "Eigenvalues of K/n on log-log axes with the fitted decay: fast decay means few "
+    "landmarks suffice.",
+    "effective_dimension": "Effective dimension N(λ) = Σ σᵢ/(σᵢ + λ): the number of "
+    "directions the data really use at scale λ; λ(m) of Thm 4.1 is marked.",
+    "rules": "Landmark counts recommended by the theory next to the m that actually brings the "
+    "Nyström projection error down to the empirical error.",
+}
+
+ESTIMATOR_COLORS = {"nystrom": COLOR_X, "empirical": "gray", "uniform": COLOR_Y,
+                    "herding": "#ff7f0e", "rff": "#9467bd"}
+
+
+def error_vs_m_plot(df, *, marker: float | None = None) -> hv.Overlay:
+    """Mean error and 5–95% bands vs m for each estimator of ``nystrom_error_vs_m``."""
+    layers = []
+    ms = df[df.estimator != "empirical"]["m"]
+    lo_m, hi_m = float(ms.min()), float(ms.max())
+    for name, part in df.groupby("estimator", sort=False):
+        color = ESTIMATOR_COLORS.get(name, "black")
+        if name == "empirical":
+            row = part.iloc[0]
+            xs, mean = [lo_m, hi_m], [row.mean_error] * 2
+            band = ([lo_m, hi_m], [row.p05] * 2, [row.p95] * 2)
+        else:
+            part = part.sort_values("m")
+            xs, mean = part["m"], part["mean_error"]
+            band = (part["m"], part["p05"], part["p95"])
+        layers.append(hv.Area(band, "m (landmarks)", ["error", "error2"]).opts(
+            color=color, alpha=0.2, line_alpha=0))
+        layers.append(hv.Curve((xs, mean), "m (landmarks)", "error", label=name).opts(
+            color=color, line_width=2, line_dash="dashed" if name == "empirical" else "solid"))
+    if marker is not None:
+        layers.append(hv.VLine(marker, label="√n log √n").opts(color="black",
+                                                              line_dash="dotted"))
+    return hv.Overlay(layers).opts(hv.opts.Overlay(
+        title="Embedding error vs number of landmarks", logx=True, logy=True,
+        legend_position="bottom_left", responsive=True, min_height=360, show_grid=True))
+
+
+def runtime_vs_m_plot(df) -> hv.Overlay:
+    """Mean fit time vs m for each subsampling estimator."""
+    parts = [hv.Curve((p.sort_values("m")["m"], p.sort_values("m")["seconds"]),
+                      "m (landmarks)", "fit time (s)", label=name).opts(
+        color=ESTIMATOR_COLORS.get(name, "black"), line_width=2)
+        for name, p in df[df.estimator != "empirical"].groupby("estimator", sort=False)]
+    return hv.Overlay(parts).opts(hv.opts.Overlay(
+        title="Fit time vs m", logx=True, logy=True, legend_position="top_left",
+        responsive=True, min_height=300, show_grid=True))
+
+
+def embedding_map(xs, ys, values, *, title: str, points=None, sizes=None) -> hv.Overlay:
+    """Heatmap of an embedding on a 2-D grid, optionally with (weighted) points on top."""
+    img = hv.Image((xs, ys, values), ["z₁", "z₂"], "μ(z)").opts(
+        cmap="viridis", colorbar=True, tools=["hover"])
+    layers = [img]
+    if points is not None:
+        s = np.asarray(sizes, dtype=float)
+        s = 4 + 16 * s / s.max() if s.size and s.max() > 0 else np.full(len(points), 6.0)
+        layers.append(hv.Points((points[:, 0], points[:, 1], s), ["z₁", "z₂"], "size",
+                                label="landmarks (size ∝ |α_j|)").opts(
+            size="size", color="white", line_color="black", alpha=0.9))
+    return hv.Overlay(layers).opts(hv.opts.Overlay(
+        title=title, frame_width=330, frame_height=300, legend_position="bottom_right"))
+
+
+def spectrum_plot(eigenvalues, fit=None) -> hv.Overlay:
+    """σ_i vs i on log-log axes with the fitted exponential or polynomial decay."""
+    sigma = np.asarray(eigenvalues)
+    sigma = sigma[sigma > sigma[0] * 1e-14]
+    i = np.arange(1, sigma.size + 1)
+    layers = [hv.Scatter((i, sigma), "index i", "eigenvalue σᵢ of K/n",
+                         label="spectrum").opts(color=COLOR_X, size=4)]
+    if fit is not None:
+        j = np.arange(1, fit.n_used + 1)
+        label = (f"exponential fit, rate {fit.rate:.3g}" if fit.kind == "exponential"
+                 else f"polynomial fit, σᵢ ∝ i^{fit.slope_polynomial:.2f} (γ = {fit.gamma:.2f})")
+        layers.append(hv.Curve((j, fit.predict(j)), "index i", "eigenvalue σᵢ of K/n",
+                               label=label).opts(color=COLOR_Y, line_width=2))
+    return hv.Overlay(layers).opts(hv.opts.Overlay(
+        title="Gram spectrum", logx=True, logy=True, legend_position="bottom_left",
+        responsive=True, min_height=340, show_grid=True))
+
+
+def effective_dimension_plot(lams, N, *, lam_m: float | None = None,
+                             label_m: str = "") -> hv.Overlay:
+    """N(λ) vs λ on log-log axes with λ(m) marked."""
+    layers = [hv.Curve((lams, N), "λ", "N(λ)", label="effective dimension").opts(
+        color=COLOR_X, line_width=2)]
+    if lam_m is not None:
+        layers.append(hv.VLine(lam_m, label=label_m or "λ(m)").opts(
+            color=COLOR_Y, line_dash="dashed", line_width=2))
+    return hv.Overlay(layers).opts(hv.opts.Overlay(
+        title="Effective dimension", logx=True, logy=True, legend_position="bottom_left",
+        responsive=True, min_height=340, show_grid=True))
+
+
+def rules_bars(counts: dict) -> hv.Bars:
+    """Landmark counts recommended by each rule (log scale)."""
+    return hv.Bars(list(counts.items()), "rule", "landmarks m").opts(
+        title="How many landmarks?", logy=True, responsive=True, min_height=340,
+        color=COLOR_ACCENT, xrotation=20, show_grid=True)
+
+
