@@ -6,6 +6,7 @@ Panel apps with their server (``kmeviz_apps``) put widgets on top.
 """
 
 from . import _compat  # noqa: F401  (old module paths such as kmeviz.bootstrap, one release)
+from ._validation import NotFittedError
 from .conditional import ConditionalMeanEmbedding, incomplete_cholesky, sparse_cme
 from .distributions import (
     GaussBernoulliRBM,
@@ -61,6 +62,7 @@ from .twosample import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "NotFittedError",
     "CircularDiscrepancy",
     "ConditionalMeanEmbedding",
     "Pendulum",

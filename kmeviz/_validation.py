@@ -11,6 +11,18 @@ import numbers
 import numpy as np
 
 
+class NotFittedError(ValueError, AttributeError, RuntimeError):
+    """An estimator was used before ``fit``: a ValueError and an AttributeError as in
+    scikit-learn, and a RuntimeError, the type kmeviz raised before it had this class."""
+
+
+def check_is_fitted(estimator, attribute: str, fit_call: str = "fit(X)") -> None:
+    """Raise NotFittedError unless ``estimator`` has the fitted ``attribute``."""
+    if not hasattr(estimator, attribute):
+        raise NotFittedError(f"this {type(estimator).__name__} is not fitted yet; call "
+                             f"{fit_call} first")
+
+
 def check_samples(X, name: str = "X", *, min_samples: int = 1) -> np.ndarray:
     """Return ``X`` as a finite float64 array of shape (n, d).
 

@@ -155,7 +155,7 @@ def test_bad_inputs():
     X, Y = sine_data(20, 0)
     for reg in (0.0, -1.0):
         with pytest.raises(ValueError, match="reg must be > 0"):
-            ConditionalMeanEmbedding(KX, KY, reg=reg)
+            ConditionalMeanEmbedding(KX, KY, reg=reg).fit(X, Y)  # validated in fit
     with pytest.raises(ValueError, match="X and Y must have the same number of rows"):
         ConditionalMeanEmbedding(KX, KY, reg=0.1).fit(X, Y[:-1])
     cme = ConditionalMeanEmbedding(KX, KY, reg=0.1).fit(X, Y)

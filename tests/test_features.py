@@ -44,5 +44,5 @@ def test_fastfood_kernel_error_comparable_to_fourier(dim, rng):
 
 
 def test_fastfood_only_for_gaussian():
-    with pytest.raises(TypeError, match="Gaussian"):
-        K.FastfoodFeatures(K.LaplaceKernel(1.0), 16)
+    with pytest.raises(TypeError, match="Gaussian"):  # validated in fit (estimator convention)
+        K.FastfoodFeatures(K.LaplaceKernel(1.0), 16).fit(np.zeros((3, 2)))

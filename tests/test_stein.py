@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import kmeviz as K
-from kmeviz.gof.ksd import NystromStein
+from kmeviz.gof.ksd import nystrom_stein
 from kmeviz.gof.test import (
     fssd_features,
     full_wild_bootstrap,
@@ -153,15 +153,15 @@ def test_batched_wild_bootstrap_equals_a_loop(rng):
 def test_nystrom_bootstrap_equals_eq_11(rng):
     X = rng.normal(size=(80, 2))
     target, kernel = K.NormalTarget(np.zeros(2)), K.GaussianKernel(1.0)
-    nys = NystromStein(X, target, kernel, n_landmarks=12, rng=0)
-    stein = SteinKernel(kernel, target)
-    Kmn = stein(X[nys.landmarks], X)
-    Kmm_pinv = np.linalg.pinv(stein(X[nys.landmarks]), rcond=1e-10, hermitian=True)
     W = wild_signs(80, 30, rng)
+    nys = nystrom_stein(X, target, kernel, n_landmarks=12, rng=0, project=W)
+    stein = SteinKernel(kernel, target)
+    Kmn = stein(X[nys.landmark_indices_], X)
+    Kmm_pinv = np.linalg.pinv(stein(X[nys.landmark_indices_]), rcond=1e-10, hermitian=True)
     direct = [w @ Kmn.T @ Kmm_pinv @ Kmn @ w / 80**2 for w in W.T]
-    np.testing.assert_allclose(np.sum((nys.R @ nys.project(W)) ** 2, 0) / 80**2, direct,
+    np.testing.assert_allclose(np.sum((nys.factor_ @ nys.projected_) ** 2, 0) / 80**2, direct,
                                rtol=1e-8)
-    assert nys.statistic == pytest.approx(Kmn.mean(1) @ Kmm_pinv @ Kmn.mean(1), rel=1e-8)
+    assert nys.squared_norm() == pytest.approx(Kmn.mean(1) @ Kmm_pinv @ Kmn.mean(1), rel=1e-8)
 
 
 def test_markov_signs_flip_at_the_given_rate():
@@ -324,8 +324,10 @@ def test_streamed_nystrom_pass_equals_projecting_an_array(rng):
     X = rng.normal(size=(90, 2))
     target, kernel = K.NormalTarget(np.zeros(2)), K.IMQKernel()
     W = WildSigns(20, np.random.default_rng(5)).take(90)
-    nys = NystromStein(X, target, kernel, n_landmarks=15, rng=0, signs=W, working_memory=2000)
-    np.testing.assert_allclose(nys.projected_signs, nys.project(W), rtol=1e-12)
+    nys = nystrom_stein(X, target, kernel, n_landmarks=15, rng=0, project=W,
+                        working_memory=2000)
+    Kmn = SteinKernel(kernel, target)(X[nys.landmark_indices_], X)
+    np.testing.assert_allclose(nys.projected_, Kmn @ W, rtol=1e-12, atol=1e-12)
 
     class RecordedSigns(WildSigns):
         """The same stream, remembering every block it hands out."""
@@ -337,9 +339,8 @@ def test_streamed_nystrom_pass_equals_projecting_an_array(rng):
             return self.blocks[-1]
 
     stream = RecordedSigns(20, np.random.default_rng(5))
-    streamed = NystromStein(X, target, kernel, n_landmarks=15, rng=0, working_memory=2000,
-                            signs=stream)
+    streamed = nystrom_stein(X, target, kernel, n_landmarks=15, rng=0, working_memory=2000,
+                             project=stream)
     consumed = np.vstack(stream.blocks)
     assert len(stream.blocks) > 1 and consumed.shape == (90, 20)  # really streamed, all rows
-    np.testing.assert_allclose(streamed.projected_signs, streamed.project(consumed),
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(streamed.projected_, Kmn @ consumed, rtol=1e-12, atol=1e-12)

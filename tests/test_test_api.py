@@ -46,8 +46,13 @@ def test_every_result_has_the_same_fields_and_runtime_keys(data):
 def test_nystrom_ksd_exposes_what_it_fitted(data):
     X, _ = data
     res = K.ksd_test(X, TARGET, K.IMQKernel(), method="nystrom", n_landmarks=12, rng=0)
-    assert set(res.fitted) == {"landmarks", "weights"}
+    assert set(res.fitted) == {"landmarks", "weights", "embedding"}
     assert res.fitted["landmarks"].shape == res.fitted["weights"].shape == (12,)
+    grid = np.linspace(-2, 2, 7)[:, None] * np.ones((1, 2))
+    witness = K.stein_witness(X[res.fitted["landmarks"]], TARGET, K.IMQKernel(), grid,
+                              weights=res.fitted["weights"])
+    np.testing.assert_allclose(res.fitted["embedding"].evaluate(grid), witness, rtol=1e-10)
+    assert res.fitted["embedding"].squared_norm() == pytest.approx(res.statistic, rel=1e-12)
     assert (res.method, res.null) == ("nystrom", "nystrom-bootstrap")
 
 

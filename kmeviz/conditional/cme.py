@@ -12,6 +12,7 @@ import pandas as pd
 from scipy import linalg
 
 from .._validation import (
+    check_is_fitted,
     check_positive,
     check_positive_int,
     check_rng,
@@ -50,21 +51,21 @@ class ConditionalMeanEmbedding:
     """
 
     def __init__(self, kernel_x, kernel_y, *, reg: float):
-        self.kernel_x = check_kernel(kernel_x, "kernel_x")
-        self.kernel_y = check_kernel(kernel_y, "kernel_y")
-        self.reg = check_positive(reg, "reg")
+        self.kernel_x, self.kernel_y, self.reg = kernel_x, kernel_y, reg
 
     def fit(self, X, Y):
+        check_kernel(self.kernel_x, "kernel_x")
+        check_kernel(self.kernel_y, "kernel_y")
+        reg = check_positive(self.reg, "reg")
         X, Y = _check_xy(X, Y)
         n = X.shape[0]
         self.X_, self.Y_ = X, Y
         self.gram_x_ = self.kernel_x.gram(X, X)
-        self.cho_ = linalg.cho_factor(self.gram_x_ + n * self.reg * np.eye(n), lower=True)
+        self.cho_ = linalg.cho_factor(self.gram_x_ + n * reg * np.eye(n), lower=True)
         return self
 
     def _check_fitted(self):
-        if not hasattr(self, "cho_"):
-            raise RuntimeError("ConditionalMeanEmbedding is not fitted; call fit(X, Y) first")
+        check_is_fitted(self, "cho_", "fit(X, Y)")
 
     def _new_inputs(self, X_new):
         X_new = check_samples(X_new, "X_new")

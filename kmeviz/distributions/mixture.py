@@ -125,7 +125,7 @@ class GaussianMixture:
         damp = np.exp(-0.5 * (W**2) @ self.variances.T)
         c = (np.cos(phase) * damp) @ self.weights
         s = (np.sin(phase) * damp) @ self.weights
-        scale = np.sqrt(features.kernel.value_at_zero / features.n_features)
+        scale = np.sqrt(features.kernel.value_at_zero / features.n_features_)
         return scale * np.concatenate([c, s])
 
     def error_of(self, estimator) -> float:

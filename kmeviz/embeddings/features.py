@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_positive_int, check_rng, check_samples
+from .._validation import check_is_fitted, check_positive_int, check_rng, check_samples
 from ..kernels import DEFAULT_WORKING_MEMORY, GaussianKernel, check_kernel, tile_rows
 
 
@@ -17,11 +17,10 @@ class _RandomFeatures:
     """Shared feature map and streamed feature means on top of ``_project``."""
 
     kernel = None
-    n_features: int
+    n_features_: int
 
     def _check_fitted(self):
-        if not hasattr(self, "dim_"):
-            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit(X) first")
+        check_is_fitted(self, "dim_")
 
     def _check_dim(self, X, name="X"):
         X = check_samples(X, name)
@@ -39,14 +38,14 @@ class _RandomFeatures:
     def transform(self, X) -> np.ndarray:
         """Feature map z(X) of shape (n, 2L) with z(x)'z(y) ≈ k(x, y)."""
         P = self.projections(X)
-        scale = np.sqrt(self.kernel.value_at_zero / self.n_features)
+        scale = np.sqrt(self.kernel.value_at_zero / self.n_features_)
         return scale * np.hstack([np.cos(P), np.sin(P)])
 
     def _mean_cos_sin(self, X: np.ndarray, working_memory=DEFAULT_WORKING_MEMORY):
         """Means over rows of cos(ω'x) and sin(ω'x), streamed: O(L) extra memory per chunk."""
-        cos_sum = np.zeros(self.n_features)
-        sin_sum = np.zeros(self.n_features)
-        rows = tile_rows(2 * self.n_features, working_memory)
+        cos_sum = np.zeros(self.n_features_)
+        sin_sum = np.zeros(self.n_features_)
+        rows = tile_rows(2 * self.n_features_, working_memory)
         for start in range(0, X.shape[0], rows):
             P = self._project(X[start : start + rows])
             cos_sum += np.cos(P).sum(axis=0)
@@ -78,27 +77,27 @@ class RandomFourierFeatures(_RandomFeatures):
     """
 
     def __init__(self, kernel, n_features: int = 1024, *, frequencies=None, rng=None):
-        self.kernel = check_kernel(kernel, shift_invariant=True)
-        if frequencies is not None:
-            self.frequencies = check_samples(frequencies, "frequencies")
-            self.n_features = self.frequencies.shape[0]
-        else:
-            self.frequencies = None
-            self.n_features = check_positive_int(n_features, "n_features")
+        self.kernel = kernel
+        self.n_features = n_features
+        self.frequencies = frequencies
         self.rng = rng
 
     def fit(self, X):
         """Draw (or adopt) the frequencies for the dimension of ``X``."""
+        check_kernel(self.kernel, shift_invariant=True)
         dim = check_samples(X, "X").shape[1]
         if self.frequencies is not None:
-            if self.frequencies.shape[1] != dim:
+            frequencies = check_samples(self.frequencies, "frequencies")
+            if frequencies.shape[1] != dim:
                 raise ValueError(
-                    f"frequencies have dimension {self.frequencies.shape[1]}, X has {dim}"
+                    f"frequencies have dimension {frequencies.shape[1]}, X has {dim}"
                 )
-            self.frequencies_ = self.frequencies
+            self.frequencies_ = frequencies
         else:
-            self.frequencies_ = self.kernel.sample_frequencies(self.n_features, dim,
+            n_features = check_positive_int(self.n_features, "n_features")
+            self.frequencies_ = self.kernel.sample_frequencies(n_features, dim,
                                                                rng=check_rng(self.rng))
+        self.n_features_ = self.frequencies_.shape[0]
         self.dim_ = dim
         return self
 
@@ -136,21 +135,24 @@ class FastfoodFeatures(_RandomFeatures):
     """
 
     def __init__(self, kernel, n_features: int = 1024, *, rng=None):
-        self.kernel = check_kernel(kernel, shift_invariant=True)
-        if not isinstance(kernel, GaussianKernel):
-            raise TypeError(
-                f"Fastfood approximates the Gaussian kernel only, got {type(kernel).__name__}"
-            )
-        self.n_features = check_positive_int(n_features, "n_features")
+        self.kernel = kernel
+        self.n_features = n_features
         self.rng = rng
 
     def fit(self, X):
         """Draw B, Π, G and S for the dimension of ``X``."""
+        check_kernel(self.kernel, shift_invariant=True)
+        if not isinstance(self.kernel, GaussianKernel):
+            raise TypeError(
+                f"Fastfood approximates the Gaussian kernel only, got "
+                f"{type(self.kernel).__name__}"
+            )
+        n_features = check_positive_int(self.n_features, "n_features")
         dim = check_samples(X, "X").shape[1]
         rng = check_rng(self.rng)
         D = 1 << max(0, (dim - 1).bit_length())
-        n_blocks = -(-self.n_features // D)
-        self.dim_, self.padded_dim_ = dim, D
+        n_blocks = -(-n_features // D)
+        self.dim_, self.padded_dim_, self.n_features_ = dim, D, n_features
         self.signs_ = rng.choice([-1.0, 1.0], size=(n_blocks, D))
         self.permutations_ = np.argsort(rng.random((n_blocks, D)), axis=1)
         self.gaussians_ = rng.standard_normal((n_blocks, D))
@@ -165,7 +167,7 @@ class FastfoodFeatures(_RandomFeatures):
         T = fwht(T * self.signs_[None])  # (n, blocks, D)
         T = np.take_along_axis(T, self.permutations_[None], axis=2) * self.gaussians_[None]
         T = fwht(T) * (self.scales_ / (self.kernel.bandwidth * np.sqrt(D)))[None]
-        return T.reshape(n, -1)[:, : self.n_features]
+        return T.reshape(n, -1)[:, : self.n_features_]
 
     @property
     def frequencies_(self) -> np.ndarray:

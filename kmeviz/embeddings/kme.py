@@ -10,8 +10,15 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from .._validation import check_positive_int, check_rng, check_samples
+from .._validation import (
+    check_is_fitted,
+    check_positive,
+    check_positive_int,
+    check_rng,
+    check_samples,
+)
 from ..kernels import DEFAULT_WORKING_MEMORY, check_kernel
+from ..results import renamed_argument
 
 
 def weighted_gram_sum(kernel, A, a, B, b, working_memory=DEFAULT_WORKING_MEMORY) -> float:
@@ -38,8 +45,7 @@ class WeightedEmbedding:
     weights_: np.ndarray
 
     def _check_fitted(self):
-        if not hasattr(self, "weights_"):
-            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit(X) first")
+        check_is_fitted(self, "weights_")
 
     def evaluate(self, Z) -> np.ndarray:
         """μ̂(z) = Σ_j α_j k(x_j, z) for each row of Z, shape (n_z,)."""
@@ -75,9 +81,10 @@ class EmpiricalKME(WeightedEmbedding):
     """The empirical embedding μ̂ = (1/n) Σ_i φ(x_i) (Eq. (2) of Chatalic et al.)."""
 
     def __init__(self, kernel):
-        self.kernel = check_kernel(kernel)
+        self.kernel = kernel
 
     def fit(self, X):
+        check_kernel(self.kernel)
         X = check_samples(X, "X")
         self.points_ = X
         self.weights_ = np.full(X.shape[0], 1.0 / X.shape[0])
@@ -111,9 +118,13 @@ def default_landmarks(n: int) -> int:
 class NystromKME(WeightedEmbedding):
     """Nyström kernel mean embedding μ̂_m = P_m μ̂ (Chatalic et al. 2022, Eq. (5)).
 
-    Weights α = (1/n) K_m⁺ K_mn 1_n: the projection of the empirical embedding onto the
-    span of m landmarks. K_mn 1_n is streamed in row blocks, so memory is
+    Weights α = K_m⁺ β with β = (1/n) K_mn 1_n: the projection of the empirical embedding
+    onto the span of m landmarks. K_mn 1_n is streamed in row blocks, so memory is
     O(m² + m d + working_memory) whatever n is; time O(n m d + m³).
+
+    Any kernel of the protocol works. On a ``SteinKernel`` this is the Nyström KSD of
+    Kalinke et al. (Lemma 1): ``squared_norm()`` is Eq. (8) and ``fit(X, project=W)`` gives
+    the K_mn W of the Nyström bootstrap (Eq. 11) in the same pass.
 
     Parameters
     ----------
@@ -126,7 +137,16 @@ class NystromKME(WeightedEmbedding):
         Draw landmarks uniformly with replacement (the paper's scheme) or without.
     rcond : float
         Relative eigenvalue floor of the pseudo-inverse.
+    working_memory : int, bytes per Gram block
     rng : Generator, int or None
+
+    Attributes
+    ----------
+    landmark_indices_, landmarks_ (= points_) : the landmarks, as indices and rows of X
+    mean_map_ : β = (1/n) K_mn 1_n
+    factor_ : R of shape (rank, m) with K_m⁺ = RᵀR
+    weights_ : α = K_m⁺ β
+    projected_ : K_mn W when ``fit`` was given ``project=W``, else None
 
     Examples
     --------
@@ -141,7 +161,7 @@ class NystromKME(WeightedEmbedding):
 
     def __init__(self, kernel, n_landmarks=None, *, landmarks=None, replace: bool = True,
                  rcond: float = 1e-10, working_memory: int = DEFAULT_WORKING_MEMORY, rng=None):
-        self.kernel = check_kernel(kernel)
+        self.kernel = kernel
         self.n_landmarks = n_landmarks
         self.landmarks = landmarks
         self.replace = replace
@@ -149,30 +169,58 @@ class NystromKME(WeightedEmbedding):
         self.working_memory = working_memory
         self.rng = rng
 
-    def fit(self, X):
+    def fit(self, X, *, project=None):
+        """Draw the landmarks and compute β (and K_mn W) in one pass over X.
+
+        ``project`` is an (n, D) array W, or a stream whose ``take(rows)`` returns the next
+        rows of W (e.g. ``WildSigns``), so W never needs to be held whole.
+        """
+        kernel = check_kernel(self.kernel)
         X = check_samples(X, "X")
+        rcond = check_positive(self.rcond, "rcond")
+        working_memory = check_positive_int(self.working_memory, "working_memory")
         n = X.shape[0]
+        if isinstance(project, np.ndarray) and (project.ndim != 2 or project.shape[0] != n):
+            raise ValueError(f"project must have shape (n, D) with n={n} rows, got "
+                             f"{project.shape}")
+        if project is not None and not isinstance(project, np.ndarray) \
+                and not callable(getattr(project, "take", None)):
+            raise TypeError("project must be an (n, D) array or a stream with take(rows), "
+                            f"got {type(project).__name__}")
         idx = draw_landmarks(n, self.n_landmarks, self.landmarks, self.replace, self.rng)
         L = X[idx]
-        b = np.zeros(L.shape[0])  # K_mn 1_n, streamed over the data
-        for _, block in self.kernel.gram_blocks(X, L, working_memory=self.working_memory):
-            b += block.sum(axis=0)
-        w, V = pinv_psd(self.kernel.gram(L, L), self.rcond)
+        beta, projected = np.zeros(L.shape[0]), None
+        for sl, block in kernel.gram_blocks(X, L, working_memory=working_memory):
+            beta += block.sum(axis=0)
+            if project is not None:
+                W = (project[sl] if isinstance(project, np.ndarray)
+                     else project.take(sl.stop - sl.start))
+                projected = block.T @ W if projected is None else projected + block.T @ W
+        # divide and conquer: repeated landmarks make MRRR (scipy's default) slow
+        w, V = pinv_psd(kernel.gram(L, L), rcond, driver="evd")
         self.landmark_indices_ = idx
-        self.landmarks_ = L
-        self.points_ = L
-        self.weights_ = V @ ((V.T @ b) / w) / n
+        self.landmarks_ = self.points_ = L
+        self.mean_map_ = beta / n
+        self.factor_ = (V / np.sqrt(w)).T
+        self.weights_ = self.factor_.T @ (self.factor_ @ self.mean_map_)
+        self.projected_ = projected
         return self
+
+    def squared_norm(self) -> float:
+        """||μ̂_m||²_H = βᵀ K_m⁺ β = ||Rβ||² (Eq. (8) of Kalinke et al. for a Stein kernel)."""
+        self._check_fitted()
+        return float(np.sum((self.factor_ @ self.mean_map_) ** 2))
 
 
 class UniformSubsampleKME(WeightedEmbedding):
     """μ̃_m = (1/m) Σ_j φ(x̃_j) on m landmarks drawn uniformly (Sec. 4.2 baseline)."""
 
     def __init__(self, kernel, n_landmarks=None, *, replace: bool = True, rng=None):
-        self.kernel = check_kernel(kernel)
+        self.kernel = kernel
         self.n_landmarks, self.replace, self.rng = n_landmarks, replace, rng
 
     def fit(self, X):
+        check_kernel(self.kernel)
         X = check_samples(X, "X")
         idx = draw_landmarks(X.shape[0], self.n_landmarks, None, self.replace, self.rng)
         self.points_ = X[idx]
@@ -185,31 +233,39 @@ class KernelHerding(WeightedEmbedding):
 
     x_{t+1} = argmax_x μ̂(x) - (1/(t+1)) Σ_{s<=t} k(x_s, x) over candidates x in X (at most
     ``max_candidates``, drawn uniformly); μ̂ is the empirical embedding of all of X.
+    ``n_landmarks`` is m (``n_points`` is its deprecated name).
     """
 
-    def __init__(self, kernel, n_points: int, *, max_candidates: int = 2000, rng=None):
-        self.kernel = check_kernel(kernel)
-        self.n_points = check_positive_int(n_points, "n_points")
-        self.max_candidates = check_positive_int(max_candidates, "max_candidates")
+    def __init__(self, kernel, n_landmarks: int | None = None, *, max_candidates: int = 2000,
+                 rng=None, n_points: int | None = None):
+        self.kernel = kernel
+        self.n_landmarks = renamed_argument("n_points", n_points, "n_landmarks", n_landmarks,
+                                            None)
+        self.max_candidates = max_candidates
         self.rng = rng
 
     def fit(self, X):
+        kernel = check_kernel(self.kernel)
+        if self.n_landmarks is None:
+            raise TypeError("KernelHerding needs n_landmarks, the number of points to pick")
+        m = check_positive_int(self.n_landmarks, "n_landmarks")
+        max_candidates = check_positive_int(self.max_candidates, "max_candidates")
         X = check_samples(X, "X")
         n = X.shape[0]
         rng = check_rng(self.rng)
-        cand = (np.arange(n) if n <= self.max_candidates
-                else rng.choice(n, self.max_candidates, replace=False))
+        cand = (np.arange(n) if n <= max_candidates
+                else rng.choice(n, max_candidates, replace=False))
         C = X[cand]
         mu = np.zeros(C.shape[0])
-        for _, block in self.kernel.gram_blocks(X, C):
+        for _, block in kernel.gram_blocks(X, C):
             mu += block.sum(axis=0)
         mu /= n
         running = np.zeros(C.shape[0])  # Σ_s k(x_s, candidate)
         chosen = []
-        for t in range(self.n_points):
+        for t in range(m):
             j = int(np.argmax(mu - running / (t + 1)))
             chosen.append(j)
-            running += self.kernel.gram(C[j : j + 1], C)[0]
+            running += kernel.gram(C[j : j + 1], C)[0]
         self.points_ = C[chosen]
         self.weights_ = np.full(len(chosen), 1.0 / len(chosen))
         return self
@@ -221,22 +277,29 @@ class RandomFeatureKME:
     It lives in the random-feature space, not in H, so it is scored by
     ``GaussianMixture.error_of`` as ||z̄ - E z(X)|| with E z(X) in closed form: the
     feature-space analogue of ||μ̂ - μ||_H (equal to it in expectation as L → ∞).
+    Its budget is ``n_features`` (L frequencies), as for every random-feature map.
     """
 
     def __init__(self, kernel, n_features: int, *, rng=None):
-        from .features import RandomFourierFeatures
-
-        self.kernel = check_kernel(kernel, shift_invariant=True)
-        self._features = RandomFourierFeatures(kernel, n_features, rng=rng)
+        self.kernel = kernel
+        self.n_features = n_features
+        self.rng = rng
 
     def fit(self, X):
+        from .features import RandomFourierFeatures
+
         X = check_samples(X, "X")
-        self.features_ = self._features.fit(X)
+        self.features_ = RandomFourierFeatures(self.kernel, self.n_features,
+                                               rng=self.rng).fit(X)
         cos_mean, sin_mean = self.features_._mean_cos_sin(X)
-        scale = np.sqrt(self.kernel.value_at_zero / self.features_.n_features)
+        scale = np.sqrt(self.kernel.value_at_zero / self.features_.n_features_)
         self.mean_features_ = scale * np.concatenate([cos_mean, sin_mean])
         return self
 
+    def _check_fitted(self):
+        check_is_fitted(self, "mean_features_")
+
     def evaluate(self, Z) -> np.ndarray:
         """z̄ᵀ z(z) ≈ μ̂(z)."""
+        self._check_fitted()
         return self.features_.transform(Z) @ self.mean_features_

@@ -5,6 +5,7 @@ from .ksd import (
     NystromStein,
     ksd2,
     ksd2_nystrom,
+    nystrom_stein,
     stein_witness,
 )
 from .test import (
@@ -19,6 +20,7 @@ __all__ = [
     "ksd2",
     "ksd2_nystrom",
     "ksd_test",
+    "nystrom_stein",
     "stein_witness",
     "wild_signs",
 ]

@@ -1,18 +1,17 @@
 """Kernel Stein discrepancies (Kalinke, Szabó & Sriperumbudur, *Nyström Kernel Stein
 Discrepancy*): the Stein kernel, KSD², Nyström KSD² and their statistics.
 
-The Stein kernel h_p itself (Eq. 3) is ``kmeviz.kernels.SteinKernel``; its Gram matrices
-are streamed in row blocks like the other kernels. The tests are in
-``kmeviz.goodness_of_fit``.
+The Stein kernel h_p itself (Eq. 3) is ``kmeviz.kernels.SteinKernel``, a kernel of the
+protocol; Nyström KSD is ``NystromKME`` applied to it. The tests are in ``kmeviz.gof.test``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_choice
-from ..embeddings.kme import draw_landmarks, pinv_psd
-from ..kernels import DEFAULT_WORKING_MEMORY, SteinKernel, prepared_rows
+from .._validation import check_choice, check_samples
+from ..embeddings.kme import NystromKME
+from ..kernels import DEFAULT_WORKING_MEMORY, SteinKernel
 from ..results import warn_deprecated
 
 
@@ -47,61 +46,41 @@ def ksd2(X, target, kernel, *, estimator: str = "biased",
     return (total - float(stein.diag(a.X).sum())) / (n * (n - 1))
 
 
-class NystromStein:
-    """The Nyström KSD pieces of Lemma 1: landmarks x̃ (indices into X, with replacement),
-    β = K_mn 1/n, and a factor R of K_mm⁺ = RᵀR (eigenvalues below 1e-10 × max dropped).
+def nystrom_stein(X, target, kernel, *, n_landmarks=None, landmarks=None, rng=None,
+                  project=None, working_memory: int = DEFAULT_WORKING_MEMORY) -> NystromKME:
+    """The Nyström KSD pieces of Lemma 1, fitted: a ``NystromKME`` of the Stein kernel h_p
+    on m landmarks drawn with replacement (default m = 4√n) or given as indices into X.
 
-    ``statistic`` is β K_mm⁺ β = ||R β||² (Eq. 8); the witness and bootstrap reuse R.
-    Given ``signs`` — an (n, D) array W or a stream with ``take(rows)`` — the same pass also
-    computes K_mn W for the bootstrap (Eq. 11).
+    Its ``squared_norm()`` is Nyström KSD² (Eq. 8), ``weights_`` the α of the projected
+    witness (Eq. 6), and ``fit(X, project=W)`` the K_mn W of the bootstrap (Eq. 11).
     """
+    X = check_samples(X, "X")
+    m = default_stein_landmarks(X.shape[0]) if n_landmarks is None else n_landmarks
+    embedding = NystromKME(SteinKernel(kernel, target), None if landmarks is not None else m,
+                           landmarks=landmarks, working_memory=working_memory, rng=rng)
+    return embedding.fit(X, project=project)
+
+
+class NystromStein(NystromKME):
+    """Deprecated: use ``nystrom_stein`` (a ``NystromKME`` of the Stein kernel)."""
 
     def __init__(self, X, target, kernel, *, n_landmarks=None, landmarks=None, rng=None,
                  signs=None, working_memory: int = DEFAULT_WORKING_MEMORY):
-        self.stein = SteinKernel(kernel, target)
-        self.prepared = self.stein.prepare(X)
-        n = self.prepared[0].shape[0]
-        m = default_stein_landmarks(n) if n_landmarks is None else n_landmarks
-        self.landmarks = draw_landmarks(n, m if landmarks is None else None, landmarks,
-                                        True, rng)
-        self.working_memory = working_memory
-        lm = prepared_rows(self.prepared, self.landmarks)
-        self.landmark_data = lm
-        # divide-and-conquer eigh: repeated landmarks make MRRR (scipy's default) slow
-        w, V = pinv_psd(self.stein.tile(lm, lm), driver="evd")
-        self.R = (V / np.sqrt(w)).T  # (rank, m)
-        # one pass over blocks of samples: β = K_mn 1 / n and, for a test, K_mn W
-        self.beta = np.zeros(self.landmarks.size)
-        self.projected_signs = None
-        for sl, block in self.stein.row_blocks(self.prepared, lm, working_memory):
-            self.beta += block.sum(axis=0)
-            if signs is not None:
-                W = signs[sl] if isinstance(signs, np.ndarray) else signs.take(sl.stop - sl.start)
-                if self.projected_signs is None:
-                    self.projected_signs = np.zeros((lm[0].shape[0], W.shape[1]))
-                self.projected_signs += block.T @ W
-        self.beta /= n
+        warn_deprecated("NystromStein", "nystrom_stein(X, target, kernel, ...), a NystromKME "
+                        "of the Stein kernel")
+        fitted = nystrom_stein(X, target, kernel, n_landmarks=n_landmarks, landmarks=landmarks,
+                               rng=rng, project=signs, working_memory=working_memory)
+        self.__dict__.update(fitted.__dict__)
+        self.stein, self._X = fitted.kernel, check_samples(X, "X")
+        self.landmarks, self.beta = fitted.landmark_indices_, fitted.mean_map_
+        self.R = fitted.factor_
+        self.projected_signs, self.weights = fitted.projected_, fitted.weights_
+        self.statistic = fitted.squared_norm()
 
-    @property
-    def statistic(self) -> float:
-        return float(np.sum((self.R @ self.beta) ** 2))
+    def project(self, W):
+        return NystromKME(self.stein, landmarks=self.landmarks).fit(self._X, project=W).projected_
 
-    def project(self, W: np.ndarray) -> np.ndarray:
-        """K_mn W (m, D) streamed over blocks of samples: O(m n D) time, O(m D) memory."""
-        out = np.zeros((self.landmarks.size, W.shape[1]))
-        for sl, block in self.stein.row_blocks(self.prepared, self.landmark_data,
-                                               self.working_memory):
-            out += block.T @ W[sl]
-        return out
-
-    @property
-    def weights(self) -> np.ndarray:
-        """α = K_mm⁺ β: the projected embedding is Σ_j α_j h_p(x̃_j, ·) (Eq. 6)."""
-        return self.R.T @ (self.R @ self.beta)
-
-    def witness(self, grid) -> np.ndarray:
-        """x ↦ Σ_j α_j h_p(x̃_j, x): the projected Stein witness."""
-        return self.stein.tile(self.stein.prepare(grid), self.landmark_data) @ self.weights
+    witness = NystromKME.evaluate
 
 
 def default_stein_landmarks(n: int) -> int:
@@ -111,9 +90,9 @@ def default_stein_landmarks(n: int) -> int:
 
 def ksd2_nystrom(X, target, kernel, *, n_landmarks=None, landmarks=None, rng=None) -> float:
     """Nyström KSD² = β_pᵀ K_mm⁺ β_p (Lemma 1, Eq. 8), landmarks drawn with replacement
-    (default m = 4√n) or given as indices into X. O(nm + m³) time, O(nm) memory at most."""
-    return NystromStein(X, target, kernel, n_landmarks=n_landmarks, landmarks=landmarks,
-                        rng=rng).statistic
+    (default m = 4√n) or given as indices into X. O(nm + m³) time, O(m² + tile) memory."""
+    return nystrom_stein(X, target, kernel, n_landmarks=n_landmarks, landmarks=landmarks,
+                         rng=rng).squared_norm()
 
 
 def stein_witness(X, target, kernel, grid, *, weights=None) -> np.ndarray:

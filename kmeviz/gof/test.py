@@ -23,8 +23,6 @@ import time
 import numpy as np
 
 from .._validation import check_choice, check_in_interval, check_positive_int, check_rng
-from ..embeddings.kme import draw_landmarks
-from ..gof.ksd import NystromStein, default_stein_landmarks
 from ..kernels import SteinKernel, prepared_rows
 from ..results import (
     TestResult,
@@ -33,6 +31,7 @@ from ..results import (
     renamed_argument,
     simulated_result,
 )
+from .ksd import nystrom_stein
 
 METHODS = ("full", "nystrom", "linear", "fssd")
 
@@ -131,7 +130,8 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_resamples: int | None
     TestResult
         ``method`` as given; ``null`` is ``"wild-bootstrap"``, ``"nystrom-bootstrap"``,
         ``"normal"`` or ``"chi-square-mixture"``; a Nyström test's ``fitted`` holds its
-        ``landmarks`` and ``weights`` α = K_mm⁺β (for ``stein_witness``).
+        ``landmarks``, the ``weights`` α = K_mm⁺β (for ``stein_witness``) and the fitted
+        ``embedding`` (a ``NystromKME`` of the Stein kernel; ``evaluate`` is the witness).
 
     Examples
     --------
@@ -169,15 +169,15 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_resamples: int | None
         stat, null_samples = full_wild_bootstrap(stein, prepared, W)
         return simulated_result(stat, null_samples, alpha, method="full", null="wild-bootstrap",
                                 runtime=one_pass_runtime(time.perf_counter() - t0))
-    landmarks = draw_landmarks(n, default_stein_landmarks(n) if n_landmarks is None
-                               else n_landmarks, landmarks, True, rng)
-    signs = WildSigns(D, rng, scheme=wild)  # consumed block by block
-    nys = NystromStein(prepared[0], target, kernel, landmarks=landmarks, signs=signs)
-    null_samples = np.sum((nys.R @ nys.projected_signs) ** 2, axis=0) / n**2
-    return simulated_result(nys.statistic, null_samples, alpha, method="nystrom",
+    signs = WildSigns(D, rng, scheme=wild)  # consumed block by block in the same pass
+    nys = nystrom_stein(prepared.X, target, kernel, n_landmarks=n_landmarks,
+                        landmarks=landmarks, rng=rng, project=signs)
+    null_samples = np.sum((nys.factor_ @ nys.projected_) ** 2, axis=0) / n**2
+    return simulated_result(nys.squared_norm(), null_samples, alpha, method="nystrom",
                             null="nystrom-bootstrap",
                             runtime=one_pass_runtime(time.perf_counter() - t0),
-                            fitted={"landmarks": nys.landmarks, "weights": nys.weights})
+                            fitted={"landmarks": nys.landmark_indices_,
+                                    "weights": nys.weights_, "embedding": nys})
 
 
 def _fssd(prepared, kernel, n_locations, n_bootstrap, rng):

@@ -7,6 +7,8 @@ The kernel protocol (what every estimator calls):
   ``diag(X)``: the same on float64 (n, d) arrays that were already validated (estimators
   validate once at their boundary, then call these in their loops);
 - ``gram_sum(X, Y)``: the sum of the Gram matrix, tile by tile in bounded memory;
+- ``prepare(X)``, ``tile(a, b)`` and ``row_blocks(a, b)``: the same Gram values on samples
+  prepared once (their per-sample quantities, e.g. a target's score, computed once);
 - radial kernels k(x, y) = φ(||x - y||²) also give ``radial(sq)`` = φ and
   ``radial_derivatives(sq)`` = (φ, φ', φ''), which the Stein kernel needs;
 - shift-invariant kernels sample their spectral frequencies for random features
@@ -50,6 +52,8 @@ class Kernel:
     """
 
     shift_invariant = False
+    #: Gram-sized temporaries one tile needs; sets the rows per block of ``working_memory``.
+    tile_temporaries = 1
 
     def __call__(self, X, Y=None) -> np.ndarray:
         """Gram matrix ``K[i, j] = k(X[i], Y[j])`` of shape (n_x, n_y), input validated."""
@@ -76,13 +80,28 @@ class Kernel:
     def gram_blocks(self, X: np.ndarray, Y: np.ndarray, *,
                     working_memory: int = DEFAULT_WORKING_MEMORY):
         """Yield ``(row_slice, K[row_slice, :])``: the Gram in row blocks of at most
-        ``working_memory`` bytes, Y prepared once."""
+        ``working_memory`` bytes, Y prepared once and each block of X when it is reached."""
         b = self._prepare(Y)
-        rows = tile_rows(Y.shape[0], working_memory)
-        for start in range(0, X.shape[0], rows):
-            sl = slice(start, min(start + rows, X.shape[0]))
-            yield sl, self._tile(self._prepare(X[sl]), b,
-                                 np.empty((sl.stop - sl.start, Y.shape[0])))
+        for sl in self._row_slices(X.shape[0], Y.shape[0], working_memory):
+            yield sl, self.tile(self._prepare(X[sl]), b)
+
+    def prepare(self, X) -> tuple:
+        """Validate X and compute its per-sample quantities once (for ``tile``)."""
+        return self._prepare(check_samples(X, "X"))
+
+    def tile(self, a: tuple, b: tuple) -> np.ndarray:
+        """The Gram block [k(a_i, b_j)] of two prepared samples, a new array."""
+        return self._tile(a, b, np.empty((a[0].shape[0], b[0].shape[0])))
+
+    def row_blocks(self, a: tuple, b: tuple, working_memory: int = DEFAULT_WORKING_MEMORY):
+        """``gram_blocks`` on prepared samples: yield ``(row_slice, tile(a[slice], b))``."""
+        for sl in self._row_slices(a[0].shape[0], b[0].shape[0], working_memory):
+            yield sl, self.tile(prepared_rows(a, sl), b)
+
+    def _row_slices(self, n_rows: int, n_cols: int, working_memory: int):
+        rows = tile_rows(n_cols, working_memory // self.tile_temporaries)
+        for start in range(0, n_rows, rows):
+            yield slice(start, min(start + rows, n_rows))
 
     def paired(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """``k(X[i], Y[i])`` for each row i, in O(n) memory."""

@@ -15,15 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import check_samples
-from .base import (
-    DEFAULT_WORKING_MEMORY,
-    Kernel,
-    RadialKernel,
-    check_kernel,
-    prepared_rows,
-    tile_rows,
-)
+from .base import Kernel, RadialKernel, check_kernel
 
 
 def checked_score(target, X: np.ndarray) -> np.ndarray:
@@ -52,8 +44,8 @@ class SteinKernel(Kernel):
     """h_p of Eq. (3): a kernel built from a radial base kernel and a target's score.
 
     It follows the kernel protocol (``gram``, ``gram_blocks``, ``paired``, ``diag``,
-    ``gram_sum``), so every kernel-generic estimator (a Nyström embedding, an MMD) applies
-    to it. ``prepare``/``tile``/``row_blocks`` expose the same on a sample prepared once.
+    ``gram_sum``, ``prepare``/``tile``/``row_blocks``), so every kernel-generic estimator
+    applies to it: Nyström KSD is ``NystromKME`` on a Stein kernel (Lemma 1).
     """
 
     def __init__(self, kernel, target):
@@ -64,9 +56,8 @@ class SteinKernel(Kernel):
                             f"RadialKernel; got {type(self.kernel).__name__}")
         self.target = target
 
-    def prepare(self, X) -> SteinPrepared:
-        """Validate X and compute its score once."""
-        return self._prepare(check_samples(X, "X"))
+    #: a tile holds r², sₓ·s_y, the cross term and φ's temporaries
+    tile_temporaries = 4
 
     def _prepare(self, X) -> SteinPrepared:
         S = checked_score(self.target, X)
@@ -123,11 +114,3 @@ class SteinKernel(Kernel):
         a = self.prepare(X)
         return self.tile(a, a if Y is None else self.prepare(Y))
 
-    def row_blocks(self, a: SteinPrepared, b: SteinPrepared,
-                   working_memory: int = DEFAULT_WORKING_MEMORY):
-        """Yield (row slice, h_p(a[slice], b)) in blocks of bounded size (a few tiles' worth
-        of temporaries each)."""
-        rows = max(1, tile_rows(b.X.shape[0], working_memory) // 4)
-        for start in range(0, a.X.shape[0], rows):
-            sl = slice(start, min(start + rows, a.X.shape[0]))
-            yield sl, self.tile(prepared_rows(a, sl), b)

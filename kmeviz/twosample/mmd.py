@@ -220,7 +220,7 @@ def mmd2_fastmmd(
         amp2 = a_x**2 + a_y**2 - 2.0 * a_x * a_y * np.cos(th_x - th_y)
         return fastmmd_from_amplitudes(amp2, a_x**2, a_y**2, X.shape[0], Y.shape[0], k0, estimator)
     # Alg. 2: z̄ = sqrt(k0/L) [mean cos, mean sin]; MMD²_b = ||z̄_X - z̄_Y||²
-    L = feats.n_features
+    L = feats.n_features_
     zx = np.sqrt(k0 / L) * np.concatenate([cx, sx])
     zy = np.sqrt(k0 / L) * np.concatenate([cy, sy])
     biased = float(np.sum((zx - zy) ** 2))
