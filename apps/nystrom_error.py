@@ -36,9 +36,9 @@ def m_grid(n: int, m_min: int, m_max: int) -> tuple:
 
 
 @lru_cache(maxsize=8)
-def error_table(problem_key, ms, n_trials, replace, baselines):
+def error_table(problem_key, ms, n_repeats, replace, baselines):
     mixture, bandwidth, _ = make_problem(*problem_key)
-    return nystrom_error_vs_m(ns=(problem_key[3],), ms=ms, n_trials=n_trials,
+    return nystrom_error_vs_m(ns=(problem_key[3],), ms=ms, n_repeats=n_repeats,
                               baselines=baselines, replace=replace, mixture=mixture,
                               bandwidth=bandwidth, rng=problem_key[4])
 
@@ -68,7 +68,7 @@ class NystromErrorExplorer(pn.viewable.Viewer):
     n = param.Integer(default=2000, bounds=(100, 20000), doc="sample size")
     m_min = param.Integer(default=4, bounds=(1, 100), label="smallest m")
     m_max = param.Integer(default=400, bounds=(10, 5000), label="largest m")
-    n_trials = param.Integer(default=3, bounds=(1, 20), label="trials")
+    n_repeats = param.Integer(default=3, bounds=(1, 20), label="repeats")
     replace = param.Boolean(default=True, label="landmarks with replacement")
     baselines = param.ListSelector(default=["uniform"], objects=["uniform", "herding", "rff"])
     m_view = param.Integer(default=40, bounds=(1, 2000), label="m for the 2-D view")
@@ -82,15 +82,15 @@ class NystromErrorExplorer(pn.viewable.Viewer):
         if self.m_min > self.m_max:
             raise ValueError(f"smallest m ({self.m_min}) exceeds largest m ({self.m_max})")
         return error_table(self.problem_key, m_grid(self.n, self.m_min, self.m_max),
-                           self.n_trials, self.replace, tuple(self.baselines))
+                           self.n_repeats, self.replace, tuple(self.baselines))
 
-    @param.depends(*MIXTURE_PARAMS, "m_min", "m_max", "n_trials", "replace", "baselines")
+    @param.depends(*MIXTURE_PARAMS, "m_min", "m_max", "n_repeats", "replace", "baselines")
     @guarded
     def error_view(self):
         r = np.sqrt(self.n)
         return viz.error_vs_m_plot(self._table(), marker=r * np.log(r))
 
-    @param.depends(*MIXTURE_PARAMS, "m_min", "m_max", "n_trials", "replace", "baselines")
+    @param.depends(*MIXTURE_PARAMS, "m_min", "m_max", "n_repeats", "replace", "baselines")
     @guarded
     def runtime_view(self):
         return viz.runtime_vs_m_plot(self._table())
@@ -107,7 +107,7 @@ class NystromErrorExplorer(pn.viewable.Viewer):
         right = viz.embedding_map(xs, ys, true, title="true μ (closed form)")
         return pn.Row(pn.pane.HoloViews(left), pn.pane.HoloViews(right))
 
-    @param.depends(*MIXTURE_PARAMS, "m_min", "m_max", "n_trials", "replace", "baselines",
+    @param.depends(*MIXTURE_PARAMS, "m_min", "m_max", "n_repeats", "replace", "baselines",
                    "m_view")
     @guarded
     def summary_view(self):
@@ -122,7 +122,7 @@ class NystromErrorExplorer(pn.viewable.Viewer):
 | | |
 |---|---|
 | kernel bandwidth (median heuristic) | {make_problem(*self.problem_key)[1]:.3f} |
-| empirical error (mean of {self.n_trials}) | <span class="kmeviz-empirical">{emp:.5f}</span> |
+| empirical error (mean of {self.n_repeats}) | <span class="kmeviz-empirical">{emp:.5f}</span> |
 | first m within 10% of it | <span class="kmeviz-reach">{reach_m}</span> |
 | √n log √n | {r * np.log(r):.0f} |
 | Nyström error at m = {self.m_view} | <span class="kmeviz-mview">{err:.5f}</span> |
@@ -131,7 +131,7 @@ class NystromErrorExplorer(pn.viewable.Viewer):
     def controls(self):
         return pn.Param(
             self.param,
-            parameters=["d", "n_centres", "spread", "n", "m_min", "m_max", "n_trials",
+            parameters=["d", "n_centres", "spread", "n", "m_min", "m_max", "n_repeats",
                         "replace", "baselines", "m_view", "seed"],
             widgets={"spread": {"type": pn.widgets.FloatSlider, "throttled": True},
                      "n": {"type": pn.widgets.IntInput, "step": 500},

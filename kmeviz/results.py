@@ -8,6 +8,7 @@ a test.
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from dataclasses import dataclass, field, replace
 
@@ -158,7 +159,11 @@ def renamed_argument(old_name: str, old_value, new_name: str, new_value, default
     warning once when the old name is used. Call it from the public function itself."""
     if old_value is None:
         return default if new_value is None else new_value
+    caller = sys._getframe(1).f_code.co_name
+    caller = type(sys._getframe(1).f_locals["self"]).__name__ if caller == "__init__" \
+        else caller
     if new_value is not None:
-        raise TypeError(f"give {new_name}= only ({old_name}= is its deprecated name)")
-    warn_deprecated(f"{old_name}=", f"{new_name}=", stacklevel=4)
+        raise TypeError(f"{caller}: give {new_name}= only ({old_name}= is its deprecated "
+                        "name)")
+    warn_deprecated(f"{caller}({old_name}=...)", f"{new_name}=", stacklevel=4)
     return old_value

@@ -153,7 +153,7 @@ assert np.allclose(power_plot.traverse(lambda e: e, [hv.Scatter])[0].dimension_v
 # per replicate. More frequencies, better approximation of MMD, more power.
 
 # %%
-fig8a = fastmmd_type2_vs_L(Ls=(1, 4, 16, 64), n=300, epsilon=4.0, n_trials=20,
+fig8a = fastmmd_type2_vs_L(Ls=(1, 4, 16, 64), n=300, epsilon=4.0, n_repeats=20,
                            n_resamples=99, rng=3)
 cols = ["L", "type2_error", "type2_ci_low", "type2_ci_high"]
 print(fig8a[cols].round(2).to_string(index=False))

@@ -101,7 +101,7 @@ assert np.allclose(table["sum of α"], 1, atol=0.03)
 
 # %%
 ms = (4, 8, 16, 32, 64, 128, 256, 512)
-df = nystrom_error_vs_m(ns=(1000, 4000), ms=ms, n_trials=3, mixture=mixture,
+df = nystrom_error_vs_m(ns=(1000, 4000), ms=ms, n_repeats=3, mixture=mixture,
                         bandwidth=kernel.bandwidth, rng=2)
 at = df[(df.estimator != "uniform") & df.m.isin([128, 256, 1000, 4000])]
 print(at[["n", "estimator", "m", "mean_error", "p05", "p95"]].round(5).to_string(index=False))

@@ -197,12 +197,12 @@ methods = {"KSD IMQ": ("full", "imq", None),
            "N-KSD IMQ (m = 4√n)": ("nystrom", "imq", 4)}
 power = ksd_power("laplace", [5], n=500, n_repeats=40, methods=methods, rng=5)
 size = ksd_power("null", [5], n=500, n_repeats=40, methods=methods, rng=6)
-print(pd.concat([power, size])[["problem", "method", "rate", "ci_low", "ci_high"]]
+print(pd.concat([power, size])[["problem", "test", "rate", "ci_low", "ci_high"]]
       .round(3).to_string(index=False))
 
 # %% tags=["check", "remove-cell"]
 # Power against the Laplace alternative is high; under H0 the 95% interval covers α.
-assert (power.trials == 40).all() and (power.rate >= 0.9).all()
+assert (power.repeats == 40).all() and (power.rate >= 0.9).all()
 assert ((size.ci_low <= 0.05) & (0.05 <= size.ci_high)).all()
 
 # %% [markdown]

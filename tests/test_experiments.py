@@ -46,7 +46,7 @@ def test_type_one_error_bounded_subset():
 
 
 def test_fig8a_runner_trend_small():
-    df = fastmmd_type2_vs_L(Ls=(1, 64), n=200, n_trials=12, n_resamples=99, rng=0)
+    df = fastmmd_type2_vs_L(Ls=(1, 64), n=200, n_repeats=12, n_resamples=99, rng=0)
     assert list(df["L"]) == [1, 64]
     assert {"type2_error", "type2_ci_low", "type2_ci_high", "runtime_s"} <= set(df.columns)
     assert df["type2_error"].iloc[1] <= df["type2_error"].iloc[0]
@@ -54,7 +54,7 @@ def test_fig8a_runner_trend_small():
 
 def test_fig8b_runner_shape_and_progress():
     seen = []
-    df = type2_vs_epsilon(epsilons=(1.5, 3.0), n=60, n_trials=2, n_resamples=19, rng=0,
+    df = type2_vs_epsilon(epsilons=(1.5, 3.0), n=60, n_repeats=2, n_resamples=19, rng=0,
                           progress=lambda d, t: seen.append((d, t)))
     assert len(df) == 2 * 4 and set(df["epsilon"]) == {1.5, 3.0}
     assert seen[-1] == (4, 4) and seen[0] == (1, 4)
@@ -63,11 +63,57 @@ def test_fig8b_runner_shape_and_progress():
 def test_nystrom_error_vs_m_small():
     from kmeviz.experiments import nystrom_error_vs_m
 
-    df = nystrom_error_vs_m(ns=(400,), ms=(5, 40, 200), d=3, n_trials=3, rng=0,
+    df = nystrom_error_vs_m(ns=(400,), ms=(5, 40, 200), d=3, n_repeats=3, rng=0,
                             baselines=("uniform",))
     ny = df[df.estimator == "nystrom"].set_index("m")["mean_error"]
     emp = df[df.estimator == "empirical"]["mean_error"].iloc[0]
     unif = df[df.estimator == "uniform"].set_index("m")["mean_error"]
     assert ny[5] > ny[40] > ny[200] * 0.999
     assert ny[200] < 1.1 * emp and unif[200] > ny[200]
-    assert set(df.columns) >= {"n", "m", "estimator", "mean_error", "p05", "p95", "seconds"}
+    assert set(df.columns) >= {"n", "m", "estimator", "mean_error", "p05", "p95", "runtime_s"}
+
+
+def test_every_rate_runner_has_the_one_column_schema():
+    """Two-sample and goodness-of-fit runners: their parameters, then RATE_COLUMNS."""
+    from kmeviz.experiments.ksd import ksd_power
+    from kmeviz.experiments.runners import RATE_COLUMNS
+
+    kernel = K.GaussianKernel(1.0)
+    two = rejection_rates(lambda g: (g.normal(size=(20, 1)), g.normal(size=(20, 1))),
+                          {"perm": {"kernel": kernel, "n_resamples": 19}}, n_repeats=2, rng=0)
+    gof = ksd_power("null", [2], n=40, n_repeats=2, n_resamples=19, rng=0,
+                    methods={"full": ("full", "imq", None)})
+    fig8a = fastmmd_type2_vs_L(Ls=(2,), n=20, n_repeats=2, n_resamples=19, rng=0)
+    assert list(two.columns) == RATE_COLUMNS
+    assert list(gof.columns) == ["problem", "parameter", *RATE_COLUMNS]
+    assert list(fig8a.columns[:6]) == ["L", "test", "rejections", "repeats", "runtime_s",
+                                       "type2_error"]
+
+
+def test_ksd_power_is_rejection_rates_on_ksd_tests():
+    """Same generator, same draws, same tests: ksd_power adds only its two columns."""
+    from kmeviz.experiments.ksd import draw_problem, ksd_power
+
+    power = ksd_power("laplace", [2], n=60, n_repeats=3, n_resamples=49, rng=4,
+                      methods={"nystrom": ("nystrom", "imq", 4.0)})
+
+    def nystrom(data, *, alpha, rng):
+        target, X = data
+        return K.ksd_test(X, target, K.IMQKernel(), method="nystrom", n_landmarks=31,
+                          n_resamples=49, alpha=alpha, rng=rng)
+
+    direct = rejection_rates(lambda g: draw_problem("laplace", 2, 60, g),
+                             {"nystrom": nystrom}, n_repeats=3, rng=4)
+    cols = ["test", "rejections", "repeats", "rate", "ci_low", "ci_high"]
+    assert power[cols].to_dict("records") == direct[cols].to_dict("records")
+
+
+def test_runner_repeat_counts_have_one_name():
+    from kmeviz.experiments import nystrom_error_vs_m
+
+    with pytest.warns(DeprecationWarning, match="n_trials"):
+        old = fastmmd_type2_vs_L(Ls=(2,), n=20, n_trials=2, n_resamples=19, rng=0)
+    new = fastmmd_type2_vs_L(Ls=(2,), n=20, n_repeats=2, n_resamples=19, rng=0)
+    assert old["rejections"].tolist() == new["rejections"].tolist()
+    with pytest.warns(DeprecationWarning, match="n_trials"):
+        nystrom_error_vs_m(ns=(50,), ms=(5,), d=2, n_trials=1, rng=0)

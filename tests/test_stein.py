@@ -290,17 +290,17 @@ def test_experiment_runners_are_tidy_and_report_progress():
     calls = []
     df = ksd_runtime_vs_n([60, 120], d=3, n_repeats=1, n_resamples=20, rng=0,
                           progress=lambda done, total: calls.append((done, total)))
-    assert list(df.columns) == ["n", "method", "repeat", "seconds"] and len(df) == 8
-    assert calls[-1] == (8, 8) and (df.seconds > 0).all()
+    assert list(df.columns) == ["n", "test", "repeat", "runtime_s"] and len(df) == 8
+    assert calls[-1] == (8, 8) and (df.runtime_s > 0).all()
     power = ksd_power("student-t", [2], n=80, n_repeats=2, n_resamples=20, rng=1)
-    assert set(power.method) == set(PAPER_METHODS) and (power.trials == 2).all()
+    assert set(power.test) == set(PAPER_METHODS) and (power.repeats == 2).all()
     assert set(landmark_methods((1, 8))) == {"KSD IMQ", "N-KSD IMQ (m = 1√n)",
                                              "N-KSD IMQ (m = 8√n)"}
     # A strongly perturbed RBM (σ = 1; σ = 0.5 is already detected every time) is always
     # rejected: a broken RBM score, sampler or kernel spec in the runner would miss it.
     rbm = ksd_power("rbm", [1.0], n=100, n_repeats=2, n_resamples=100,
                     methods={"full": ("full", ("imq", 1.0, -0.5), None)}, rng=2)
-    assert rbm.loc[0, "problem"] == "rbm" and rbm.loc[0, "trials"] == 2
+    assert rbm.loc[0, "problem"] == "rbm" and rbm.loc[0, "repeats"] == 2
     assert rbm.loc[0, "rejections"] == 2 and rbm.loc[0, "rate"] == 1.0
     with pytest.raises(ValueError, match="problem"):
         ksd_power("cauchy", [1], n=10, n_repeats=1)

@@ -12,7 +12,8 @@ import pytest
 
 import kmeviz as K
 from kmeviz import results
-from kmeviz.experiments import ksd_power
+from kmeviz.experiments import fastmmd_type2_vs_L, ksd_power
+from kmeviz.gof.ksd import NystromStein, nystrom_stein
 
 FIELDS = {"statistic", "p_value", "threshold", "reject", "alpha", "null_samples", "method",
           "null", "null_params", "runtime", "fitted"}
@@ -87,6 +88,14 @@ def test_shared_argument_names_are_keyword_only(data):
      lambda X, Y: K.GaussianMixture([[0.0, 0.0], [1.0, 1.0]], [0.25, 4.0], [0.25, 0.75]).score(X)),
     (lambda X, Y: ksd_power("null", [2], n=30, n_repeats=1, n_bootstrap=9, rng=0).rate,
      lambda X, Y: ksd_power("null", [2], n=30, n_repeats=1, n_resamples=9, rng=0).rate),
+    (lambda X, Y: K.KernelHerding(K.GaussianKernel(1.0), n_points=4).fit(X).points_,
+     lambda X, Y: K.KernelHerding(K.GaussianKernel(1.0), n_landmarks=4).fit(X).points_),
+    (lambda X, Y: NystromStein(X, TARGET, K.IMQKernel(), n_landmarks=9, rng=0).statistic,
+     lambda X, Y: nystrom_stein(X, TARGET, K.IMQKernel(), n_landmarks=9, rng=0).squared_norm()),
+    (lambda X, Y: fastmmd_type2_vs_L(Ls=(2,), n=20, n_trials=2, n_resamples=9, rng=0).rejections,
+     lambda X, Y: fastmmd_type2_vs_L(Ls=(2,), n=20, n_repeats=2, n_resamples=9, rng=0).rejections),
+    (lambda X, Y: K.Pendulum().transitions(5, 3)[1],
+     lambda X, Y: K.Pendulum().transitions(5, rng=3)[1]),
 ])
 def test_old_names_still_work_and_warn_once(old, new, data, monkeypatch):
     monkeypatch.setattr(results, "_WARNED", set())

@@ -15,21 +15,24 @@ from ..results import renamed_argument
 
 
 def fastmmd_type2_vs_L(Ls=(1, 2, 4, 8, 16, 32, 64, 128), *, n: int = 1000,
-                       epsilon: float = 4.0, n_trials: int = 100,
+                       epsilon: float = 4.0, n_repeats: int | None = None,
                        n_resamples: int | None = None, rng=None, progress: Progress = None,
-                       n_permutations: int | None = None) -> pd.DataFrame:
+                       n_permutations: int | None = None,
+                       n_trials: int | None = None) -> pd.DataFrame:
     """FastMMD Fig. 8a: type-II error of FastMMD-Fourier + bootstrap vs L (blobs, ε = 4).
 
     Gaussian kernel σ = 1, α = 0.05, B = ``n_resamples`` (default 1000); returns L,
-    type2_error, its interval, runtime.
+    type2_error, its interval, runtime (``n_repeats`` draws; ``n_trials`` is its deprecated
+    name).
     """
     B = renamed_argument("n_permutations", n_permutations, "n_resamples", n_resamples, 1000)
+    n_repeats = renamed_argument("n_trials", n_trials, "n_repeats", n_repeats, 100)
     rng = check_rng(rng)
     tests = {f"L={L}": {"kernel": GaussianKernel(1.0), "estimator": "fastmmd-fourier",
                         "null": "permutation", "n_features": int(L),
                         "n_resamples": B} for L in Ls}
     df = rejection_rates(lambda g: blobs_two_sample(n, epsilon=epsilon, rng=g), tests,
-                         n_repeats=n_trials, rng=rng, progress=progress)
+                         n_repeats=n_repeats, rng=rng, progress=progress)
     df.insert(0, "L", [int(L) for L in Ls])
     return _as_type2(df)
 
@@ -49,22 +52,25 @@ FIG8B_TESTS = {
 
 
 def type2_vs_epsilon(epsilons=(1.2, 1.4, 1.6, 1.8, 2.0, 2.2, 2.4, 2.6, 2.8, 3.0), *,
-                     n: int = 1000, n_features: int = 256, n_trials: int = 100,
+                     n: int = 1000, n_features: int = 256, n_repeats: int | None = None,
                      n_resamples: int | None = None, rng=None, progress: Progress = None,
-                     n_permutations: int | None = None) -> pd.DataFrame:
+                     n_permutations: int | None = None,
+                     n_trials: int | None = None) -> pd.DataFrame:
     """FastMMD Fig. 8b: type-II error vs ε for the permutation, Gamma, spectral and FastMMD tests.
 
     Gaussian kernel σ = 1, L = 256, α = 0.05. Tidy: one row per (ε, test) with the
-    mean runtime per test. B = ``n_resamples`` (default 1000).
+    mean runtime per test. B = ``n_resamples`` (default 1000), ``n_repeats`` draws (default
+    100; ``n_trials`` is its deprecated name).
     """
     B = renamed_argument("n_permutations", n_permutations, "n_resamples", n_resamples, 1000)
+    n_repeats = renamed_argument("n_trials", n_trials, "n_repeats", n_repeats, 100)
     rng = check_rng(rng)
     tests = {label: {"kernel": GaussianKernel(1.0), "n_resamples": B,
                      "n_features": n_features, **opts} for label, opts in FIG8B_TESTS.items()}
     frames = []
     for i, eps in enumerate(epsilons):
         df = rejection_rates(lambda g, e=eps: blobs_two_sample(n, epsilon=e, rng=g), tests,
-                             n_repeats=n_trials, rng=rng,
+                             n_repeats=n_repeats, rng=rng,
                              progress=_nested_progress(progress, i, len(epsilons)))
         df.insert(0, "epsilon", float(eps))
         frames.append(df)

@@ -14,7 +14,7 @@ import pandas as pd
 
 from .._validation import check_choice, check_positive_int, check_rng
 from ..distributions.targets import GaussBernoulliRBM, NormalTarget, StudentTTarget
-from ..experiments.runners import binomial_interval
+from ..experiments.runners import _nested_progress, rejection_rates
 from ..gof.test import ksd_test
 from ..kernels import GaussianKernel, IMQKernel, median_heuristic
 from ..results import renamed_argument
@@ -72,38 +72,37 @@ def ksd_power(problem: str, parameters: Sequence, *, n: int, n_repeats: int,
               methods: dict | None = None, n_resamples: int | None = None,
               alpha: float = 0.05, level: float = 0.95, rng=None, progress: Progress = None,
               n_bootstrap: int | None = None) -> pd.DataFrame:
-    """Rejection rate of each method (paired: all see the same draws) for each parameter.
-
-    Columns: problem, parameter, method, rejections, trials, rate, ci_low, ci_high (exact
-    Clopper–Pearson at ``level``), mean_seconds. ``n_resamples`` is D (default 500).
+    """Rejection rate of each method (paired: all see the same draws) for each parameter,
+    by ``rejection_rates``. Columns: problem, parameter, then ``RATE_COLUMNS`` (test,
+    rejections, repeats, rate, ci_low, ci_high at ``level``, runtime_s).
+    ``n_resamples`` is D (default 500).
     """
     D = renamed_argument("n_bootstrap", n_bootstrap, "n_resamples", n_resamples, 500)
     methods = PAPER_METHODS if methods is None else methods
-    n_repeats = check_positive_int(n_repeats, "n_repeats")
     rng = check_rng(rng)
-    rows, total, done = [], len(parameters) * n_repeats, 0
-    for parameter in parameters:
-        hits = dict.fromkeys(methods, 0)
-        seconds = dict.fromkeys(methods, 0.0)
-        for _ in range(n_repeats):
-            target, X = draw_problem(problem, parameter, n, rng)
-            for label, (method, kern, factor) in methods.items():
-                m = None if factor is None else int(np.ceil(factor * np.sqrt(n)))
-                t0 = time.perf_counter()
-                res = ksd_test(X, target, base_kernel(kern, X), method=method, n_landmarks=m,
-                               n_resamples=D, alpha=alpha, rng=rng)
-                seconds[label] += time.perf_counter() - t0
-                hits[label] += res.reject
-            done += 1
-            if progress is not None:
-                progress(done, total)
-        for label in methods:
-            lo, hi = binomial_interval(hits[label], n_repeats, level)
-            rows.append({"problem": problem, "parameter": parameter, "method": label,
-                         "rejections": hits[label], "trials": n_repeats,
-                         "rate": hits[label] / n_repeats, "ci_low": lo, "ci_high": hi,
-                         "mean_seconds": seconds[label] / n_repeats})
-    return pd.DataFrame(rows)
+    tests = {label: _ksd_run(method, kern, factor, n, D)
+             for label, (method, kern, factor) in methods.items()}
+    frames = []
+    for i, parameter in enumerate(parameters):
+        df = rejection_rates(lambda g, p=parameter: draw_problem(problem, p, n, g), tests,
+                             n_repeats=n_repeats, alpha=alpha, level=level, rng=rng,
+                             progress=_nested_progress(progress, i, len(parameters)))
+        df.insert(0, "problem", problem)
+        df.insert(1, "parameter", parameter)
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _ksd_run(method: str, kern: str, factor, n: int, D: int):
+    """A ``rejection_rates`` test: ksd_test on a (target, X) draw, m = ⌈factor √n⌉."""
+    m = None if factor is None else int(np.ceil(factor * np.sqrt(n)))
+
+    def run(data, *, alpha, rng):
+        target, X = data
+        return ksd_test(X, target, base_kernel(kern, X), method=method, n_landmarks=m,
+                        n_resamples=D, alpha=alpha, rng=rng)
+
+    return run
 
 
 def landmark_methods(factors=(1, 4, 8), kernel: str = "imq") -> dict:
@@ -119,8 +118,8 @@ def ksd_runtime_vs_n(ns: Sequence[int], *, d: int = 10, n_repeats: int = 3,
                      progress: Progress = None, n_bootstrap: int | None = None
                      ) -> pd.DataFrame:
     """Fig. 1a: seconds per complete test (statistic + null) vs n, IMQ kernel, data and
-    target N(0, I_d), m = 4√n, D = ``n_resamples`` (default 500). Columns: n, method,
-    repeat, seconds."""
+    target N(0, I_d), m = 4√n, D = ``n_resamples`` (default 500). Columns: n, test (the
+    ``ksd_test`` method), repeat, runtime_s."""
     D = renamed_argument("n_bootstrap", n_bootstrap, "n_resamples", n_resamples, 500)
     rng = check_rng(rng)
     rows, total = [], len(ns) * n_repeats * len(methods)
@@ -133,8 +132,8 @@ def ksd_runtime_vs_n(ns: Sequence[int], *, d: int = 10, n_repeats: int = 3,
                 t0 = time.perf_counter()
                 ksd_test(X, target, IMQKernel(), method=method, n_landmarks=m,
                          n_resamples=D, rng=rng)
-                rows.append({"n": n, "method": method, "repeat": r,
-                             "seconds": time.perf_counter() - t0})
+                rows.append({"n": n, "test": method, "repeat": r,
+                             "runtime_s": time.perf_counter() - t0})
                 if progress is not None:
                     progress(len(rows), total)
     return pd.DataFrame(rows)

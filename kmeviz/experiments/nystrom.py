@@ -8,10 +8,11 @@ import time
 import numpy as np
 import pandas as pd
 
-from .._validation import check_rng
+from .._validation import check_positive_int, check_rng
 from ..distributions.mixture import GaussianMixture
 from ..experiments.runners import Progress
 from ..kernels import GaussianKernel
+from ..results import renamed_argument
 
 
 def paper_mixture(*, d: int = 10, n_centres: int = 8, spread: float = 5.0, rng=None):
@@ -22,16 +23,18 @@ def paper_mixture(*, d: int = 10, n_centres: int = 8, spread: float = 5.0, rng=N
 
 
 def nystrom_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, n_centres: int = 8,
-                       spread: float = 5.0, n_trials: int = 10, baselines=("uniform",),
-                       replace: bool = True, mixture=None, bandwidth: float | None = None,
-                       rng=None, progress: Progress = None) -> pd.DataFrame:
+                       spread: float = 5.0, n_repeats: int | None = None,
+                       baselines=("uniform",), replace: bool = True, mixture=None,
+                       bandwidth: float | None = None, rng=None, progress: Progress = None,
+                       n_trials: int | None = None) -> pd.DataFrame:
     """Chatalic et al. Fig. 1: exact embedding error of Nyström and empirical KMEs vs m.
 
     Data: the Gaussian mixture of ``paper_mixture``; Gaussian kernel with bandwidth the
     median inter-point distance of 1000 points. Errors are exact (App. G closed form).
-    Returns one row per (n, m, estimator) with mean, 5% and 95% percentiles over trials
-    and the mean fit time; the empirical estimator appears with m = n. ``mixture`` and
-    ``bandwidth`` override the defaults (the apps pass their own).
+    Returns one row per (n, m, estimator) with mean_error, its 5% and 95% percentiles
+    (p05, p95) over ``n_repeats`` draws (default 10; ``n_trials`` is its deprecated name),
+    runtime_s (mean fit time) and repeats; the empirical estimator appears with m = n.
+    ``mixture`` and ``bandwidth`` override the defaults (the apps pass their own).
     """
     from ..embeddings.kme import (
         EmpiricalKME,
@@ -42,6 +45,8 @@ def nystrom_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, n_centres: i
     )
     from ..kernels import median_heuristic
 
+    n_repeats = check_positive_int(
+        renamed_argument("n_trials", n_trials, "n_repeats", n_repeats, 10), "n_repeats")
     rng = check_rng(rng)
     if mixture is None:
         mixture = paper_mixture(d=d, n_centres=n_centres, spread=spread, rng=rng)
@@ -54,30 +59,30 @@ def nystrom_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, n_centres: i
               "rff": lambda m: RandomFeatureKME(kernel, m, rng=rng)}
     chosen = ["nystrom", *[b for b in baselines if b in makers and b != "nystrom"]]
     records = []
-    steps, done = len(ns) * n_trials, 0
+    steps, done = len(ns) * n_repeats, 0
     for n in ns:
         grid = ms if ms is not None else np.unique(np.geomspace(4, min(n, 4000), 12).astype(int))
-        for _ in range(n_trials):
+        for _ in range(n_repeats):
             X = mixture.sample(int(n), rng=rng)
             t0 = time.perf_counter()
             emp = EmpiricalKME(kernel).fit(X)
             seconds = time.perf_counter() - t0  # fit only, as for the others
             records.append({"n": n, "m": n, "estimator": "empirical",
-                            "error": mixture.error_of(emp), "seconds": seconds})
+                            "error": mixture.error_of(emp), "runtime_s": seconds})
             for m in grid:
                 for name in chosen:
                     t0 = time.perf_counter()
                     est = makers[name](int(m)).fit(X)
                     seconds = time.perf_counter() - t0
                     records.append({"n": n, "m": int(m), "estimator": name,
-                                    "error": mixture.error_of(est), "seconds": seconds})
+                                    "error": mixture.error_of(est), "runtime_s": seconds})
             done += 1
             if progress is not None:
                 progress(done, steps)
     raw = pd.DataFrame(records)
     out = raw.groupby(["n", "estimator", "m"], as_index=False).agg(
         mean_error=("error", "mean"), p05=("error", lambda e: np.quantile(e, 0.05)),
-        p95=("error", lambda e: np.quantile(e, 0.95)), seconds=("seconds", "mean"),
-        trials=("error", "size"))
+        p95=("error", lambda e: np.quantile(e, 0.95)), runtime_s=("runtime_s", "mean"),
+        repeats=("error", "size"))
     out.attrs["bandwidth"] = kernel.bandwidth
     return out

@@ -27,46 +27,64 @@ def binomial_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float
     return float(lo), float(hi)
 
 
-def rejection_rates(sampler: Callable, tests: Mapping[str, Mapping], *, n_repeats: int,
-                    alpha: float = 0.05, level: float = 0.95, rng=None,
+#: The columns of every rejection-rate table (the runners may prepend their parameters).
+RATE_COLUMNS = ["test", "rejections", "repeats", "rate", "ci_low", "ci_high", "runtime_s"]
+
+
+def rejection_rates(sampler: Callable, tests: Mapping[str, Mapping | Callable], *,
+                    n_repeats: int, alpha: float = 0.05, level: float = 0.95, rng=None,
                     progress: Progress = None) -> pd.DataFrame:
     """Rejection rate of each test configuration over repeated data draws.
 
     Under H0 the rate is the size (type-I error), under H1 the power. All tests see
-    the same draws, so their rates are paired.
+    the same draws, so their rates are paired. Every runner of kmeviz that reports
+    rejection rates (two-sample and goodness-of-fit) goes through this function.
 
     Parameters
     ----------
-    sampler : callable rng -> (X, Y)
-    tests : {label: keyword arguments of ``mmd_test`` (must include ``kernel``)}
+    sampler : callable rng -> data
+        One draw of the data: ``(X, Y)`` for the two-sample tests.
+    tests : {label: options}
+        ``options`` are keyword arguments of ``mmd_test`` (must include ``kernel``), run
+        as ``mmd_test(X, Y, **options)``; or a callable ``(data, *, alpha, rng)`` that
+        returns a ``TestResult`` (any other test, e.g. a ``ksd_test``).
     n_repeats : int
     alpha, level : float
         Test level, and the confidence level of the Clopper–Pearson interval.
 
     Returns
     -------
-    DataFrame with one row per test: rejections, repeats, rate, ci_low, ci_high,
-    mean runtime (s).
+    DataFrame with ``RATE_COLUMNS``, one row per test: label, rejections, repeats, rate,
+    its exact interval, mean seconds per test (``runtime_s``).
     """
     n_repeats = check_positive_int(n_repeats, "n_repeats")
     rng = check_rng(rng)
+    runs = {label: _as_callable(label, options) for label, options in tests.items()}
     counts = dict.fromkeys(tests, 0)
     runtime = dict.fromkeys(tests, 0.0)
     for r in range(n_repeats):
-        X, Y = sampler(rng)
-        for label, options in tests.items():
+        data = sampler(rng)
+        for label, run in runs.items():
             t0 = time.perf_counter()
-            counts[label] += mmd_test(X, Y, alpha=alpha, rng=rng, **options).reject
+            counts[label] += bool(run(data, alpha=alpha, rng=rng).reject)
             runtime[label] += time.perf_counter() - t0
         if progress is not None:
             progress(r + 1, n_repeats)
     rows = []
     for label in tests:
         lo, hi = binomial_interval(counts[label], n_repeats, level)
-        rows.append({"test": label, "rejections": counts[label], "repeats": n_repeats,
-                     "rate": counts[label] / n_repeats, "ci_low": lo, "ci_high": hi,
-                     "runtime_s": runtime[label] / n_repeats})
-    return pd.DataFrame(rows)
+        rows.append([label, counts[label], n_repeats, counts[label] / n_repeats, lo, hi,
+                     runtime[label] / n_repeats])
+    return pd.DataFrame(rows, columns=RATE_COLUMNS)
+
+
+def _as_callable(label, options) -> Callable:
+    if callable(options):
+        return options
+    if not isinstance(options, Mapping):
+        raise TypeError(f"tests[{label!r}] must be a dict of mmd_test options or a callable, "
+                        f"got {type(options).__name__}")
+    return lambda data, *, alpha, rng: mmd_test(*data, alpha=alpha, rng=rng, **options)
 
 
 def _nested_progress(progress: Progress, outer: int, n_outer: int) -> Progress:

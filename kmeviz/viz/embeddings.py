@@ -57,7 +57,7 @@ def error_vs_m_plot(df, *, marker: float | None = None) -> hv.Overlay:
 
 def runtime_vs_m_plot(df) -> hv.Overlay:
     """Mean fit time vs m for each subsampling estimator."""
-    parts = [hv.Curve((p.sort_values("m")["m"], p.sort_values("m")["seconds"]),
+    parts = [hv.Curve((p.sort_values("m")["m"], p.sort_values("m")["runtime_s"]),
                       "m (landmarks)", "fit time (s)", label=name).opts(
         color=ESTIMATOR_COLORS.get(name, "black"), line_width=2)
         for name, p in df[df.estimator != "empirical"].groupby("estimator", sort=False)]
