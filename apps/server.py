@@ -44,6 +44,9 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     """A started-but-not-running Panel server for all apps; returns (server, url)."""
     import panel as pn
 
+    from kmeviz.viz import set_sizing
+
+    set_sizing("stretch")  # dashboards: plots stretch with the page
     registry = app_registry()
     apps = {"/": index_page, **{slug: factory for slug, (_, factory) in registry.items()}}
     titles = {"/": "kmeviz", **{slug: title for slug, (title, _) in registry.items()}}

@@ -97,7 +97,7 @@ assert np.isclose(cd.objective(np.array([cd.maximiser]))[0], cd.amplitude, rtol=
 assert np.isclose(cd.amplitude, 0.0491914151, rtol=1e-6)
 
 # %% tags=["plot"]
-objective = viz.objective_plot(cd).opts(responsive=False, width=480, height=400)
+objective = viz.objective_plot(cd)
 circle_and_objective = (viz.circle_plot(cd) + objective).opts(shared_axes=False)
 circle_and_objective
 
@@ -171,7 +171,7 @@ assert (table.loc[16] / table.loc[4096] > 10).all()
 # %% tags=["plot"]
 curves = [hv.Curve((table.index, table[m]), "L", "mean relative error of MMD", label=m)
           for m in table.columns]
-error_vs_L = hv.Overlay(curves).opts(logx=True, logy=True, width=500, height=320,
+error_vs_L = hv.Overlay(curves).opts(logx=True, logy=True, **viz.theme.size(320),
                                      title="FastMMD error vs L", legend_position="top_right")
 error_vs_L
 

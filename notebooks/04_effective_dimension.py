@@ -73,9 +73,8 @@ assert np.isclose(laplace.gamma, 0.907470401182, rtol=1e-4)
 assert gauss.gamma < laplace.gamma  # the smooth kernel's spectrum decays faster
 
 # %% tags=["plot"]
-fixed = {"responsive": False, "width": 460, "height": 360}
-spectrum_plots = (viz.spectrum_plot(*spectra["Gaussian"]).opts(title="Gaussian kernel", **fixed)
-                  + viz.spectrum_plot(*spectra["Laplace"]).opts(title="Laplace kernel", **fixed))
+spectrum_plots = (viz.spectrum_plot(*spectra["Gaussian"]).opts(title="Gaussian kernel")
+                  + viz.spectrum_plot(*spectra["Laplace"]).opts(title="Laplace kernel"))
 spectrum_plots
 
 # %% tags=["check", "remove-cell"]

@@ -177,9 +177,8 @@ for r in (full, nys):  # far in the tail: no bootstrap replicate reaches the sta
     assert r.reject and r.null_samples.size == 500 and r.p_value == 1 / 501
 
 # %% tags=["plot"]
-fixed = {"responsive": False, "width": 460, "height": 340}
-nulls = (viz.null_histogram(full, statistic="KSD²", title_prefix="full: ").opts(**fixed)
-         + viz.null_histogram(nys, statistic="KSD²", title_prefix="Nyström: ").opts(**fixed))
+nulls = (viz.null_histogram(full, statistic="KSD²", title_prefix="full: ")
+         + viz.null_histogram(nys, statistic="KSD²", title_prefix="Nyström: "))
 nulls
 
 # %% tags=["check", "remove-cell"]

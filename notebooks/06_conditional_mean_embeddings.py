@@ -86,7 +86,7 @@ assert np.allclose(estimate.dimension_values("y"), alpha @ Y[:, 0], rtol=1e-12)
 # %% tags=["plot"]
 ys = np.linspace(-2, 2, 120)[:, None]
 embedding_map = viz.cme_embedding_map(grid[:, 0], ys[:, 0], cme.embedding(grid, ys).T)
-embedding_map.opts(height=320)
+embedding_map
 
 # %% tags=["check", "remove-cell"]
 # μ̂(x)(y) = Σᵢ αᵢ(x) L(yᵢ, y): the map shows exactly that, on the 120 × 200 grid.
@@ -155,9 +155,8 @@ near_6 = fista.iloc[np.argmin(abs(fista.nonzero_pct - 6))]
 assert near_6.relative_error < 0.1 and cholesky.loc[11.0].relative_error > 0.9
 
 # %% tags=["plot"]
-fixed = {"responsive": False, "width": 460, "height": 360}
-fig1 = (viz.sparsity_path_plot(path).opts(**fixed)
-        + viz.sparsity_path_plot(path, y="relative_test_error").opts(**fixed))
+fig1 = (viz.sparsity_path_plot(path)
+        + viz.sparsity_path_plot(path, y="relative_test_error"))
 fig1
 
 # %% tags=["check", "remove-cell"]

@@ -22,7 +22,15 @@ from .embeddings import (
     spectrum_plot,
 )
 from .gof import stein_target_plot, stein_witness_plot
-from .theme import COLOR_ACCENT, COLOR_X, COLOR_Y, LABEL_X, LABEL_Y
+from .theme import (
+    COLOR_ACCENT,
+    COLOR_X,
+    COLOR_Y,
+    LABEL_X,
+    LABEL_Y,
+    set_sizing,
+    sizing,
+)
 from .twosample import (
     circle_plot,
     ensemble_plot,
@@ -41,6 +49,7 @@ __all__ = [
     "circle_plot", "cme_data_plot", "cme_embedding_map", "coefficient_map", "cv_curve",
     "effective_dimension_plot", "embedding_map", "ensemble_plot", "error_vs_m_plot",
     "null_histogram", "objective_plot", "rejection_plot", "rules_bars", "runtime_bars",
-    "runtime_vs_m_plot", "samples_plot", "sparsity_path_plot", "spectrum_plot",
+    "runtime_vs_m_plot", "samples_plot", "set_sizing", "sizing", "sparsity_path_plot",
+    "spectrum_plot",
     "stein_target_plot", "stein_witness_plot",
 ]

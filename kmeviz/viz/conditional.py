@@ -6,7 +6,7 @@ from __future__ import annotations
 import holoviews as hv
 import numpy as np
 
-from .theme import COLOR_ACCENT, COLOR_X, COLOR_Y
+from .theme import COLOR_ACCENT, COLOR_X, COLOR_Y, size
 
 CAPTIONS: dict[str, str] = {
     "cme_data": "The training pairs (x, y) with the true E[h(Y) | x] and its CME estimate "
@@ -28,13 +28,13 @@ def cme_data_plot(X, Y, grid, estimate, truth, *, h_label: str) -> hv.Overlay:
         * hv.Curve((grid, truth), "x", "y", label=f"true E[{h_label} | x]").opts(
             color=COLOR_Y, line_dash="dashed", line_width=2)).opts(
         hv.opts.Overlay(title="Data and conditional expectation", legend_position="top_left",
-                        responsive=True, min_height=340, show_grid=True))
+                        **size(340), show_grid=True))
 
 
 def cme_embedding_map(xs, ys, values) -> hv.Image:
     """Heatmap of μ̂(x)(y) over (x, y)."""
     return hv.Image((xs, ys, values), ["x", "y"], "μ̂(x)(y)").opts(
-        cmap="viridis", colorbar=True, responsive=True, min_height=340,
+        cmap="viridis", colorbar=True, **size(340),
         title="Conditional mean embedding μ̂(x)(y)")
 
 
@@ -49,7 +49,7 @@ def cv_curve(table, best_reg: float, *, current: float | None = None) -> hv.Over
         layers.append(hv.VLine(current, label="current λ").opts(color="black",
                                                                line_dash="dotted"))
     return hv.Overlay(layers).opts(hv.opts.Overlay(
-        title="Choosing λ by cross-validation", logx=True, responsive=True, min_height=300,
+        title="Choosing λ by cross-validation", logx=True, **size(300),
         show_grid=True, legend_position="top_left"))
 
 
@@ -60,8 +60,8 @@ def coefficient_map(M, order, *, note: str = "") -> hv.Image:
     n = A.shape[0]
     return hv.Image((np.arange(n), np.arange(n), A), ["training point j (sorted by x)",
                                                       "training point i (sorted by x)"],
-                    "|M_ij|").opts(cmap="Blues", colorbar=True, responsive=True,
-                                   min_height=300, clipping_colors={"NaN": "white"},
+                    "|M_ij|").opts(cmap="Blues", colorbar=True, **size(300),
+                                   clipping_colors={"NaN": "white"},
                                    title=f"Surviving coefficients: {np.count_nonzero(M)} of "
                                          f"{M.size} ({100 * np.count_nonzero(M) / M.size:.1f}%)"
                                          + (f"; {note}" if note else ""))
@@ -82,6 +82,6 @@ def sparsity_path_plot(df, *, y: str = "relative_error") -> hv.Overlay:
         title="Sparse CME: FISTA vs incomplete Cholesky", logx=True, logy=y == "relative_error",
         xlabel="non-zero coefficients (%)", ylabel=label,
         legend_position="bottom_left" if y == "relative_error" else "top_right",
-        responsive=True, min_height=340, show_grid=True))
+        **size(340), show_grid=True))
 
 

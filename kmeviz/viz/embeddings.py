@@ -6,7 +6,7 @@ from __future__ import annotations
 import holoviews as hv
 import numpy as np
 
-from .theme import COLOR_ACCENT, COLOR_X, COLOR_Y
+from .theme import COLOR_ACCENT, COLOR_X, COLOR_Y, size
 
 CAPTIONS: dict[str, str] = {
     "nystrom_error": "Exact error ||μ - μ̂|| vs the number of landmarks m (mean and 5–95% band). "
@@ -52,7 +52,7 @@ def error_vs_m_plot(df, *, marker: float | None = None) -> hv.Overlay:
                                                               line_dash="dotted"))
     return hv.Overlay(layers).opts(hv.opts.Overlay(
         title="Embedding error vs number of landmarks", logx=True, logy=True,
-        legend_position="bottom_left", responsive=True, min_height=360, show_grid=True))
+        legend_position="bottom_left", **size(360), show_grid=True))
 
 
 def runtime_vs_m_plot(df) -> hv.Overlay:
@@ -63,7 +63,7 @@ def runtime_vs_m_plot(df) -> hv.Overlay:
         for name, p in df[df.estimator != "empirical"].groupby("estimator", sort=False)]
     return hv.Overlay(parts).opts(hv.opts.Overlay(
         title="Fit time vs m", logx=True, logy=True, legend_position="top_left",
-        responsive=True, min_height=300, show_grid=True))
+        **size(300), show_grid=True))
 
 
 def embedding_map(xs, ys, values, *, title: str, points=None, sizes=None) -> hv.Overlay:
@@ -96,7 +96,7 @@ def spectrum_plot(eigenvalues, fit=None) -> hv.Overlay:
                                label=label).opts(color=COLOR_Y, line_width=2))
     return hv.Overlay(layers).opts(hv.opts.Overlay(
         title="Gram spectrum", logx=True, logy=True, legend_position="bottom_left",
-        responsive=True, min_height=340, show_grid=True))
+        **size(340), show_grid=True))
 
 
 def effective_dimension_plot(lams, N, *, lam_m: float | None = None,
@@ -109,13 +109,13 @@ def effective_dimension_plot(lams, N, *, lam_m: float | None = None,
             color=COLOR_Y, line_dash="dashed", line_width=2))
     return hv.Overlay(layers).opts(hv.opts.Overlay(
         title="Effective dimension", logx=True, logy=True, legend_position="bottom_left",
-        responsive=True, min_height=340, show_grid=True))
+        **size(340), show_grid=True))
 
 
 def rules_bars(counts: dict) -> hv.Bars:
     """Landmark counts recommended by each rule (log scale)."""
     return hv.Bars(list(counts.items()), "rule", "landmarks m").opts(
-        title="How many landmarks?", logy=True, responsive=True, min_height=340,
+        title="How many landmarks?", logy=True, **size(340),
         color=COLOR_ACCENT, xrotation=20, show_grid=True)
 
 

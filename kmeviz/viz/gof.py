@@ -6,7 +6,7 @@ from __future__ import annotations
 import holoviews as hv
 import numpy as np
 
-from .theme import COLOR_ACCENT, COLOR_X, COLOR_Y
+from .theme import COLOR_ACCENT, COLOR_X, COLOR_Y, size
 
 CAPTIONS: dict[str, str] = {
     "stein_target": "The target density p (known only up to a constant to KSD) with its score "
@@ -34,10 +34,10 @@ def stein_target_plot(grid, density, score, X, *, title: str) -> hv.Element:
             color="#c6dbef", line_color="white")
             * hv.Curve((grid, density), "x", "p(x)", label="target p").opts(
                 color=COLOR_X, line_width=3)).opts(
-            hv.opts.Overlay(title=title, responsive=True, min_height=260, show_grid=True,
+            hv.opts.Overlay(title=title, **size(260), show_grid=True,
                             legend_position="top_right"))
         sc = hv.Curve((grid, score[:, 0]), "x", "score d/dx log p(x)").opts(
-            color=COLOR_ACCENT, line_width=2, responsive=True, min_height=180, show_grid=True,
+            color=COLOR_ACCENT, line_width=2, **size(180), show_grid=True,
             title="Score ∇ log p")
         return (dens + sc).cols(1)
     xs, ys = grid
@@ -54,7 +54,7 @@ def stein_target_plot(grid, density, score, X, *, title: str) -> hv.Element:
     points = hv.Scatter((X[:, 0], X[:, 1]), "x₁", "x₂", label="sample from Q").opts(
         color=COLOR_Y, size=3, alpha=0.6)
     return (image * arrows * points).opts(hv.opts.Overlay(
-        title=title, responsive=True, min_height=420, legend_position="top_right"))
+        title=title, **size(420), legend_position="top_right"))
 
 
 def stein_witness_plot(grid, full, nystrom, landmarks) -> hv.Element:
@@ -67,12 +67,11 @@ def stein_witness_plot(grid, full, nystrom, landmarks) -> hv.Element:
             * hv.Curve((grid, nystrom), "x", "witness", label="Nyström").opts(
                 color=COLOR_Y, line_width=2, line_dash="dashed")
             * hv.HLine(0).opts(color="gray", line_width=1) * rug).opts(hv.opts.Overlay(
-                title="Stein witness x ↦ E h_p(X, x)", responsive=True, min_height=300,
+                title="Stein witness x ↦ E h_p(X, x)", **size(300),
                 show_grid=True, legend_position="top_right"))
     xs, ys = grid
     lim = max(np.abs(full).max(), np.abs(nystrom).max(), 1e-12)
-    opts = {"cmap": "RdBu_r", "clim": (-lim, lim), "colorbar": True, "responsive": True,
-            "min_height": 340}
+    opts = {"cmap": "RdBu_r", "clim": (-lim, lim), "colorbar": True, **size(340)}
     marks = hv.Scatter((landmarks[:, 0], landmarks[:, 1]), "x₁", "x₂").opts(
         color="black", size=3, marker="x")
     return (hv.Image((xs, ys, full), ["x₁", "x₂"], "witness").opts(

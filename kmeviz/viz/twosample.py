@@ -7,7 +7,7 @@ import holoviews as hv
 import numpy as np
 
 from ..twosample.circular import TWO_PI, CircularDiscrepancy
-from .theme import COLOR_ACCENT, COLOR_X, COLOR_Y, LABEL_X, LABEL_Y
+from .theme import COLOR_ACCENT, COLOR_X, COLOR_Y, LABEL_X, LABEL_Y, size
 
 CAPTIONS: dict[str, str] = {
     "samples": "The two samples; the arrow is the random frequency ω: every point is "
@@ -63,8 +63,7 @@ def samples_plot(X, Y, omega=None) -> hv.Overlay:
             title="Samples and projection direction",
             legend_position="bottom",
             legend_cols=3,
-            responsive=True,
-            min_height=380,
+            **size(380),
         )
     )
 
@@ -127,8 +126,7 @@ def objective_plot(cd: CircularDiscrepancy, *, n_grid: int = 400) -> hv.Overlay:
             title="Objective over the diameter angle y",
             legend_position="bottom",
             legend_cols=2,
-            responsive=True,
-            min_height=380,
+            **size(380),
             show_grid=True,
         )
     )
@@ -168,8 +166,7 @@ def ensemble_plot(
             logx=True,
             legend_position="bottom",
             legend_cols=2,
-            responsive=True,
-            min_height=380,
+            **size(380),
             show_grid=True,
         )
     )
@@ -209,8 +206,7 @@ def null_histogram(result, *, overlays: dict | None = None, bins: int = 40,
     verdict = "reject H0" if result.reject else "keep H0"
     title = f"{title_prefix}p = {result.p_value:.4f} at α = {result.alpha:g}: {verdict}"
     return hv.Overlay(layers).opts(
-        hv.opts.Overlay(title=title, legend_position="top_right", responsive=True,
-                        min_height=380, show_grid=True))
+        hv.opts.Overlay(title=title, legend_position="top_right", **size(380), show_grid=True))
 
 
 def rejection_plot(df) -> hv.Overlay:
@@ -223,13 +219,13 @@ def rejection_plot(df) -> hv.Overlay:
                         "test", ["rejection rate", "lo", "hi"])
     return (bars * points).opts(hv.opts.Overlay(
         title="Rejection rate over repeated draws", xticks=ticks, ylim=(0, 1.05),
-        responsive=True, min_height=300, show_grid=True))
+        **size(300), show_grid=True))
 
 
 def runtime_bars(runtimes: dict) -> hv.Bars:
     """Seconds per test for each null method."""
     return hv.Bars(list(runtimes.items()), "null method", "seconds per test").opts(
-        title="Runtime of each null", responsive=True, min_height=260, color=COLOR_ACCENT,
+        title="Runtime of each null", **size(260), color=COLOR_ACCENT,
         show_grid=True)
 
 

@@ -1,0 +1,53 @@
+"""Plot sizes come from one theme: fixed in notebooks, stretching in the served apps."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+import pytest
+
+import kmeviz as K
+from kmeviz import viz
+
+NOTEBOOKS = sorted((Path(__file__).parents[1] / "notebooks").glob("0*.py"))
+
+
+def plot_options(obj) -> dict:
+    return hv.Store.lookup_options("bokeh", obj, "plot").kwargs
+
+
+@pytest.fixture
+def builders():
+    hv.extension("bokeh")
+    rng = np.random.default_rng(0)
+    res = K.mmd_test(rng.normal(size=(30, 1)), rng.normal(size=(30, 1)), K.GaussianKernel(1.0),
+                     n_resamples=49, rng=0)
+    path = pd.DataFrame({"method": ["FISTA"] * 2, "parameter": [0.1, 0.01],
+                         "nonzero_pct": [1.0, 5.0], "relative_error": [0.3, 0.1],
+                         "relative_test_error": [1.1, 1.0]})
+    return [lambda: viz.null_histogram(res), lambda: viz.sparsity_path_plot(path),
+            lambda: viz.spectrum_plot(np.array([3.0, 1.0, 0.1]))]
+
+
+def test_builders_are_fixed_by_default_and_stretch_for_the_server(builders):
+    assert viz.theme.get_sizing() == "fixed"
+    for build in builders:
+        fixed = plot_options(build())
+        assert fixed["responsive"] is False
+        assert fixed["width"] == viz.theme.NOTEBOOK_WIDTH and fixed["height"] > 0
+        with viz.sizing("stretch"):
+            stretched = plot_options(build())
+        assert stretched["responsive"] is True and stretched["min_height"] == fixed["height"]
+    assert viz.theme.get_sizing() == "fixed"  # restored after the block
+    with pytest.raises(ValueError, match="sizing"):
+        viz.set_sizing("huge")
+
+
+@pytest.mark.parametrize("source", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebooks_do_not_override_plot_sizes(source):
+    code = source.read_text()
+    assert not re.search(r"\b(responsive|width|height|min_height)\s*[=:]", code), source.name
