@@ -8,6 +8,7 @@ Panel apps with their server (``kmeviz_apps``) put widgets on top.
 from . import _compat  # noqa: F401  (old module paths such as kmeviz.bootstrap, one release)
 from ._validation import NotFittedError
 from .conditional import ConditionalMeanEmbedding, incomplete_cholesky, sparse_cme
+from .config import config_context, get_config, set_config
 from .distributions import (
     GaussBernoulliRBM,
     GaussianMixture,
@@ -63,6 +64,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "NotFittedError",
+    "config_context",
+    "get_config",
+    "set_config",
     "CircularDiscrepancy",
     "ConditionalMeanEmbedding",
     "Pendulum",

@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_is_fitted, check_positive_int, check_rng, check_samples
+from ..config import get_config
 from ..kernels import DEFAULT_WORKING_MEMORY, GaussianKernel, check_kernel, tile_rows
+from ..kernels.engine import run_tasks
 
 
 class _RandomFeatures:
@@ -42,14 +44,24 @@ class _RandomFeatures:
         return scale * np.hstack([np.cos(P), np.sin(P)])
 
     def _mean_cos_sin(self, X: np.ndarray, working_memory=DEFAULT_WORKING_MEMORY):
-        """Means over rows of cos(ω'x) and sin(ω'x), streamed: O(L) extra memory per chunk."""
+        """Means over rows of cos(ω'x) and sin(ω'x), streamed by the engine's threads:
+        O(L) extra memory per chunk. With ``config_context(dtype="float32")`` the
+        trigonometric functions run in float32 (they have a SIMD path there, float64 has
+        not); the sums are float64 either way."""
+        config = get_config()
+        dtype = np.dtype(config["dtype"])
+        rows = min(tile_rows(2 * self.n_features_, working_memory), 4 * config["tile_rows"])
+
+        def work(start):
+            P = self._project(X[start : start + rows]).astype(dtype, copy=False)
+            return (np.cos(P).sum(axis=0, dtype=np.float64),
+                    np.sin(P).sum(axis=0, dtype=np.float64))
+
         cos_sum = np.zeros(self.n_features_)
         sin_sum = np.zeros(self.n_features_)
-        rows = tile_rows(2 * self.n_features_, working_memory)
-        for start in range(0, X.shape[0], rows):
-            P = self._project(X[start : start + rows])
-            cos_sum += np.cos(P).sum(axis=0)
-            sin_sum += np.sin(P).sum(axis=0)
+        for c, s in run_tasks(work, range(0, X.shape[0], rows), config["n_threads"]):
+            cos_sum += c
+            sin_sum += s
         return cos_sum / X.shape[0], sin_sum / X.shape[0]
 
 

@@ -17,16 +17,14 @@ from .._validation import (
     check_rng,
     check_samples,
 )
-from ..kernels import DEFAULT_WORKING_MEMORY, check_kernel
+from ..kernels import DEFAULT_WORKING_MEMORY, check_kernel, gram_pass
 from ..results import renamed_argument
 
 
 def weighted_gram_sum(kernel, A, a, B, b, working_memory=DEFAULT_WORKING_MEMORY) -> float:
-    """aᵀ K(A, B) b, streamed in row blocks (clean input)."""
-    total = 0.0
-    for sl, block in kernel.gram_blocks(A, B, working_memory=working_memory):
-        total += float(a[sl] @ block @ b)
-    return total
+    """aᵀ K(A, B) b, by the tile engine (clean input)."""
+    return sum(gram_pass(kernel, A, B, lambda sl, block, _: float(a[sl] @ (block @ b)),
+                         working_memory=working_memory))
 
 
 def pinv_psd(K: np.ndarray, rcond: float = 1e-10,
@@ -54,10 +52,8 @@ class WeightedEmbedding:
         if Z.shape[1] != self.points_.shape[1]:
             raise ValueError(
                 f"Z has dimension {Z.shape[1]}, the embedding {self.points_.shape[1]}")
-        out = np.empty(Z.shape[0])
-        for sl, block in self.kernel.gram_blocks(Z, self.points_):
-            out[sl] = block @ self.weights_
-        return out
+        return np.concatenate(list(gram_pass(self.kernel, Z, self.points_,
+                                             lambda sl, block, _: block @ self.weights_)))
 
     __call__ = evaluate
 
@@ -189,13 +185,23 @@ class NystromKME(WeightedEmbedding):
                             f"got {type(project).__name__}")
         idx = draw_landmarks(n, self.n_landmarks, self.landmarks, self.replace, self.rng)
         L = X[idx]
+
+        def next_rows(sl):  # called in row order, so a stream hands out its rows in order
+            if project is None:
+                return None
+            if isinstance(project, np.ndarray):
+                return project[sl]
+            return project.take(sl.stop - sl.start)
+
+        def reduce(sl, block, W):
+            return block.sum(axis=0, dtype=np.float64), None if W is None else block.T @ W
+
         beta, projected = np.zeros(L.shape[0]), None
-        for sl, block in kernel.gram_blocks(X, L, working_memory=working_memory):
-            beta += block.sum(axis=0)
-            if project is not None:
-                W = (project[sl] if isinstance(project, np.ndarray)
-                     else project.take(sl.stop - sl.start))
-                projected = block.T @ W if projected is None else projected + block.T @ W
+        for col_sums, KW in gram_pass(kernel, X, L, reduce, inputs=next_rows,
+                                      working_memory=working_memory):
+            beta += col_sums
+            if KW is not None:
+                projected = KW if projected is None else projected + KW
         # divide and conquer: repeated landmarks make MRRR (scipy's default) slow
         w, V = pinv_psd(kernel.gram(L, L), rcond, driver="evd")
         self.landmark_indices_ = idx
@@ -256,10 +262,8 @@ class KernelHerding(WeightedEmbedding):
         cand = (np.arange(n) if n <= max_candidates
                 else rng.choice(n, max_candidates, replace=False))
         C = X[cand]
-        mu = np.zeros(C.shape[0])
-        for _, block in kernel.gram_blocks(X, C):
-            mu += block.sum(axis=0)
-        mu /= n
+        mu = sum(gram_pass(kernel, X, C,
+                           lambda sl, block, _: block.sum(axis=0, dtype=np.float64))) / n
         running = np.zeros(C.shape[0])  # Σ_s k(x_s, candidate)
         chosen = []
         for t in range(m):

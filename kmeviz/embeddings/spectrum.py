@@ -12,7 +12,7 @@ from scipy import linalg, special
 
 from .._validation import check_in_interval, check_positive, check_positive_int, check_samples
 from ..embeddings.kme import draw_landmarks, pinv_psd
-from ..kernels import check_kernel
+from ..kernels import check_kernel, gram_pass
 
 
 def gram_spectrum(X, kernel, *, max_exact: int = 3000, n_landmarks: int = 1000,
@@ -32,9 +32,7 @@ def gram_spectrum(X, kernel, *, max_exact: int = 3000, n_landmarks: int = 1000,
     L = X[draw_landmarks(n, n_landmarks, None, False, rng)]
     w, V = pinv_psd(kernel.gram(L, L))
     R = V / np.sqrt(w)  # K_m^{+1/2} = R Vᵀ on the kept eigenspace
-    C = np.zeros((L.shape[0], L.shape[0]))
-    for _, block in kernel.gram_blocks(X, L):
-        C += block.T @ block
+    C = sum(gram_pass(kernel, X, L, lambda sl, block, _: block.T.astype(np.float64) @ block))
     lam = linalg.eigvalsh(R.T @ C @ R / n)[::-1]
     return np.maximum(lam, 0.0)
 

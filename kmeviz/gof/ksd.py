@@ -11,7 +11,7 @@ import numpy as np
 
 from .._validation import check_choice, check_samples
 from ..embeddings.kme import NystromKME
-from ..kernels import DEFAULT_WORKING_MEMORY, SteinKernel
+from ..kernels import DEFAULT_WORKING_MEMORY, SteinKernel, row_block_results
 from ..results import warn_deprecated
 
 
@@ -40,7 +40,9 @@ def ksd2(X, target, kernel, *, estimator: str = "biased",
     n = a[0].shape[0]
     if estimator == "unbiased" and n < 2:
         raise ValueError("the U-statistic needs at least 2 samples")
-    total = sum(float(block.sum()) for _, block in stein.row_blocks(a, a, working_memory))
+    total = sum(row_block_results(stein, a, a,
+                                  lambda sl, block, _: float(block.sum(dtype=np.float64)),
+                                  working_memory=working_memory))
     if estimator == "biased":
         return total / n**2
     return (total - float(stein.diag(a.X).sum())) / (n * (n - 1))

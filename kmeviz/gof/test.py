@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from .._validation import check_choice, check_in_interval, check_positive_int, check_rng
-from ..kernels import SteinKernel, prepared_rows
+from ..kernels import SteinKernel, prepared_rows, row_block_results
 from ..results import (
     TestResult,
     normal_result,
@@ -82,10 +82,14 @@ def wild_signs(n: int, n_bootstrap: int, rng, *, scheme: str = "markov",
 def full_wild_bootstrap(stein: SteinKernel, prepared, W) -> tuple[float, np.ndarray]:
     """(V-statistic, wild bootstrap replicates wᵀ H w / n² for each column w of W)."""
     n = prepared[0].shape[0]
+
+    def reduce(sl, block, _):
+        return float(block.sum(dtype=np.float64)), np.einsum("id,id->d", W[sl], block @ W)
+
     total, quad = 0.0, np.zeros(W.shape[1])
-    for sl, block in stein.row_blocks(prepared, prepared):
-        total += float(block.sum())
-        quad += np.einsum("id,id->d", W[sl], block @ W)
+    for s, q in row_block_results(stein, prepared, prepared, reduce):
+        total += s
+        quad += q
     return total / n**2, quad / n**2
 
 

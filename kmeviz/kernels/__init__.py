@@ -10,6 +10,7 @@ from .base import (
     prepared_rows,
     tile_rows,
 )
+from .engine import gram_pass, row_block_results
 from .radial import GaussianKernel, IMQKernel, LaplaceKernel, median_heuristic
 from .stein import SteinKernel, SteinPrepared, checked_score
 
@@ -25,7 +26,9 @@ __all__ = [
     "SteinPrepared",
     "check_kernel",
     "checked_score",
+    "gram_pass",
     "median_heuristic",
     "prepared_rows",
+    "row_block_results",
     "tile_rows",
 ]

@@ -91,7 +91,7 @@ class Kernel:
 
     def tile(self, a: tuple, b: tuple) -> np.ndarray:
         """The Gram block [k(a_i, b_j)] of two prepared samples, a new array."""
-        return self._tile(a, b, np.empty((a[0].shape[0], b[0].shape[0])))
+        return self._tile(a, b, np.empty((a[0].shape[0], b[0].shape[0]), dtype=a[0].dtype))
 
     def row_blocks(self, a: tuple, b: tuple, working_memory: int = DEFAULT_WORKING_MEMORY):
         """``gram_blocks`` on prepared samples: yield ``(row_slice, tile(a[slice], b))``."""
@@ -208,29 +208,11 @@ def tile_rows(n_cols: int, working_memory: int = DEFAULT_WORKING_MEMORY) -> int:
 
 
 def _tiled_sum(kernel: Kernel, X, Y, working_memory) -> tuple[float, float]:
-    """Sum of the Gram of X (symmetric, with trace) or of X against Y, by square tiles."""
-    symmetric = Y is None
-    Y = X if symmetric else Y
-    side = max(64, int(np.sqrt(working_memory / 8)))
-    a_full = kernel._prepare(X)
-    b_full = a_full if symmetric else kernel._prepare(Y)
-    row_starts = range(0, X.shape[0], side)
-    col_starts = range(0, Y.shape[0], side)
-    tasks = [(i, j) for i in row_starts for j in col_starts if not symmetric or j >= i]
+    """Sum of the Gram of X (symmetric, with trace) or of X against Y, by the tile engine;
+    tiles no larger than ``working_memory`` bytes per thread."""
+    from ..config import config_context, get_config
+    from .engine import tile_sum
 
-    buf = np.empty(side * side)
-    total = trace = 0.0
-    for i, j in tasks:
-        rows, cols = slice(i, min(i + side, X.shape[0])), slice(j, min(j + side, Y.shape[0]))
-        a, b = prepared_rows(a_full, rows), prepared_rows(b_full, cols)
-        shape = (rows.stop - rows.start, cols.stop - cols.start)
-        tile = kernel._tile(a, b, buf[: shape[0] * shape[1]].reshape(shape))
-        s = float(tile.sum())
-        if symmetric and i == j:
-            total += s
-            trace += float(np.trace(tile))
-        else:
-            total += 2.0 * s if symmetric else s
-    return total, trace
-
-
+    side = max(64, min(get_config()["tile_rows"], int(np.sqrt(working_memory / 8))))
+    with config_context(tile_rows=side):
+        return tile_sum(kernel, kernel._prepare(X), None if Y is None else kernel._prepare(Y))

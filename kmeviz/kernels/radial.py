@@ -83,7 +83,10 @@ class LaplaceKernel(ShiftInvariantKernel):
         return _Prepared(np.ascontiguousarray(X / self.bandwidth), None)
 
     def _tile(self, a, b, out):
-        cdist(a.X, b.X, metric="cityblock", out=out)
+        if out.dtype == np.float64:
+            cdist(a.X, b.X, metric="cityblock", out=out)
+        else:  # scipy's cdist writes float64 only
+            out[...] = cdist(a.X, b.X, metric="cityblock")
         np.negative(out, out=out)
         return np.exp(out, out=out)
 

@@ -30,7 +30,7 @@ from .._validation import (
     check_positive_int,
     check_rng,
 )
-from ..kernels import DEFAULT_WORKING_MEMORY, check_kernel
+from ..kernels import DEFAULT_WORKING_MEMORY, check_kernel, gram_pass
 from ..results import (
     TestResult,
     normal_result,
@@ -95,10 +95,14 @@ def permutation_mmd2(X, Y, kernel, U, *, estimator="biased",
     KU = np.empty_like(U)
     row_sums = np.empty(Z.shape[0])
     diag = np.empty(Z.shape[0])
-    for sl, block in kernel.gram_blocks(Z, Z, working_memory=working_memory):
-        KU[sl] = block @ U
-        row_sums[sl] = block.sum(axis=1)
+
+    def work(sl, block, _):
+        KU[sl] = block @ U  # each worker writes its own rows
+        row_sums[sl] = block.sum(axis=1, dtype=np.float64)
         diag[sl] = block[np.arange(block.shape[0]), np.arange(sl.start, sl.stop)]
+
+    for _ in gram_pass(kernel, Z, Z, work, working_memory=working_memory):
+        pass
     sums = _block_sums(KU, U, row_sums, diag, row_sums.sum())
     return _mmd2_from_sums(sums, X.shape[0], Y.shape[0], estimator)
 

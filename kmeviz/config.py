@@ -1,0 +1,89 @@
+"""Global settings of the compute engine, in the style of ``sklearn.config_context``.
+
+- ``dtype``: ``"float64"`` (default) or ``"float32"``, the precision of Gram tiles;
+  reductions are accumulated in float64 either way.
+- ``n_threads``: worker threads over tiles (default: the usable cores). BLAS runs with one
+  thread inside them, and tile results are summed in a fixed order, so a value does not
+  depend on ``n_threads``.
+- ``tile_rows``: rows (and columns) of a square Gram tile; 512 keeps a float64 tile (2 MB)
+  in cache, where 2048 (32 MB) spilled and ran 2× slower (see ``benchmarks/bench_engine``).
+
+Settings are per thread, as in scikit-learn: ``config_context`` in one dashboard session
+does not change another session's computations.
+
+Examples
+--------
+>>> import kmeviz
+>>> with kmeviz.config_context(dtype="float32"):
+...     kmeviz.get_config()["dtype"]
+'float32'
+>>> kmeviz.get_config()["dtype"]
+'float64'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+
+DTYPES = ("float64", "float32")
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (the affinity mask where the OS has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+_global = {"dtype": "float64", "n_threads": usable_cores(), "tile_rows": 512}
+_local = threading.local()
+
+
+def _current() -> dict:
+    if not hasattr(_local, "config"):
+        _local.config = dict(_global)
+    return _local.config
+
+
+def get_config() -> dict:
+    """A copy of the settings in force in this thread."""
+    return dict(_current())
+
+
+def _checked(dtype, n_threads, tile_rows) -> dict:
+    out = {}
+    if dtype is not None:
+        if str(dtype) not in DTYPES:
+            raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
+        out["dtype"] = str(dtype)
+    for name, value in (("n_threads", n_threads), ("tile_rows", tile_rows)):
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            out[name] = value
+    return out
+
+
+def set_config(*, dtype: str | None = None, n_threads: int | None = None,
+               tile_rows: int | None = None) -> None:
+    """Change the settings for this thread and for threads started afterwards."""
+    changes = _checked(dtype, n_threads, tile_rows)
+    _global.update(changes)
+    _current().update(changes)
+
+
+@contextlib.contextmanager
+def config_context(*, dtype: str | None = None, n_threads: int | None = None,
+                   tile_rows: int | None = None):
+    """Settings in force inside the ``with`` block (this thread only), restored after."""
+    changes = _checked(dtype, n_threads, tile_rows)
+    previous = get_config()
+    _current().update(changes)
+    try:
+        yield get_config()
+    finally:
+        _current().clear()
+        _current().update(previous)
