@@ -7,6 +7,7 @@ from .base import (
     RadialKernel,
     ShiftInvariantKernel,
     check_kernel,
+    joint_gram_sums,
     prepared_rows,
     tile_rows,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "check_kernel",
     "checked_score",
     "gram_pass",
+    "joint_gram_sums",
     "median_heuristic",
     "prepared_rows",
     "row_block_results",

@@ -154,7 +154,7 @@ class RadialKernel(Kernel):
         out *= -2.0
         out += a.h[:, None]
         out += b.h[None, :]
-        np.maximum(out, 0.0, out=out)  # squared distances, clipped against round-off
+        np.clip(out, 0.0, np.inf, out=out)  # squared distances, clipped against round-off
         return self._radial_in_place(out)
 
     def _radial_in_place(self, sq: np.ndarray) -> np.ndarray:
@@ -207,12 +207,31 @@ def tile_rows(n_cols: int, working_memory: int = DEFAULT_WORKING_MEMORY) -> int:
     return max(1, min(int(working_memory // (8 * max(n_cols, 1))), 1 << 20))
 
 
-def _tiled_sum(kernel: Kernel, X, Y, working_memory) -> tuple[float, float]:
-    """Sum of the Gram of X (symmetric, with trace) or of X against Y, by the tile engine;
-    tiles no larger than ``working_memory`` bytes per thread."""
+def _tile_side(working_memory: int):
+    """The engine's tiles, no larger than ``working_memory`` bytes (float64) each."""
     from ..config import config_context, get_config
-    from .engine import tile_sum
 
     side = max(64, min(get_config()["tile_rows"], int(np.sqrt(working_memory / 8))))
-    with config_context(tile_rows=side):
-        return tile_sum(kernel, kernel._prepare(X), None if Y is None else kernel._prepare(Y))
+    return config_context(tile_rows=side)
+
+
+def _tiled_sum(kernel: Kernel, X, Y, working_memory) -> tuple[float, float]:
+    """Sum of the Gram of X (symmetric, with trace) or of X against Y, by the tile engine."""
+    from .engine import tile_sums
+
+    with _tile_side(working_memory):
+        if Y is None:
+            S, tr = tile_sums(kernel, [kernel._prepare(X)])
+            return float(S[0, 0]), float(tr[0])
+        S, _ = tile_sums(kernel, [kernel._prepare(X), kernel._prepare(Y)], cross_only=True)
+        return float(S[0, 1]), 0.0
+
+
+def joint_gram_sums(kernel: Kernel, X, Y, working_memory: int = DEFAULT_WORKING_MEMORY):
+    """(S_XX, S_XY, S_YY, tr_XX, tr_YY) of the Gram of [X; Y] in one pass of the tile
+    engine (each pair of points computed once), for validated X and Y."""
+    from .engine import tile_sums
+
+    with _tile_side(working_memory):
+        S, tr = tile_sums(kernel, [kernel._prepare(X), kernel._prepare(Y)])
+    return float(S[0, 0]), float(S[0, 1]), float(S[1, 1]), float(tr[0]), float(tr[1])

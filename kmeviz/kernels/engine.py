@@ -43,40 +43,45 @@ def run_tasks(work: Callable, tasks: Iterable, n_threads: int) -> list:
             limiter.restore_original_limits()
 
 
-def tile_sum(kernel, a_full: tuple, b_full: tuple | None) -> tuple[float, float]:
-    """(Σ_ij k(a_i, b_j), trace) over square tiles; with ``b_full=None`` the Gram of a with
-    itself, using its symmetry (tiles on or above the diagonal only)."""
+def tile_sums(kernel, parts: list, *, cross_only: bool = False):
+    """Sums of the Gram blocks between prepared samples in one threaded pass.
+
+    The samples are stacked and walked in square tiles on or above the diagonal, so each
+    pair of points is computed once. Returns ``(S, tr)``: ``S[p, q]`` (p ≤ q) is
+    Σ_ij k(parts[p]_i, parts[q]_j) and ``tr[p]`` the trace of ``S[p, p]``. With
+    ``cross_only`` (two parts) only ``S[0, 1]`` is computed.
+    """
     from .base import prepared_rows
 
     config = get_config()
     dtype = np.dtype(config["dtype"])
     side = config["tile_rows"]
-    symmetric = b_full is None
-    a_full = cast_prepared(a_full, dtype)
-    b_full = a_full if symmetric else cast_prepared(b_full, dtype)
-    n_a, n_b = a_full[0].shape[0], b_full[0].shape[0]
-    tasks = [(i, j) for i in range(0, n_a, side) for j in range(0, n_b, side)
-             if not symmetric or j >= i]
+    parts = [cast_prepared(p, dtype) for p in parts]
+    blocks = [(p, slice(i, min(i + side, part[0].shape[0])))
+              for p, part in enumerate(parts) for i in range(0, part[0].shape[0], side)]
+    tasks = [(u, v) for u in range(len(blocks)) for v in range(u, len(blocks))
+             if not cross_only or blocks[u][0] != blocks[v][0]]
     buffers = threading.local()
 
     def work(task):
-        i, j = task
-        rows, cols = slice(i, min(i + side, n_a)), slice(j, min(j + side, n_b))
+        (p, rows), (q, cols) = blocks[task[0]], blocks[task[1]]
         shape = (rows.stop - rows.start, cols.stop - cols.start)
         if getattr(buffers, "tile", None) is None:
             buffers.tile = np.empty(side * side, dtype=dtype)
-        tile = kernel._tile(prepared_rows(a_full, rows), prepared_rows(b_full, cols),
+            buffers.ones = np.ones(side, dtype=dtype)
+        tile = kernel._tile(prepared_rows(parts[p], rows), prepared_rows(parts[q], cols),
                             buffers.tile[: shape[0] * shape[1]].reshape(shape))
-        s = float(tile.sum(dtype=np.float64))
-        if symmetric and i == j:
-            return s, float(np.trace(tile, dtype=np.float64))
-        return (2.0 * s if symmetric else s), 0.0
+        # 1ᵀT1 by BLAS (3× faster than tile.sum() in float32); tiles are added in float64
+        s = float(buffers.ones[: shape[0]] @ tile @ buffers.ones[: shape[1]])
+        if task[0] == task[1]:
+            return p, q, s, float(np.trace(tile, dtype=np.float64))
+        return p, q, (2.0 * s if p == q else s), 0.0
 
-    total = trace = 0.0
-    for s, t in run_tasks(work, tasks, config["n_threads"]):
-        total += s
-        trace += t
-    return total, trace
+    S, tr = np.zeros((len(parts), len(parts))), np.zeros(len(parts))
+    for p, q, s, t in run_tasks(work, tasks, config["n_threads"]):
+        S[p, q] += s
+        tr[p] += t
+    return S, tr
 
 
 def row_block_results(kernel, a, b_full: tuple, work: Callable, *,

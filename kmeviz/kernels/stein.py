@@ -82,7 +82,7 @@ class SteinKernel(Kernel):
         sq *= -2.0
         sq += a.xx[:, None]
         sq += b.xx[None, :]
-        np.maximum(sq, 0.0, out=sq)
+        np.clip(sq, 0.0, np.inf, out=sq)
         cross = a.X @ b.S.T
         cross += a.S @ b.X.T
         cross -= a.xs[:, None]

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._validation import check_choice, check_pair, check_positive_int, check_rng
 from ..embeddings.features import FastfoodFeatures, RandomFourierFeatures
-from ..kernels import DEFAULT_WORKING_MEMORY, check_kernel
+from ..kernels import DEFAULT_WORKING_MEMORY, check_kernel, joint_gram_sums
 from ..results import warn_deprecated
 
 ESTIMATORS = ("biased", "unbiased")
@@ -49,9 +49,7 @@ def mmd2(
     X, Y = check_pair(X, Y, min_samples=2 if estimator == "unbiased" else 1)
     kernel = check_kernel(kernel)
     m, n = X.shape[0], Y.shape[0]
-    s_xx, tr_xx = kernel.gram_sum(X, working_memory=working_memory)
-    s_yy, tr_yy = kernel.gram_sum(Y, working_memory=working_memory)
-    s_xy, _ = kernel.gram_sum(X, Y, working_memory=working_memory)
+    s_xx, s_xy, s_yy, tr_xx, tr_yy = joint_gram_sums(kernel, X, Y, working_memory)
     if estimator == "biased":
         return s_xx / m**2 + s_yy / n**2 - 2.0 * s_xy / (m * n)
     return (s_xx - tr_xx) / (m * (m - 1)) + (s_yy - tr_yy) / (n * (n - 1)) - 2.0 * s_xy / (m * n)
