@@ -129,3 +129,41 @@ def gram_pass(kernel, A, B, work: Callable, *, inputs: Callable | None = None,
     once, each block of A in its worker."""
     return row_block_results(kernel, A, kernel._prepare(B), work, inputs=inputs,
                              working_memory=working_memory)
+
+
+def symmetric_quadratic_forms(kernel, prepared: tuple, U: np.ndarray):
+    """(uᵀKu for each column u of U, K1, diag K) for the Gram K of one prepared sample, in
+    one threaded pass over the tiles on or above the diagonal: half the flops of K·U.
+
+    The per-column quadratic forms of a tile are formed in the tile's dtype and added
+    across tiles in float64.
+    """
+    from .base import prepared_rows
+
+    config = get_config()
+    dtype = np.dtype(config["dtype"])
+    side = config["tile_rows"]
+    prepared = cast_prepared(prepared, dtype)
+    U = U.astype(dtype, copy=False)  # 0/1 or ±1 columns are exact in float32
+    n = prepared[0].shape[0]
+    starts = range(0, n, side)
+    tasks = [(i, j) for i in starts for j in starts if j >= i]
+
+    def work(task):
+        rows, cols = (slice(s, min(s + side, n)) for s in task)
+        T = kernel.tile(prepared_rows(prepared, rows), prepared_rows(prepared, cols))
+        q = np.einsum("ib,ib->b", U[rows], T @ U[cols]).astype(np.float64)
+        if task[0] == task[1]:
+            return rows, cols, q, T.sum(axis=1, dtype=np.float64), None, np.diagonal(T).copy()
+        return (rows, cols, 2.0 * q, T.sum(axis=1, dtype=np.float64),
+                T.sum(axis=0, dtype=np.float64), None)
+
+    forms, row_sums, diag = np.zeros(U.shape[1]), np.zeros(n), np.zeros(n)
+    for rows, cols, q, r, c, d in run_tasks(work, tasks, config["n_threads"]):
+        forms += q
+        row_sums[rows] += r
+        if c is not None:
+            row_sums[cols] += c
+        if d is not None:
+            diag[rows] = d
+    return forms, row_sums, diag

@@ -30,7 +30,9 @@ from .._validation import (
     check_positive_int,
     check_rng,
 )
-from ..kernels import DEFAULT_WORKING_MEMORY, check_kernel, gram_pass
+from ..kernels import DEFAULT_WORKING_MEMORY, check_kernel
+from ..kernels.base import _tile_side
+from ..kernels.engine import symmetric_quadratic_forms
 from ..results import (
     TestResult,
     normal_result,
@@ -55,21 +57,28 @@ VALID_NULLS = {
 NULLS = ("permutation", "gamma", "spectral", "normal")
 
 
-def permutation_assignments(m: int, n: int, n_permutations: int, rng) -> np.ndarray:
-    """(m + n, B) 0/1 matrix; column b marks the points relabelled as X in replicate b."""
-    base = np.concatenate([np.ones(m), np.zeros(n)])
-    return rng.permuted(np.tile(base, (n_permutations, 1)), axis=1).T.copy()
+def permutation_assignments(m: int, n: int, n_permutations: int, rng,
+                            dtype=np.float64) -> np.ndarray:
+    """(m + n, B) 0/1 matrix; column b marks the points relabelled as X in replicate b.
+
+    Shuffled as bytes (the draws depend on the lengths only, not the dtype), returned in
+    Fortran order so that no transposed copy is made."""
+    base = np.concatenate([np.ones(m, np.uint8), np.zeros(n, np.uint8)])
+    shuffled = rng.permuted(np.tile(base, (n_permutations, 1)), axis=1)
+    return np.asfortranarray(shuffled.T, dtype=dtype)
 
 
 def _with_identity(U: np.ndarray, m: int) -> np.ndarray:
-    """Prepend the observed labelling (first m points are X) as column 0."""
-    observed = (np.arange(U.shape[0]) < m).astype(float)
-    return np.hstack([observed[:, None], U])
+    """Prepend the observed labelling (first m points are X) as column 0 (Fortran order)."""
+    out = np.empty((U.shape[0], U.shape[1] + 1), dtype=U.dtype, order="F")
+    out[:, 0] = np.arange(U.shape[0]) < m
+    out[:, 1:] = U
+    return out
 
 
-def _block_sums(KU, U, row_sums, trace_rows, total):
-    """S_XX, S_YY, S_XY and the two traces for each assignment column of U."""
-    s_xx = np.einsum("ij,ij->j", U, KU)
+def _block_sums(s_xx, U, row_sums, trace_rows, total):
+    """S_XX, S_YY, S_XY and the two traces for each assignment column of U, given
+    S_XX(u) = uᵀKu."""
     k1u = row_sums @ U  # 1ᵀ K u
     s_xy = k1u - s_xx
     s_yy = total - 2.0 * k1u + s_xx
@@ -87,23 +96,15 @@ def _mmd2_from_sums(sums, m, n, estimator):
 
 def permutation_mmd2(X, Y, kernel, U, *, estimator="biased",
                      working_memory=DEFAULT_WORKING_MEMORY) -> np.ndarray:
-    """Exact MMD² for every assignment column of U in one streamed pass over the joint Gram.
+    """Exact MMD² for every assignment column of U in one pass over the joint Gram.
 
-    Memory is O(working_memory + N·B); the Gram is never stored whole.
+    S_XX(u) = uᵀKu for all columns at once, from the tiles on or above the diagonal (the
+    tile engine); memory is O(tiles + N·B), the Gram is never stored whole.
     """
     Z = np.vstack([X, Y])
-    KU = np.empty_like(U)
-    row_sums = np.empty(Z.shape[0])
-    diag = np.empty(Z.shape[0])
-
-    def work(sl, block, _):
-        KU[sl] = block @ U  # each worker writes its own rows
-        row_sums[sl] = block.sum(axis=1, dtype=np.float64)
-        diag[sl] = block[np.arange(block.shape[0]), np.arange(sl.start, sl.stop)]
-
-    for _ in gram_pass(kernel, Z, Z, work, working_memory=working_memory):
-        pass
-    sums = _block_sums(KU, U, row_sums, diag, row_sums.sum())
+    with _tile_side(working_memory):
+        s_xx, row_sums, diag = symmetric_quadratic_forms(kernel, kernel._prepare(Z), U)
+    sums = _block_sums(s_xx, U, row_sums, diag, row_sums.sum())
     return _mmd2_from_sums(sums, X.shape[0], Y.shape[0], estimator)
 
 
