@@ -10,8 +10,9 @@ from .base import (
     joint_gram_sums,
     prepared_rows,
     tile_rows,
+    tiles_within,
 )
-from .engine import gram_pass, row_block_results
+from .engine import gram_pass, row_block_results, symmetric_quadratic_forms
 from .radial import GaussianKernel, IMQKernel, LaplaceKernel, median_heuristic
 from .stein import SteinKernel, SteinPrepared, checked_score
 
@@ -32,5 +33,7 @@ __all__ = [
     "median_heuristic",
     "prepared_rows",
     "row_block_results",
+    "symmetric_quadratic_forms",
     "tile_rows",
+    "tiles_within",
 ]

@@ -207,8 +207,9 @@ def tile_rows(n_cols: int, working_memory: int = DEFAULT_WORKING_MEMORY) -> int:
     return max(1, min(int(working_memory // (8 * max(n_cols, 1))), 1 << 20))
 
 
-def _tile_side(working_memory: int):
-    """The engine's tiles, no larger than ``working_memory`` bytes (float64) each."""
+def tiles_within(working_memory: int):
+    """A ``config_context`` whose engine tiles hold at most ``working_memory`` bytes each
+    (float64), for functions that take a ``working_memory`` argument."""
     from ..config import config_context, get_config
 
     side = max(64, min(get_config()["tile_rows"], int(np.sqrt(working_memory / 8))))
@@ -219,7 +220,7 @@ def _tiled_sum(kernel: Kernel, X, Y, working_memory) -> tuple[float, float]:
     """Sum of the Gram of X (symmetric, with trace) or of X against Y, by the tile engine."""
     from .engine import tile_sums
 
-    with _tile_side(working_memory):
+    with tiles_within(working_memory):
         if Y is None:
             S, tr = tile_sums(kernel, [kernel._prepare(X)])
             return float(S[0, 0]), float(tr[0])
@@ -232,6 +233,6 @@ def joint_gram_sums(kernel: Kernel, X, Y, working_memory: int = DEFAULT_WORKING_
     engine (each pair of points computed once), for validated X and Y."""
     from .engine import tile_sums
 
-    with _tile_side(working_memory):
+    with tiles_within(working_memory):
         S, tr = tile_sums(kernel, [kernel._prepare(X), kernel._prepare(Y)])
     return float(S[0, 0]), float(S[0, 1]), float(S[1, 1]), float(tr[0]), float(tr[1])

@@ -131,8 +131,8 @@ def gram_pass(kernel, A, B, work: Callable, *, inputs: Callable | None = None,
                              working_memory=working_memory)
 
 
-def symmetric_quadratic_forms(kernel, prepared: tuple, U: np.ndarray):
-    """(uᵀKu for each column u of U, K1, diag K) for the Gram K of one prepared sample, in
+def symmetric_quadratic_forms(kernel, Z: np.ndarray, U: np.ndarray):
+    """(uᵀKu for each column u of U, K1, diag K) for the Gram K of a validated sample Z, in
     one threaded pass over the tiles on or above the diagonal: half the flops of K·U.
 
     The per-column quadratic forms of a tile are formed in the tile's dtype and added
@@ -143,7 +143,7 @@ def symmetric_quadratic_forms(kernel, prepared: tuple, U: np.ndarray):
     config = get_config()
     dtype = np.dtype(config["dtype"])
     side = config["tile_rows"]
-    prepared = cast_prepared(prepared, dtype)
+    prepared = cast_prepared(kernel._prepare(Z), dtype)
     U = U.astype(dtype, copy=False)  # 0/1 or ±1 columns are exact in float32
     n = prepared[0].shape[0]
     starts = range(0, n, side)

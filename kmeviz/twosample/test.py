@@ -30,9 +30,12 @@ from .._validation import (
     check_positive_int,
     check_rng,
 )
-from ..kernels import DEFAULT_WORKING_MEMORY, check_kernel
-from ..kernels.base import _tile_side
-from ..kernels.engine import symmetric_quadratic_forms
+from ..kernels import (
+    DEFAULT_WORKING_MEMORY,
+    check_kernel,
+    symmetric_quadratic_forms,
+    tiles_within,
+)
 from ..results import (
     TestResult,
     normal_result,
@@ -102,8 +105,8 @@ def permutation_mmd2(X, Y, kernel, U, *, estimator="biased",
     tile engine); memory is O(tiles + N·B), the Gram is never stored whole.
     """
     Z = np.vstack([X, Y])
-    with _tile_side(working_memory):
-        s_xx, row_sums, diag = symmetric_quadratic_forms(kernel, kernel._prepare(Z), U)
+    with tiles_within(working_memory):
+        s_xx, row_sums, diag = symmetric_quadratic_forms(kernel, Z, U)
     sums = _block_sums(s_xx, U, row_sums, diag, row_sums.sum())
     return _mmd2_from_sums(sums, X.shape[0], Y.shape[0], estimator)
 
