@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 import kmeviz as K
 from kmeviz.embeddings import pinv_psd
@@ -13,12 +15,21 @@ from kmeviz.experiments import paper_mixture
 from ._util import peak_memory_mb, print_table
 
 
-def bare_pass(kernel, X, L) -> float:
-    """Compute every entry of K_nm once (streamed) and sum it: the floor of any fit."""
-    total = 0.0
-    for _, block in kernel.gram_blocks(X, L):
-        total += float(block.sum())
-    return total
+def bare_pass(X, L, sigma, *, threads: int = 2, rows: int = 512) -> np.ndarray:
+    """The floor of any fit, written here: K_mn·1 by a threaded walk over 512-row tiles of
+    X (X_i Lᵀ, subtract the half norms, exp in place, column sums), BLAS single-threaded."""
+    Xs, Ls = X / sigma, L / sigma
+    hx, hl = 0.5 * np.einsum("ij,ij->i", Xs, Xs), 0.5 * np.einsum("ij,ij->i", Ls, Ls)
+
+    def tile(start):
+        T = Xs[start : start + rows] @ Ls.T
+        T -= hx[start : start + rows, None]
+        T -= hl[None, :]
+        np.exp(T, out=T)
+        return T.sum(axis=0)
+
+    with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(threads) as pool:
+        return sum(pool.map(tile, range(0, len(X), rows)))
 
 
 def nystrom_fit(n=1_000_000, d=10, m=4000):
@@ -27,7 +38,7 @@ def nystrom_fit(n=1_000_000, d=10, m=4000):
     kernel = K.GaussianKernel(K.median_heuristic(X, rng=0))
     L = X[np.random.default_rng(2).integers(0, n, m)]
     t0 = time.perf_counter()
-    bare_pass(kernel, X, L)
+    bare_pass(X, L, kernel.bandwidth)
     t_bare = time.perf_counter() - t0
     t0 = time.perf_counter()
     mem, ny = peak_memory_mb(lambda: K.NystromKME(kernel, m, rng=2).fit(X))
@@ -41,14 +52,15 @@ def nystrom_fit(n=1_000_000, d=10, m=4000):
     t0 = time.perf_counter()
     emp.evaluate(L[:400])
     t_emp_eval = (time.perf_counter() - t0) / 400
-    rows = [["bare pass over K_mn (floor)", t_bare, 1.0, "-"],
+    rows = [["bare threaded pass K_mn·1 (reference, 2 threads)", t_bare, 1.0, "-"],
             ["NystromKME.fit (K_mn 1_n + m x m eigh)", t_fit, t_fit / t_bare, mem],
             ["  of which m x m Gram + eigh", t_small, t_small / t_bare, "-"],
             ["EmpiricalKME.fit (stores all n points)", t_emp_fit, "-", X.nbytes / 2**20],
             ["EmpiricalKME: one evaluation mu(z)", t_emp_eval, "-", "-"],
             ["NystromKME: one evaluation mu_m(z)", _eval_time(ny, L), "-", "-"]]
-    print_table(f"Nyström KME fit, n = {n:.0e}, d = {d}, m = {m} (target: <= 2x the floor, "
-                "< 1 GB extra memory)", ["step", "seconds", "x floor", "peak extra MB"], rows)
+    print_table(f"Nyström KME fit, n = {n:.0e}, d = {d}, m = {m} (target: ≤ 1.3× the "
+                "threaded reference, < 1 GB extra memory)",
+                ["step", "seconds", "× reference", "peak extra MB"], rows)
 
 
 def _eval_time(estimator, Z):

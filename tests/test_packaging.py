@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+import kmeviz
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -77,6 +79,18 @@ def test_readme_example_runs_and_prints_what_it_says(capsys):
     assert float(out[1]) == pytest.approx(quoted[1], abs=5e-7)  # FastMMD-Fourier, L = 4096
     p_value, reject = out[3].split()
     assert float(p_value) == pytest.approx(1 / 1001, rel=1e-12) and reject == "True"
+
+
+def test_every_python_block_of_the_readme_runs():
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    assert len(blocks) >= 2
+    before = kmeviz.get_config()
+    try:
+        for code in blocks[1:]:  # the first one is checked value by value above
+            exec(compile(code, "README.md", "exec"), {})
+    finally:
+        kmeviz.set_config(**before)
 
 
 def test_ruff_finds_nothing_in_code_tests_apps_and_notebook_sources():
