@@ -12,7 +12,7 @@ import numpy as np
 from .._validation import check_is_fitted, check_positive_int, check_rng, check_samples
 from ..config import get_config
 from ..kernels import DEFAULT_WORKING_MEMORY, GaussianKernel, check_kernel, tile_rows
-from ..kernels.engine import run_tasks
+from ..kernels.engine import column_sums, run_tasks
 
 
 class _RandomFeatures:
@@ -54,8 +54,7 @@ class _RandomFeatures:
 
         def work(start):
             P = self._project(X[start : start + rows]).astype(dtype, copy=False)
-            return (np.cos(P).sum(axis=0, dtype=np.float64),
-                    np.sin(P).sum(axis=0, dtype=np.float64))
+            return column_sums(np.cos(P)), column_sums(np.sin(P))
 
         cos_sum = np.zeros(self.n_features_)
         sin_sum = np.zeros(self.n_features_)

@@ -18,6 +18,7 @@ from .._validation import (
     check_samples,
 )
 from ..kernels import DEFAULT_WORKING_MEMORY, check_kernel, gram_pass
+from ..kernels.engine import column_sums
 from ..results import renamed_argument
 
 
@@ -194,7 +195,7 @@ class NystromKME(WeightedEmbedding):
             return project.take(sl.stop - sl.start)
 
         def reduce(sl, block, W):
-            return block.sum(axis=0, dtype=np.float64), None if W is None else block.T @ W
+            return column_sums(block), None if W is None else block.T @ W
 
         beta, projected = np.zeros(L.shape[0]), None
         for col_sums, KW in gram_pass(kernel, X, L, reduce, inputs=next_rows,
@@ -263,7 +264,7 @@ class KernelHerding(WeightedEmbedding):
                 else rng.choice(n, max_candidates, replace=False))
         C = X[cand]
         mu = sum(gram_pass(kernel, X, C,
-                           lambda sl, block, _: block.sum(axis=0, dtype=np.float64))) / n
+                           lambda sl, block, _: column_sums(block))) / n
         running = np.zeros(C.shape[0])  # Σ_s k(x_s, candidate)
         chosen = []
         for t in range(m):
