@@ -166,8 +166,9 @@ def gram_pass(kernel, A, B, work: Callable, *, inputs: Callable | None = None,
                              working_memory=working_memory)
 
 
-def symmetric_quadratic_forms(kernel, Z: np.ndarray, U: np.ndarray):
-    """(uᵀKu for each column u of U, K1, diag K) for the Gram K of a validated sample Z, in
+def symmetric_quadratic_forms(kernel, Z, U: np.ndarray):
+    """(uᵀKu for each column u of U, K1, diag K) for the Gram K of a validated sample Z (an
+    array, or a sample the kernel prepared already), in
     one threaded pass over the tiles on or above the diagonal: half the flops of K·U.
 
     The per-column quadratic forms of a tile are formed in the tile's dtype and added
@@ -178,7 +179,7 @@ def symmetric_quadratic_forms(kernel, Z: np.ndarray, U: np.ndarray):
     config = get_config()
     dtype = np.dtype(config["dtype"])
     side = config["tile_rows"]
-    prepared = cast_prepared(kernel._prepare(Z), dtype)
+    prepared = cast_prepared(kernel._prepare(Z) if isinstance(Z, np.ndarray) else Z, dtype)
     U = U.astype(dtype, copy=False)  # 0/1 or ±1 columns are exact in float32
     n = prepared[0].shape[0]
     starts = range(0, n, side)
