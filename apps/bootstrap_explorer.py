@@ -9,7 +9,6 @@ over 100 repeated draws.
 from __future__ import annotations
 
 import asyncio
-from functools import lru_cache
 
 import numpy as np
 import panel as pn
@@ -21,6 +20,7 @@ from kmeviz import viz
 from kmeviz.experiments import binomial_interval, rejection_rates
 from kmeviz.twosample.test import _simulate_spectral, gamma_null_params, spectral_eigenvalues
 
+from ._cache import shared_cache
 from ._common import KERNELS, error_message, guarded, page, with_caption
 
 DATASETS = ("Blob grid: eigenvalue ratio ε", "Blob grid: mean shift",
@@ -41,12 +41,12 @@ def sample(data_key: tuple, rng):
     return K.blobs_two_sample(n, epsilon=1.0, rng=rng)
 
 
-@lru_cache(maxsize=8)
+@shared_cache(maxsize=8)
 def make_samples(data_key: tuple, seed: int):
     return sample(data_key, seed)
 
 
-@lru_cache(maxsize=32)
+@shared_cache(maxsize=32)
 def run_test(data_key, seed, kernel_key, estimator, null, B, n_features):
     """The test at α = 0.05; other levels come from ``TestResult.at_level`` for free."""
     X, Y = make_samples(data_key, seed)
@@ -54,7 +54,7 @@ def run_test(data_key, seed, kernel_key, estimator, null, B, n_features):
                       null=null, n_resamples=B, n_features=n_features, rng=seed)
 
 
-@lru_cache(maxsize=8)
+@shared_cache(maxsize=8)
 def approximate_nulls(data_key, seed, kernel_key, estimator):
     """Gamma and spectral densities of the same null, where they apply."""
     X, Y = make_samples(data_key, seed)

@@ -7,8 +7,6 @@ ensemble of η² over L random frequencies converging to the exact MMD².
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 import panel as pn
 import param
@@ -17,13 +15,14 @@ import kmeviz as K
 from kmeviz import viz
 from kmeviz.twosample.circular import running_mean
 
+from ._cache import shared_cache
 from ._common import KERNELS, guarded, page, with_caption
 
 DATASETS = ("Blobs (ε ratio)", "Blobs with mean shift", "Rings in a square")
 
 
 # -- cached stages, keyed on scalars -------------------------------------------------
-@lru_cache(maxsize=16)
+@shared_cache(maxsize=16)
 def make_samples(dataset: str, epsilon: float, shift: float, n: int, seed: int):
     if dataset == DATASETS[0]:
         return K.blobs_two_sample(n, epsilon=epsilon, rng=seed)
@@ -36,7 +35,7 @@ def make_kernel(name: str, bandwidth: float):
     return KERNELS[name](bandwidth)
 
 
-@lru_cache(maxsize=16)
+@shared_cache(maxsize=16)
 def reference_values(data_key: tuple, kernel_name: str, bandwidth: float) -> dict:
     """Exact (biased, unbiased), linear-time and B-test MMD² — the expensive stage."""
     X, Y = make_samples(*data_key)
@@ -49,7 +48,7 @@ def reference_values(data_key: tuple, kernel_name: str, bandwidth: float) -> dic
     }
 
 
-@lru_cache(maxsize=16)
+@shared_cache(maxsize=16)
 def ensemble_values(data_key: tuple, kernel_name: str, bandwidth: float, L: int, seed: int):
     """η²(ω_k) for L frequencies drawn from the kernel's spectral measure."""
     X, Y = make_samples(*data_key)

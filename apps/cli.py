@@ -1,9 +1,18 @@
-"""Command line: ``kmeviz serve [--port P] [--address A] [--show]``."""
+"""Command line: ``kmeviz serve [--port P] [--address A] [--show] [--num-threads T]
+[--num-procs P] [--allow-websocket-origin HOST[:PORT] ...]``."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+
+from kmeviz.config import usable_cores
+
+
+def default_threads() -> int:
+    """Callback threads: numpy releases the GIL, so twice the cores keeps cheap changes
+    responsive while heavy ones run."""
+    return max(4, 2 * usable_cores())
 
 
 def main(argv=None) -> int:
@@ -15,12 +24,30 @@ def main(argv=None) -> int:
         "--address", default="127.0.0.1", help="address to bind (default 127.0.0.1, loopback only)"
     )
     serve.add_argument("--show", action="store_true", help="open the index in a browser")
+    serve.add_argument(
+        "--num-threads", type=int, default=None,
+        help="threads that run the sessions' callbacks, so that no session blocks another "
+             f"(default {default_threads()}: twice the usable cores, at least 4)")
+    serve.add_argument("--num-procs", type=int, default=1,
+                       help="server processes (0: one per core); sessions stay in one process")
+    serve.add_argument(
+        "--allow-websocket-origin", action="append", default=[], metavar="HOST[:PORT]",
+        help="another host name the students' browsers use, e.g. 192.168.1.20:5006 or "
+             "kmeviz.school.example (repeatable; needed with --address 0.0.0.0 or a proxy)")
     args = parser.parse_args(argv)
 
     if args.command == "serve":
         from .server import build_server
 
-        server, url = build_server(address=args.address, port=args.port, show=False)
+        for name in ("num_threads", "num_procs"):
+            value = getattr(args, name)
+            if value is not None and value < (1 if name == "num_threads" else 0):
+                parser.error(f"--{name.replace('_', '-')} must be >= "
+                             f"{1 if name == 'num_threads' else 0}, got {value}")
+        server, url = build_server(
+            address=args.address, port=args.port, show=False,
+            num_threads=args.num_threads or default_threads(), num_procs=args.num_procs,
+            allow_websocket_origin=args.allow_websocket_origin)
         server.start()
         print(f"kmeviz dashboards at {url}  (Ctrl+C to stop)", flush=True)
         if args.show:

@@ -8,8 +8,6 @@ sparsity penalty γ.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 import panel as pn
 import param
@@ -19,6 +17,7 @@ import kmeviz as K
 from kmeviz import viz
 from kmeviz.conditional import cross_validate
 
+from ._cache import shared_cache
 from ._common import guarded, page, with_caption
 
 LAWS = ("y = sin x + noise", "heteroscedastic noise", "bimodal conditional")
@@ -56,26 +55,26 @@ def true_expectation(law, h_name, x, n_mc=4000):
     return H[h_name](y).mean(axis=1)
 
 
-@lru_cache(maxsize=8)
+@shared_cache(maxsize=8)
 def make_data(law, n, seed):
     return sample_law(law, n, np.random.default_rng(seed))
 
 
-@lru_cache(maxsize=16)
+@shared_cache(maxsize=16)
 def fitted(data_key, bw_x, bw_y, reg):
     X, Y = make_data(*data_key)
     return K.ConditionalMeanEmbedding(K.GaussianKernel(bw_x), K.GaussianKernel(bw_y),
                                       reg=reg).fit(X, Y)
 
 
-@lru_cache(maxsize=8)
+@shared_cache(maxsize=8)
 def cv_table(data_key, bw_x, bw_y):
     X, Y = make_data(*data_key)
     return cross_validate(X, Y, regs=np.logspace(-6, 0, 13), bandwidths=[bw_x],
                           kernel_y=K.GaussianKernel(bw_y), rng=data_key[2])
 
 
-@lru_cache(maxsize=8)
+@shared_cache(maxsize=8)
 def sparse_coefficients(data_key, bw_x, bw_y, reg, gamma):
     cme = fitted(data_key, bw_x, bw_y, reg)
     n = cme.X_.shape[0]

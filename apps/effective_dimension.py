@@ -9,7 +9,6 @@ empirical error.
 from __future__ import annotations
 
 import importlib.util
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +26,7 @@ from kmeviz.embeddings.spectrum import (
 )
 from kmeviz.experiments import paper_mixture
 
+from ._cache import shared_cache
 from ._common import KERNELS, guarded, page, with_caption
 
 
@@ -54,7 +54,7 @@ DATA_PARAMS = ("dataset", "d", "n", "seed")
 KERNEL_PARAMS = ("kernel", "bandwidth")
 
 
-@lru_cache(maxsize=8)
+@shared_cache(maxsize=8)
 def make_data(dataset, d, n, seed):
     rng = np.random.default_rng(seed)
     if dataset == DATASETS[0]:
@@ -65,14 +65,14 @@ def make_data(dataset, d, n, seed):
     return Z[rng.choice(len(Z), size=min(n, len(Z)), replace=False)]
 
 
-@lru_cache(maxsize=16)
+@shared_cache(maxsize=16)
 def spectrum(data_key, kernel_key):
     X = make_data(*data_key)
     ev = K.gram_spectrum(X, KERNELS[kernel_key[0]](kernel_key[1]))
     return ev, K.fit_decay(ev)
 
 
-@lru_cache(maxsize=16)
+@shared_cache(maxsize=16)
 def m_reaching_empirical(data_key, kernel_key, seed):
     """Smallest m on a grid with ||μ̂ - P_m μ̂|| <= the estimated empirical error.
 

@@ -7,8 +7,6 @@ landmarks m grows, their fit times, and the Nyström embedding next to the true 
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 import panel as pn
 import param
@@ -17,12 +15,13 @@ import kmeviz as K
 from kmeviz import viz
 from kmeviz.experiments import nystrom_error_vs_m, paper_mixture
 
+from ._cache import shared_cache
 from ._common import guarded, page, with_caption
 
 MIXTURE_PARAMS = ("d", "n_centres", "spread", "n", "seed")
 
 
-@lru_cache(maxsize=8)
+@shared_cache(maxsize=8)
 def make_problem(d, n_centres, spread, n, seed):
     """The mixture, its median-heuristic bandwidth and one sample of n points."""
     rng = np.random.default_rng(seed)
@@ -35,7 +34,7 @@ def m_grid(n: int, m_min: int, m_max: int) -> tuple:
     return tuple(np.unique(np.geomspace(m_min, max(m_min, min(m_max, n * 4)), 10).astype(int)))
 
 
-@lru_cache(maxsize=8)
+@shared_cache(maxsize=8)
 def error_table(problem_key, ms, n_repeats, replace, baselines):
     mixture, bandwidth, _ = make_problem(*problem_key)
     return nystrom_error_vs_m(ns=(problem_key[3],), ms=ms, n_repeats=n_repeats,
@@ -43,7 +42,7 @@ def error_table(problem_key, ms, n_repeats, replace, baselines):
                               bandwidth=bandwidth, rng=problem_key[4])
 
 
-@lru_cache(maxsize=8)
+@shared_cache(maxsize=8)
 def embedding_maps(problem_key, m_view, replace, grid=50):
     """μ̂_m and μ on a grid of the first two coordinates (others at the data mean)."""
     mixture, bandwidth, X = make_problem(*problem_key)

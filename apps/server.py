@@ -7,6 +7,7 @@ HoloViews or Bokeh.
 from __future__ import annotations
 
 import importlib
+import os
 
 
 def app_registry() -> dict:
@@ -40,8 +41,14 @@ def index_page():
     return pn.Column(intro, pn.FlexBox(*cards), margin=(10, 30))
 
 
-def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = False):
-    """A started-but-not-running Panel server for all apps; returns (server, url)."""
+def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = False,
+                 num_threads: int = 4, num_procs: int = 1,
+                 allow_websocket_origin: list[str] | tuple = ()):
+    """A started-but-not-running Panel server for all apps; returns (server, url).
+
+    Sessions' callbacks run in a pool of ``num_threads`` threads (``pn.config.nthreads``),
+    so a heavy computation in one session does not block the others.
+    """
     import panel as pn
 
     from kmeviz.viz import set_sizing
@@ -51,6 +58,9 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     apps = {"/": index_page, **{slug: factory for slug, (_, factory) in registry.items()}}
     titles = {"/": "kmeviz", **{slug: title for slug, (title, _) in registry.items()}}
     origins = [f"{host}:{port}" for host in {address, "localhost", "127.0.0.1"}]
+    origins += list(allow_websocket_origin)
+    if pn.config.nthreads != num_threads and "PANEL_NUM_THREADS" not in os.environ:
+        pn.config.nthreads = num_threads  # PANEL_NUM_THREADS, when set, has started its pool
     server = pn.serve(
         apps,
         address=address,
@@ -60,6 +70,7 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
         title=titles,
         websocket_origin=origins,
         threaded=False,
+        num_procs=num_procs,
     )
     host = "localhost" if address in ("127.0.0.1", "0.0.0.0", "") else address
     return server, f"http://{host}:{server.port}/"

@@ -7,8 +7,6 @@ estimators, the KSD² values and both wild-bootstrap goodness-of-fit tests.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 import panel as pn
 import param
@@ -17,6 +15,7 @@ import kmeviz as K
 from kmeviz import viz
 from kmeviz.gof.ksd import stein_witness
 
+from ._cache import shared_cache
 from ._common import guarded, page, with_caption
 
 TARGETS = ("standard normal", "Gaussian mixture", "Student-t (5 d.o.f.)")
@@ -38,7 +37,7 @@ def make_target(name: str, d: int):
     return K.StudentTTarget(5.0, np.zeros(d))
 
 
-@lru_cache(maxsize=16)
+@shared_cache(maxsize=16)
 def make_sample(target_name, sampler, d, n, strength, seed):
     rng = np.random.default_rng(seed)
     if sampler == SAMPLERS[3]:
@@ -58,7 +57,7 @@ def make_kernel(kernel_key):
     return K.IMQKernel(*args) if name == "IMQ" else K.GaussianKernel(*args)
 
 
-@lru_cache(maxsize=16)
+@shared_cache(maxsize=16)
 def run_tests(data_key, kernel_key, m, D, alpha):
     """(full test, Nyström test, U-statistic) on the cached sample; same seed for both."""
     X = make_sample(*data_key)

@@ -35,15 +35,15 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_server(*, timeout: float = 60.0):
-    """Start ``python -m kmeviz_apps serve`` on a free loopback port; yield its URL.
+def running_server(*, timeout: float = 60.0, args: tuple = ()):
+    """Start ``python -m kmeviz_apps serve [args]`` on a free loopback port; yield its URL.
 
     Waits until the command prints its URL and the index answers, and stops the
     server on exit. Raises RuntimeError (with the server's output) if it fails.
     """
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kmeviz_apps", "serve", "--port", str(port)],
+        [sys.executable, "-m", "kmeviz_apps", "serve", "--port", str(port), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

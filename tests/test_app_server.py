@@ -1,0 +1,101 @@
+"""The classroom server: callbacks in a thread pool, caches that sessions can share."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from kmeviz_apps._cache import shared_cache
+from kmeviz_apps.cli import default_threads, main
+
+
+def test_a_key_is_computed_once_however_many_sessions_ask_at_once():
+    calls = []
+
+    @shared_cache(maxsize=4)
+    def slow(seed):
+        calls.append(seed)
+        time.sleep(0.2)
+        return np.arange(3) + seed
+
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(slow(1))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls == [1] and len(results) == 8
+    assert all(r is results[0] for r in results)
+    assert slow.cache_info().misses == 1 and slow.cache_info().hits == 7
+
+
+def test_cached_arrays_are_read_only_and_the_cache_is_bounded():
+    @shared_cache(maxsize=2)
+    def make(k):
+        return {"x": np.zeros(3), "pair": (np.ones(2), k)}
+
+    value = make(0)
+    with pytest.raises(ValueError, match="read-only"):
+        value["x"][0] = 1.0  # one session cannot change another's data
+    with pytest.raises(ValueError, match="read-only"):
+        value["pair"][0][0] = 1.0
+    make(1)
+    make(2)
+    assert make.cache_info().currsize == 2
+    make(0)  # evicted, so computed again
+    assert make.cache_info().misses == 4
+    make.cache_clear()
+    assert make.cache_info() == (0, 0, 2, 0)
+
+
+def test_a_failed_computation_is_not_cached_and_does_not_hang_waiters():
+    attempts = []
+
+    @shared_cache()
+    def flaky(k):
+        attempts.append(k)
+        raise ValueError("bad settings")
+
+    for _ in range(2):
+        with pytest.raises(ValueError, match="bad settings"):
+            flaky(3)
+    assert attempts == [3, 3]
+
+
+def test_serve_takes_classroom_options(monkeypatch):
+    import panel as pn
+
+    seen = {}
+
+    def fake_build_server(**kwargs):
+        seen.update(kwargs)
+        raise SystemExit(0)
+
+    monkeypatch.setattr("kmeviz_apps.server.build_server", fake_build_server)
+    with pytest.raises(SystemExit):
+        main(["serve", "--num-threads", "6", "--num-procs", "2", "--allow-websocket-origin",
+              "192.168.1.20:5006", "--allow-websocket-origin", "kmeviz.school.example"])
+    assert seen["num_threads"] == 6 and seen["num_procs"] == 2
+    assert seen["allow_websocket_origin"] == ["192.168.1.20:5006", "kmeviz.school.example"]
+    with pytest.raises(SystemExit):
+        main(["serve"])
+    assert seen["num_threads"] == default_threads() >= 4
+    with pytest.raises(SystemExit):
+        main(["serve", "--num-threads", "0"])  # argparse error: a message, exit code 2
+
+    monkeypatch.undo()
+    from kmeviz_apps.server import build_server
+
+    from kmeviz.viz import theme
+
+    before, sizing = pn.config.nthreads, theme.get_sizing()
+    try:
+        server, url = build_server(port=0, num_threads=3,
+                                   allow_websocket_origin=["kmeviz.school.example"])
+        assert pn.config.nthreads == 3 and url.startswith("http://localhost:")
+        server.stop()
+    finally:  # build_server changes process-wide settings: restore them for other tests
+        pn.config.nthreads = before
+        theme.set_sizing(sizing)
