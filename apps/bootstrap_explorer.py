@@ -18,7 +18,7 @@ from scipy import stats
 import kmeviz as K
 from kmeviz import viz
 from kmeviz.experiments import binomial_interval, rejection_rates
-from kmeviz.twosample.test import _simulate_spectral, gamma_null_params, spectral_eigenvalues
+from kmeviz.twosample.test import gamma_null_params, simulate_spectral_null, spectral_eigenvalues
 
 from ._cache import shared_cache
 from ._common import KERNELS, error_message, guarded, page, with_caption
@@ -61,7 +61,8 @@ def approximate_nulls(data_key, seed, kernel_key, estimator):
     k = KERNELS[kernel_key[0]](kernel_key[1])
     curves = {}
     lam = spectral_eigenvalues(X, Y, k)
-    sim = _simulate_spectral(lam, len(X), len(Y), estimator, 20_000, np.random.default_rng(0))
+    sim = simulate_spectral_null(lam, len(X), len(Y), estimator=estimator, n_resamples=20_000,
+                                 rng=0)
     density, edges = np.histogram(sim, bins=80, density=True)
     curves["spectral approximation"] = (0.5 * (edges[1:] + edges[:-1]), density)
     if estimator == "biased":

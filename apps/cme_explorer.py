@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import param
-from scipy import linalg
 
 import kmeviz as K
 from kmeviz import viz
@@ -77,10 +76,9 @@ def cv_table(data_key, bw_x, bw_y):
 @shared_cache(maxsize=8)
 def sparse_coefficients(data_key, bw_x, bw_y, reg, gamma):
     cme = fitted(data_key, bw_x, bw_y, reg)
-    n = cme.X_.shape[0]
-    W = linalg.cho_solve(cme.cho_, np.eye(n))
     L = cme.kernel_y.gram(cme.Y_, cme.Y_)
-    return K.sparse_cme(W, cme.gram_x_, L, gamma=gamma, tol=1e-6, max_iter=FISTA_ITERATIONS)
+    return K.sparse_cme(cme.coefficients(), cme.gram_x_, L, gamma=gamma, tol=1e-6,
+                        max_iter=FISTA_ITERATIONS)
 
 
 class CMEExplorer(pn.viewable.Viewer):

@@ -99,3 +99,17 @@ def test_serve_takes_classroom_options(monkeypatch):
     finally:  # build_server changes process-wide settings: restore them for other tests
         pn.config.nthreads = before
         theme.set_sizing(sizing)
+
+
+def test_apps_import_no_private_name_of_kmeviz():
+    """Apps are thin: whatever numerics they need is a public, tested core function."""
+    import re
+    from pathlib import Path
+
+    private = re.compile(r"from kmeviz[\w.]* import [^\n]*\b_[a-z]\w*|\bK\._[a-z]\w*|"
+                         r"\.(_gram|_tile|_prepare|_paired|_diag|cho_)\b")
+    apps = Path(__file__).resolve().parents[1] / "apps"
+    offenders = [f"{p.name}:{i}" for p in sorted(apps.glob("*.py"))
+                 for i, line in enumerate(p.read_text().splitlines(), 1)
+                 if private.search(line)]
+    assert offenders == []

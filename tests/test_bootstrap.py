@@ -161,3 +161,21 @@ def test_nystrom_test_statistic_is_projected_mmd(pair):
     res = K.mmd_test(X, Y, KERNEL, estimator="nystrom", n_landmarks=2000, n_resamples=49,
                      rng=0)
     assert res.statistic == pytest.approx(K.mmd2(X, Y, KERNEL), rel=1e-5)
+
+
+def test_public_spectral_null_draws_what_the_test_uses():
+    from kmeviz.twosample import simulate_spectral_null
+    from kmeviz.twosample.test import _simulate_spectral
+
+    lam = np.array([0.5, 0.2, 0.05])
+    public = simulate_spectral_null(lam, 30, 40, estimator="unbiased", n_resamples=200, rng=3)
+    np.testing.assert_array_equal(
+        public, _simulate_spectral(lam, 30, 40, "unbiased", 200, np.random.default_rng(3)))
+    # E[(1/m + 1/n) Σ λ z²] = (1/m + 1/n) Σ λ; 4 s.e. of the mean of 20 000 draws
+    draws = simulate_spectral_null(lam, 30, 40, n_resamples=20_000, rng=4)
+    se = draws.std() / np.sqrt(draws.size)
+    assert abs(draws.mean() - (1 / 30 + 1 / 40) * lam.sum()) < 4 * se
+    with pytest.raises(ValueError, match="eigenvalues"):
+        simulate_spectral_null([[1.0]], 3, 3)
+    with pytest.raises(ValueError, match="estimator"):
+        simulate_spectral_null(lam, 3, 3, estimator="linear")

@@ -187,3 +187,12 @@ def test_warm_start_reaches_the_same_objective(small_problem):
     warm_from = sparse_cme(W, Kx, L, gamma=1e-2, tol=1e-9).M
     warm = sparse_cme(W, Kx, L, gamma=1e-3, tol=1e-12, max_iter=20_000, init=warm_from)
     assert warm.objective_history[-1] == pytest.approx(cold.objective_history[-1], rel=1e-6)
+
+
+def test_coefficients_are_the_inverse_of_the_regularised_gram():
+    X, Y = sine_data(30, 1)
+    cme = ConditionalMeanEmbedding(KX, KY, reg=0.05).fit(X, Y)
+    direct = np.linalg.inv(KX(X) + 30 * 0.05 * np.eye(30))
+    np.testing.assert_allclose(cme.coefficients(), direct, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(cme.coefficients() @ KX(X, X[:4]), cme.weights(X[:4]).T,
+                               rtol=1e-10, atol=1e-12)

@@ -79,6 +79,13 @@ class ConditionalMeanEmbedding:
         kx = self.kernel_x.gram(self.X_, self._new_inputs(X_new))  # (n, n_new)
         return linalg.cho_solve(self.cho_, kx).T
 
+    def coefficients(self) -> np.ndarray:
+        """W = (K + nλI)⁻¹, the dense coefficient matrix of the embedding (Grünewälder et
+        al., Sec. 4: μ̂(x) = Σ_ij W_ij k(x_i, x) φ(y_j) up to the sample's k_x); the
+        sparse CME (Eq. 17) approximates it. Shape (n, n)."""
+        self._check_fitted()
+        return linalg.cho_solve(self.cho_, np.eye(self.X_.shape[0]))
+
     def expectation(self, h_values, X_new) -> np.ndarray:
         """Ê[h(Y) | X = x] = Σ_i α_i(x) h(y_i) from the values h(y_i), shape (n_new, ...)."""
         self._check_fitted()

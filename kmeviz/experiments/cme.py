@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import linalg
 
 from .._validation import (
     check_rng,
@@ -46,7 +45,7 @@ def sparsity_path(*, n_train: int = 200, n_test: int = 1000, reg: float = 1e-2,
     kx, ky = GaussianKernel(bandwidth_x), GaussianKernel(bandwidth_y)
     cme = ConditionalMeanEmbedding(kx, ky, reg=reg).fit(X, Y)
     K, L = cme.gram_x_, ky.gram(Y, Y)
-    W = linalg.cho_solve(cme.cho_, np.eye(n_train))
+    W = cme.coefficients()
     w_norm = np.sqrt(kl_norm2(W, K, L))
     dense_loss = coefficient_test_loss(W, kx, ky, X, Y, Xt, Yt)
     gammas = np.geomspace(1e-1, 1e-5, 9) if gammas is None else np.sort(gammas)[::-1]

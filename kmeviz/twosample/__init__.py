@@ -17,7 +17,10 @@ from .mmd import (
 )
 from .test import (
     VALID_NULLS,
+    gamma_null_params,
     mmd_test,
+    simulate_spectral_null,
+    spectral_eigenvalues,
 )
 
 __all__ = [
@@ -25,6 +28,7 @@ __all__ = [
     "VALID_NULLS",
     "circular_discrepancy",
     "circular_ensemble",
+    "gamma_null_params",
     "mmd2",
     "mmd2_block",
     "mmd2_fastmmd",
@@ -32,4 +36,6 @@ __all__ = [
     "mmd2_nystrom",
     "mmd_nystrom",
     "mmd_test",
+    "simulate_spectral_null",
+    "spectral_eigenvalues",
 ]

@@ -165,6 +165,20 @@ def gamma_null_params(X, Y, kernel) -> dict:
     return {"shape": mean**2 / var, "scale": var / mean}
 
 
+def simulate_spectral_null(eigenvalues, m: int, n: int, *, estimator: str = "biased",
+                           n_resamples: int = 1000, rng=None) -> np.ndarray:
+    """Draws of the spectral null of MMD² (Gretton et al. 2009): (1/m + 1/n) Σ_l λ_l z_l²,
+    z_l ~ N(0, 1), centred (z_l² - 1) for the unbiased estimator; ``eigenvalues`` are those
+    of the centred joint Gram / N (``spectral_eigenvalues``)."""
+    check_choice(estimator, "estimator", ("biased", "unbiased"))
+    lam = np.asarray(eigenvalues, dtype=float)
+    if lam.ndim != 1 or not np.all(np.isfinite(lam)):
+        raise ValueError("eigenvalues must be a finite 1-D array")
+    return _simulate_spectral(lam, check_positive_int(m, "m"), check_positive_int(n, "n"),
+                              estimator, check_positive_int(n_resamples, "n_resamples"),
+                              check_rng(rng))
+
+
 def _simulate_spectral(lam, m, n, estimator, B, rng) -> np.ndarray:
     z2 = rng.standard_normal((B, lam.size)) ** 2
     if estimator == "unbiased":
