@@ -11,6 +11,9 @@ import panel as pn
 import kmeviz as K
 
 hv.extension("bokeh", logo=False)
+# A view whose callback is running is greyed out under a spinner until it is redrawn. Set
+# at import, before any app builds its panes (pn.extension in ``page`` comes too late).
+pn.config.loading_indicator = True
 
 log = logging.getLogger("kmeviz.apps")
 
@@ -59,7 +62,7 @@ def with_caption(view, caption: str) -> pn.Column:
 
 def page(title: str, sidebar, main) -> pn.template.FastListTemplate:
     """The common page template of every kmeviz app."""
-    pn.extension(raw_css=[CSS], notifications=False)
+    pn.extension(raw_css=[CSS], notifications=False, loading_indicator=True)
     return pn.template.FastListTemplate(
         title=f"kmeviz · {title}",
         sidebar=sidebar,

@@ -2,6 +2,8 @@
 
 import time
 
+from playwright.sync_api import expect
+
 from ..browser import running_server
 from .helpers import open_app, settled_number, widget
 
@@ -18,7 +20,9 @@ def alpha_step_seconds_during_heavy_work(browser, server_args=()) -> float:
         largest = widget(heavy, "largest m").locator("input")
         largest.fill("5000")  # m > n = 2000: m × m eigendecompositions up to 5000, × 3 repeats
         largest.press("Enter")
-        time.sleep(1.0)  # the heavy callback is running now (it takes tens of seconds)
+        # the heavy views show the loading indicator while their callback runs
+        expect(heavy.locator(".pn-loading").first).to_be_attached(timeout=10_000)
+        time.sleep(0.5)  # the heavy callback is running now (it takes tens of seconds)
 
         handle = widget(light, "α").locator(".noUi-handle")
         handle.focus()
