@@ -7,6 +7,7 @@ import logging
 
 import holoviews as hv
 import panel as pn
+import param
 
 import kmeviz as K
 
@@ -60,9 +61,44 @@ def with_caption(view, caption: str) -> pn.Column:
     )
 
 
-def page(title: str, sidebar, main) -> pn.template.FastListTemplate:
-    """The common page template of every kmeviz app."""
+#: Parameter types that a widget sets and a URL can carry.
+URL_TYPES = (param.Number, param.Selector, param.ListSelector, param.Boolean, param.String)
+
+
+def sync_with_url(explorer) -> pn.pane.Alert:
+    """Keep the explorer's parameters in the page URL, so that a lecturer can share a link
+    to the exact view. Link values that cannot be applied are skipped, one by one, and
+    named in the returned (initially hidden) message; the others are applied."""
+    notice = pn.pane.Alert("", alert_type="warning", visible=False,
+                           css_classes=["kmeviz-url-notice"], sizing_mode="stretch_width")
+
+    def apply_one_by_one(values: dict):
+        ignored = []
+        for name, value in values.items():
+            try:
+                explorer.param.update(**{name: value})
+            except Exception:  # noqa: BLE001  (any bad value: keep the default, say so)
+                ignored.append(f"{name}={value!r}")
+        if ignored:
+            notice.object = ("**Some link parameters could not be used** and keep their "
+                             f"default values: {', '.join(ignored)}")
+            notice.visible = True
+
+    if pn.state.location is not None:
+        names = [name for name, p in explorer.param.objects().items()
+                 if name != "name" and (p.precedence is None or p.precedence >= 0)
+                 and isinstance(p, URL_TYPES)]  # the widgets, not results held in params
+        pn.state.location.sync(explorer, names, on_error=apply_one_by_one)
+    return notice
+
+
+def page(title: str, sidebar, main, explorer=None) -> pn.template.FastListTemplate:
+    """The common page template of every kmeviz app; with ``explorer``, its parameters are
+    kept in the URL (``sync_with_url``)."""
     pn.extension(raw_css=[CSS], notifications=False, loading_indicator=True)
+    if explorer is not None:  # the (hidden) notice sits in the first card, not a card of its own
+        main = [pn.Column(sync_with_url(explorer), main[0], sizing_mode="stretch_width"),
+                *main[1:]]
     return pn.template.FastListTemplate(
         title=f"kmeviz · {title}",
         sidebar=sidebar,

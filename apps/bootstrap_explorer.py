@@ -235,4 +235,4 @@ class BootstrapExplorer(pn.viewable.Viewer):
 def create_app():
     """A fresh explorer on the common page template (one per browser session)."""
     explorer = BootstrapExplorer()
-    return page("Bootstrap null explorer", [explorer.controls()], explorer.main())
+    return page("Bootstrap null explorer", [explorer.controls()], explorer.main(), explorer)

@@ -225,4 +225,4 @@ class CircularExplorer(pn.viewable.Viewer):
 def create_app():
     """A fresh explorer on the common page template (one per browser session)."""
     explorer = CircularExplorer()
-    return page("Circular discrepancy explorer", [explorer.controls()], explorer.main())
+    return page("Circular discrepancy explorer", [explorer.controls()], explorer.main(), explorer)

@@ -185,4 +185,5 @@ class CMEExplorer(pn.viewable.Viewer):
 
 def create_app():
     explorer = CMEExplorer()
-    return page("Conditional mean embedding explorer", [explorer.controls()], explorer.main())
+    return page("Conditional mean embedding explorer", [explorer.controls()], explorer.main(),
+                explorer)

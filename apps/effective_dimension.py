@@ -211,4 +211,4 @@ class EffectiveDimensionExplorer(pn.viewable.Viewer):
 
 def create_app():
     explorer = EffectiveDimensionExplorer()
-    return page("Effective dimension spectrum", [explorer.controls()], explorer.main())
+    return page("Effective dimension spectrum", [explorer.controls()], explorer.main(), explorer)

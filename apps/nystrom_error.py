@@ -156,4 +156,4 @@ class NystromErrorExplorer(pn.viewable.Viewer):
 
 def create_app():
     explorer = NystromErrorExplorer()
-    return page("Nyström error vs m", [explorer.controls()], explorer.main())
+    return page("Nyström error vs m", [explorer.controls()], explorer.main(), explorer)

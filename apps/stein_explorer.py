@@ -58,14 +58,15 @@ def make_kernel(kernel_key):
 
 
 @shared_cache(maxsize=16)
-def run_tests(data_key, kernel_key, m, D, alpha):
-    """(full test, Nyström test, U-statistic) on the cached sample; same seed for both."""
+def run_tests(data_key, kernel_key, m, D):
+    """(full test, Nyström test, U-statistic) on the cached sample, same seed for both, at
+    α = 0.05; other levels come from ``TestResult.at_level``, so an α step reruns nothing."""
     X = make_sample(*data_key)
     target, kernel = make_target(data_key[0], data_key[2]), make_kernel(kernel_key)
     seed = data_key[-1] + 1
-    full = K.ksd_test(X, target, kernel, method="full", n_resamples=D, alpha=alpha, rng=seed)
+    full = K.ksd_test(X, target, kernel, method="full", n_resamples=D, rng=seed)
     nys = K.ksd_test(X, target, kernel, method="nystrom", n_landmarks=m, n_resamples=D,
-                     alpha=alpha, rng=seed)
+                     rng=seed)
     return full, nys, K.ksd2(X, target, kernel, estimator="unbiased")
 
 
@@ -117,8 +118,9 @@ class SteinExplorer(pn.viewable.Viewer):
 
     def _tests(self):
         make_kernel(self.kernel_key)  # readable kernel errors before any work
-        return run_tests(self.data_key, self.kernel_key, self.n_landmarks, self.n_resamples,
-                         float(self.alpha))
+        full, nys, u_stat = run_tests(self.data_key, self.kernel_key, self.n_landmarks,
+                                      self.n_resamples)
+        return full.at_level(self.alpha), nys.at_level(self.alpha), u_stat
 
     @param.depends(*DATA_PARAMS)
     @guarded
@@ -223,4 +225,4 @@ U-statistic KSD² = {u_stat:.5f}. H0: the sample comes from p.
 
 def create_app():
     explorer = SteinExplorer()
-    return page("Stein explorer", [explorer.controls()], explorer.main())
+    return page("Stein explorer", [explorer.controls()], explorer.main(), explorer)

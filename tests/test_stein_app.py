@@ -44,3 +44,19 @@ def test_bad_kernel_settings_give_messages_and_recover(setting, message):
     assert isinstance(out, pn.pane.Alert) and message in out.object
     app.param.update(imq_beta=-0.5, imq_c=1.0, bandwidth=1.0)
     assert isinstance(app.null_full_view(), hv.Overlay)
+
+
+def test_alpha_step_reruns_no_test_and_matches_a_direct_run():
+    import kmeviz as K
+
+    app = se.SteinExplorer()
+    app._tests()
+    misses = se.run_tests.cache_info().misses
+    app.alpha = 0.1
+    full, nys, _ = app._tests()
+    assert se.run_tests.cache_info().misses == misses  # only the threshold moved
+    X = se.make_sample(*app.data_key)
+    target = se.make_target(app.data_key[0], app.data_key[2])
+    direct = K.ksd_test(X, target, se.make_kernel(app.kernel_key), method="full",
+                        n_resamples=app.n_resamples, alpha=0.1, rng=app.data_key[-1] + 1)
+    assert (full.threshold, full.reject, full.alpha) == (direct.threshold, direct.reject, 0.1)

@@ -95,3 +95,25 @@ def test_repeat_shows_rejection_rate_with_progress(page, server_url):
     seen = page.evaluate("() => window.kmevizProgress")
     assert seen[-1] == 100 and seen == sorted(seen), seen
     assert len([v for v in seen if 0 < v < 100]) >= 3, seen
+
+
+def test_a_link_opens_its_state_and_the_url_follows_the_widgets(page, server_url):
+    page.goto(f"{server_url}bootstrap?n_resamples=200&alpha=0.1")
+    expect(page.locator(".kmeviz-replicates")).to_have_text("200", timeout=60_000)
+    legend_has(page, "permutation null (B = 200)")
+    expect(page.locator(".kmeviz-url-notice")).to_be_hidden()
+    B = widget(page, "B (replicates)").locator("input")
+    B.fill("300")
+    B.press("Enter")
+    expect(page.locator(".kmeviz-replicates")).to_have_text("300", timeout=TIMEOUT)
+    page.wait_for_function("() => window.location.search.includes('n_resamples=300')",
+                           timeout=TIMEOUT)  # a link copied now reopens this view
+
+
+def test_a_garbled_link_opens_defaults_with_a_message(page, server_url):
+    page.goto(f"{server_url}bootstrap?n_resamples=banana&alpha=7&null=%3Cscript%3E")
+    notice = page.locator(".kmeviz-url-notice")
+    expect(notice).to_contain_text("could not be used", timeout=60_000)
+    expect(notice).to_contain_text("n_resamples")
+    expect(page.locator(".kmeviz-replicates")).to_have_text("1000", timeout=TIMEOUT)
+    expect(page.get_by_text("Traceback")).to_have_count(0)
