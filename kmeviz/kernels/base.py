@@ -7,8 +7,9 @@ The kernel protocol (what every estimator calls):
   ``diag(X)``: the same on float64 (n, d) arrays that were already validated (estimators
   validate once at their boundary, then call these in their loops);
 - ``gram_sum(X, Y)``: the sum of the Gram matrix, tile by tile in bounded memory;
-- ``prepare(X)``, ``tile(a, b)`` and ``row_blocks(a, b)``: the same Gram values on samples
-  prepared once (their per-sample quantities, e.g. a target's score, computed once);
+- ``prepare(X)`` and ``tile(a, b)``: the same Gram values on samples prepared once (their
+  per-sample quantities, e.g. a target's score, computed once); the threaded passes of
+  ``kmeviz.kernels.engine`` (``row_block_results``, ``tile_sums``, …) are built on them;
 - radial kernels k(x, y) = φ(||x - y||²) also give ``radial(sq)`` = φ and
   ``radial_derivatives(sq)`` = (φ, φ', φ''), which the Stein kernel needs;
 - shift-invariant kernels sample their spectral frequencies for random features
@@ -93,13 +94,11 @@ class Kernel:
         """The Gram block [k(a_i, b_j)] of two prepared samples, a new array."""
         return self._tile(a, b, np.empty((a[0].shape[0], b[0].shape[0]), dtype=a[0].dtype))
 
-    def row_blocks(self, a: tuple, b: tuple, working_memory: int = DEFAULT_WORKING_MEMORY):
-        """``gram_blocks`` on prepared samples: yield ``(row_slice, tile(a[slice], b))``."""
-        for sl in self._row_slices(a[0].shape[0], b[0].shape[0], working_memory):
-            yield sl, self.tile(prepared_rows(a, sl), b)
-
-    def _row_slices(self, n_rows: int, n_cols: int, working_memory: int):
+    def _row_slices(self, n_rows: int, n_cols: int, working_memory: int,
+                    max_rows: int | None = None):
+        """Row blocks whose tiles (with their temporaries) fit ``working_memory``."""
         rows = tile_rows(n_cols, working_memory // self.tile_temporaries)
+        rows = rows if max_rows is None else min(rows, max_rows)
         for start in range(0, n_rows, rows):
             yield slice(start, min(start + rows, n_rows))
 

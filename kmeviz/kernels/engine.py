@@ -143,10 +143,8 @@ def row_block_results(kernel, a, b_full: tuple, work: Callable, *,
     n_a = a.shape[0] if raw else a[0].shape[0]
     if working_memory is None:
         from .base import DEFAULT_WORKING_MEMORY as working_memory
-    n_b = b_full[0].shape[0]
-    step = max(1, min(config["tile_rows"],
-                      working_memory // (8 * kernel.tile_temporaries * max(n_b, 1))))
-    slices = [slice(i, min(i + step, n_a)) for i in range(0, n_a, step)]
+    slices = kernel._row_slices(n_a, b_full[0].shape[0], working_memory,
+                                max_rows=config["tile_rows"])
 
     def task(args):
         rows, extra = args

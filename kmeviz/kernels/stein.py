@@ -44,7 +44,7 @@ class SteinKernel(Kernel):
     """h_p of Eq. (3): a kernel built from a radial base kernel and a target's score.
 
     It follows the kernel protocol (``gram``, ``gram_blocks``, ``paired``, ``diag``,
-    ``gram_sum``, ``prepare``/``tile``/``row_blocks``), so every kernel-generic estimator
+    ``gram_sum``, ``prepare``/``tile``), so every kernel-generic estimator
     applies to it: Nyström KSD is ``NystromKME`` on a Stein kernel (Lemma 1).
     """
 

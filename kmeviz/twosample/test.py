@@ -60,15 +60,14 @@ VALID_NULLS = {
 NULLS = ("permutation", "gamma", "spectral", "normal")
 
 
-def permutation_assignments(m: int, n: int, n_permutations: int, rng,
-                            dtype=np.float64) -> np.ndarray:
+def permutation_assignments(m: int, n: int, n_permutations: int, rng) -> np.ndarray:
     """(m + n, B) 0/1 matrix; column b marks the points relabelled as X in replicate b.
 
     Shuffled as bytes (the draws depend on the lengths only, not the dtype), returned in
     Fortran order so that no transposed copy is made."""
     base = np.concatenate([np.ones(m, np.uint8), np.zeros(n, np.uint8)])
     shuffled = rng.permuted(np.tile(base, (n_permutations, 1)), axis=1)
-    return np.asfortranarray(shuffled.T, dtype=dtype)
+    return np.asfortranarray(shuffled.T, dtype=np.float64)
 
 
 def _with_identity(U: np.ndarray, m: int) -> np.ndarray:
