@@ -38,7 +38,12 @@ def test_weights_equal_a_direct_least_squares_projection(rng):
     alpha = np.linalg.lstsq(G[idx].T, G.mean(axis=0), rcond=None)[0]
     # the projection Σ α_j φ(x̃_j) is unique even if α is not (repeated landmark)
     np.testing.assert_allclose(G[idx].T @ ny.weights_, G[idx].T @ alpha, atol=1e-6)
-    np.testing.assert_allclose(ny.weights_, alpha, atol=1e-6)  # both minimum-norm
+    # α solves the normal equations K_m α = β; the pivoted Cholesky puts the repeated
+    # landmark's weight on one copy (a generalized inverse, not the minimum-norm one)
+    K_m = KERNEL(X[idx])
+    np.testing.assert_allclose(K_m @ ny.weights_, ny.mean_map_, atol=1e-9)
+    assert np.count_nonzero(ny.weights_[[1, 6]]) == 1
+    np.testing.assert_allclose(ny.weights_[[1, 6]].sum(), alpha[[1, 6]].sum(), atol=1e-6)
 
 
 def test_streaming_does_not_change_the_weights(rng):
@@ -127,3 +132,20 @@ def test_random_feature_embedding_error_is_exact_in_feature_space(mixture):
     err = mixture.error_of(small)
     emp = mixture.error_of(EmpiricalKME(KERNEL).fit(mixture.sample(400, rng=2)))
     assert err == pytest.approx(emp, rel=0.25)  # many features: close to the H-error
+
+
+def test_psd_inverse_factor_is_a_generalized_inverse(rng):
+    """K RᵀR K = K and R K Rᵀ = I on a rank-deficient Gram (80 landmarks drawn with
+    replacement from 50 points), and RᵀR = K⁻¹ when K is well conditioned."""
+    from kmeviz.embeddings.kme import psd_inverse_factor
+
+    X = rng.normal(size=(50, 2))
+    K_m = KERNEL(X[rng.integers(0, 50, 80)])
+    R = psd_inverse_factor(K_m)
+    assert R.shape[0] <= 50 and R.shape[1] == 80
+    np.testing.assert_allclose(K_m @ R.T @ R @ K_m, K_m, atol=1e-10)
+    np.testing.assert_allclose(R @ K_m @ R.T, np.eye(R.shape[0]), atol=1e-6)
+    well = KERNEL(X[:5] * 10.0)  # far-apart points: K close to I
+    np.testing.assert_allclose(psd_inverse_factor(well).T @ psd_inverse_factor(well),
+                               np.linalg.inv(well), rtol=1e-10, atol=1e-12)
+    assert psd_inverse_factor(np.zeros((3, 3))).shape == (0, 3)

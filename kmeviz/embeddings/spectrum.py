@@ -11,7 +11,7 @@ import numpy as np
 from scipy import linalg, special
 
 from .._validation import check_in_interval, check_positive, check_positive_int, check_samples
-from ..embeddings.kme import draw_landmarks, pinv_psd
+from ..embeddings.kme import draw_landmarks, psd_inverse_factor
 from ..kernels import check_kernel, gram_pass
 
 
@@ -19,9 +19,10 @@ def gram_spectrum(X, kernel, *, max_exact: int = 3000, n_landmarks: int = 1000,
                   rng=None) -> np.ndarray:
     """Eigenvalues of K/n in decreasing order (the empirical covariance spectrum).
 
-    Exact for n <= ``max_exact``; beyond, the Nyström approximation K̃ = K_nm K_m⁺ K_mn
+    Exact for n <= ``max_exact``; beyond, the Nyström approximation K̃ = K_nm K_m⁻ K_mn
     with m = ``n_landmarks`` uniform landmarks, whose nonzero eigenvalues are those of
-    the m × m matrix K_m^{+1/2} K_mn K_nm K_m^{+1/2} (streamed over n).
+    the r × r matrix R K_mn K_nm Rᵀ (RᵀR = K_m⁻ from ``psd_inverse_factor``; streamed
+    over n).
     """
     X = check_samples(X, "X")
     kernel = check_kernel(kernel)
@@ -30,10 +31,9 @@ def gram_spectrum(X, kernel, *, max_exact: int = 3000, n_landmarks: int = 1000,
         lam = linalg.eigvalsh(kernel.gram(X, X) / n)[::-1]
         return np.maximum(lam, 0.0)
     L = X[draw_landmarks(n, n_landmarks, None, False, rng)]
-    w, V = pinv_psd(kernel.gram(L, L))
-    R = V / np.sqrt(w)  # K_m^{+1/2} = R Vᵀ on the kept eigenspace
+    R = psd_inverse_factor(kernel.gram(L, L))  # K̃ = K_nm RᵀR K_mn
     C = sum(gram_pass(kernel, X, L, lambda sl, block, _: block.T.astype(np.float64) @ block))
-    lam = linalg.eigvalsh(R.T @ C @ R / n)[::-1]
+    lam = linalg.eigvalsh(R @ C @ R.T / n)[::-1]
     return np.maximum(lam, 0.0)
 
 

@@ -91,7 +91,7 @@ def default_stein_landmarks(n: int) -> int:
 
 
 def ksd2_nystrom(X, target, kernel, *, n_landmarks=None, landmarks=None, rng=None) -> float:
-    """Nyström KSD² = β_pᵀ K_mm⁺ β_p (Lemma 1, Eq. 8), landmarks drawn with replacement
+    """Nyström KSD² = β_pᵀ K_mm⁻ β_p (Lemma 1, Eq. 8), landmarks drawn with replacement
     (default m = 4√n) or given as indices into X. O(nm + m³) time, O(m² + tile) memory."""
     return nystrom_stein(X, target, kernel, n_landmarks=n_landmarks, landmarks=landmarks,
                          rng=rng).squared_norm()

@@ -128,7 +128,7 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_resamples: int | None
     TestResult
         ``method`` as given; ``null`` is ``"wild-bootstrap"``, ``"nystrom-bootstrap"``,
         ``"normal"`` or ``"chi-square-mixture"``; a Nyström test's ``fitted`` holds its
-        ``landmarks``, the ``weights`` α = K_mm⁺β (for ``stein_witness``) and the fitted
+        ``landmarks``, the ``weights`` α = K_mm⁻β (for ``stein_witness``) and the fitted
         ``embedding`` (a ``NystromKME`` of the Stein kernel; ``evaluate`` is the witness).
 
     Examples

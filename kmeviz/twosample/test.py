@@ -111,16 +111,16 @@ def permutation_mmd2(X, Y, kernel, U, *, estimator="biased",
 
 
 def nystrom_features(Z: np.ndarray, kernel, n_landmarks, rng) -> np.ndarray:
-    """F = K_{Z,L} K_L^{+1/2} for m landmarks L drawn from Z: F Fᵀ is the Nyström Gram.
+    """F = K_{Z,L} Rᵀ for m landmarks L drawn from Z, RᵀR a generalized inverse of K_L
+    (``psd_inverse_factor``): F Fᵀ is the Nyström Gram.
 
     Then ||mean F_X - mean F_Y||² = ||P_m(μ̂_X - μ̂_Y)||², the squared Nyström MMD with
     the projection P_m onto the span of the pooled landmarks (Chatalic et al., Sec. 5).
     """
-    from ..embeddings.kme import draw_landmarks, pinv_psd
+    from ..embeddings.kme import draw_landmarks, psd_inverse_factor
 
     L = Z[draw_landmarks(Z.shape[0], n_landmarks, None, True, rng)]
-    w, V = pinv_psd(kernel.gram(L, L))
-    return kernel.gram(Z, L) @ (V / np.sqrt(w))
+    return kernel.gram(Z, L) @ psd_inverse_factor(kernel.gram(L, L)).T
 
 
 def permutation_fastmmd2(features: np.ndarray, m: int, U) -> np.ndarray:
