@@ -159,9 +159,10 @@ cols = ["L", "type2_error", "type2_ci_low", "type2_ci_high"]
 print(fig8a[cols].round(2).to_string(index=False))
 
 # %% tags=["check", "remove-cell"]
-# More frequencies, more power: the type-II error never grows with L and falls overall.
-errors = fig8a.type2_error.to_numpy()
-assert np.all(np.diff(errors) <= 0) and errors[-1] < errors[0]
+# More frequencies, more power: over 20 repeats a step in L may raise the type-II error
+# only within the previous value's 95% interval, and the largest L beats L = 1 outright.
+errors, high = fig8a.type2_error.to_numpy(), fig8a.type2_ci_high.to_numpy()
+assert np.all(errors[1:] <= high[:-1]) and errors[-1] < fig8a.type2_ci_low.iloc[0]
 
 # %% [markdown]
 # Try the **Bootstrap null explorer** (`kmeviz serve`): move α and watch the threshold

@@ -179,3 +179,32 @@ def test_public_spectral_null_draws_what_the_test_uses():
         simulate_spectral_null([[1.0]], 3, 3)
     with pytest.raises(ValueError, match="estimator"):
         simulate_spectral_null(lam, 3, 3, estimator="linear")
+
+
+def test_permutation_assignments_are_uniform_subsets():
+    """Every column marks exactly m points; each point is marked with probability m/N
+    and each pair with m(m-1)/(N(N-1)) (the laws of a uniform m-subset). Tolerance: 4.5
+    binomial standard errors, a false-alarm chance below 1e-4 over the 36 + 630 cells
+    (Bonferroni); a marginal off by 0.02 (4.5 s.e. = 0.015 here) fails."""
+    m, n, B = 12, 24, 20_000
+    U = permutation_assignments(m, n, B, np.random.default_rng(5))
+    assert U.shape == (m + n, B) and np.all(U.sum(axis=0) == m)
+    N = m + n
+    p1, p2 = m / N, m * (m - 1) / (N * (N - 1))
+    single = U.mean(axis=1)
+    assert np.all(np.abs(single - p1) < 4.5 * np.sqrt(p1 * (1 - p1) / B))
+    pairs = (U @ U.T / B)[np.triu_indices(N, 1)]
+    assert np.all(np.abs(pairs - p2) < 4.5 * np.sqrt(p2 * (1 - p2) / B))
+
+
+def test_an_engine_pass_inside_an_engine_worker_runs_there():
+    """A test started from an engine worker (as a repeat loop might) finishes instead of
+    waiting for the pool it occupies."""
+    from kmeviz.kernels.engine import run_tasks
+
+    X, Y = np.random.default_rng(0).normal(size=(2, 200, 2))
+    with K.config_context(n_threads=2, tile_rows=64):
+        p = run_tasks(lambda s: K.mmd_test(X, Y, KERNEL, n_resamples=300, rng=s).p_value,
+                      range(4), 2)
+        direct = [K.mmd_test(X, Y, KERNEL, n_resamples=300, rng=s).p_value for s in range(4)]
+    assert p == direct

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import os
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -40,6 +41,24 @@ def row_sums(T: np.ndarray) -> np.ndarray:
 
 _controller = {}
 _controller_lock = threading.Lock()
+_pools: dict = {}
+_in_worker = threading.local()
+
+
+def _mark_worker():
+    _in_worker.active = True
+
+
+def _shared_pool(n_threads: int) -> ThreadPoolExecutor:
+    """One persistent pool per thread count and process: starting threads for every pass
+    cost milliseconds (a tenth of a 0.1 s permutation test). Keyed by pid so a forked
+    server worker gets its own threads."""
+    key = (os.getpid(), n_threads)
+    with _controller_lock:
+        if key not in _pools:
+            _pools[key] = ThreadPoolExecutor(n_threads, thread_name_prefix="kmeviz-engine",
+                                             initializer=_mark_worker)
+        return _pools[key]
 
 
 @contextlib.contextmanager
@@ -48,28 +67,36 @@ def worker_pool(n_threads: int):
 
     The BLAS libraries are inspected once per process (``ThreadpoolController``), so
     entering the pool costs microseconds, not the milliseconds of a fresh inspection.
+    A pass started from inside an engine worker runs in that worker (no nested pools,
+    so no deadlock).
     """
     with _controller_lock:  # threadpoolctl changes process-wide settings: one at a time
         if "blas" not in _controller:
             _controller["blas"] = ThreadpoolController()
         limiter = _controller["blas"].limit(limits=1, user_api="blas")
-    pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
+    serial = n_threads <= 1 or getattr(_in_worker, "active", False)
+    pool = None if serial else _shared_pool(n_threads)
 
     def bounded_map(fn, items):
         """Results in order, with at most 2·n_threads tasks in flight (lazy in ``items``)."""
         pending = collections.deque()
-        for item in items:
-            pending.append(pool.submit(fn, item))
-            if len(pending) >= 2 * n_threads:
+        try:
+            for item in items:
+                pending.append(pool.submit(fn, item))
+                if len(pending) >= 2 * n_threads:
+                    yield pending.popleft().result()
+            while pending:
                 yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
+        finally:  # a failed or abandoned pass leaves no task of its own running
+            for future in pending:
+                future.cancel()
+            for future in pending:
+                if not future.cancelled():
+                    future.exception()
 
     try:
-        yield map if pool is None else bounded_map
+        yield map if serial else bounded_map
     finally:
-        if pool is not None:
-            pool.shutdown()
         with _controller_lock:
             limiter.restore_original_limits()
 

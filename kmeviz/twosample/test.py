@@ -30,12 +30,14 @@ from .._validation import (
     check_positive_int,
     check_rng,
 )
+from ..config import get_config
 from ..kernels import (
     DEFAULT_WORKING_MEMORY,
     check_kernel,
     symmetric_quadratic_forms,
     tiles_within,
 )
+from ..kernels.engine import run_tasks
 from ..results import (
     TestResult,
     normal_result,
@@ -63,11 +65,32 @@ NULLS = ("permutation", "gamma", "spectral", "normal")
 def permutation_assignments(m: int, n: int, n_permutations: int, rng) -> np.ndarray:
     """(m + n, B) 0/1 matrix; column b marks the points relabelled as X in replicate b.
 
-    Shuffled as bytes (the draws depend on the lengths only, not the dtype), returned in
-    Fortran order so that no transposed copy is made."""
-    base = np.concatenate([np.ones(m, np.uint8), np.zeros(n, np.uint8)])
-    shuffled = rng.permuted(np.tile(base, (n_permutations, 1)), axis=1)
-    return np.asfortranarray(shuffled.T, dtype=np.float64)
+    Each replicate draws m + n i.i.d. uniform keys and marks the m smallest: a uniformly
+    random m-subset, as a shuffle gives, at a third of the cost of shuffling row by row.
+    Replicates are drawn in fixed chunks of 128, each from its own generator seeded by
+    ``rng``, in the engine's threads, so the draws do not depend on the thread count.
+    A tie at the m-th key (probability about N² 2⁻⁵⁴ per replicate) is redrawn.
+    Returned in Fortran order in the configured dtype, so no copy is made later."""
+    N, chunk = m + n, 128
+    starts = range(0, n_permutations, chunk)
+    seeds = rng.integers(0, 2**63, size=len(starts))
+    U = np.empty((N, n_permutations), dtype=get_config()["dtype"], order="F")
+
+    def draw(task):
+        start, seed = task
+        child = np.random.default_rng(seed)
+        keys = child.random((min(chunk, n_permutations - start), N))
+        while True:
+            kth = np.partition(keys, m - 1, axis=1)[:, m - 1 : m]
+            chosen = keys <= kth
+            tied = np.flatnonzero(np.count_nonzero(chosen, axis=1) != m)
+            if tied.size == 0:
+                U[:, start : start + keys.shape[0]] = chosen.T
+                return
+            keys[tied] = child.random((tied.size, N))
+
+    run_tasks(draw, zip(starts, seeds, strict=True), get_config()["n_threads"])
+    return U
 
 
 def _with_identity(U: np.ndarray, m: int) -> np.ndarray:
@@ -81,10 +104,11 @@ def _with_identity(U: np.ndarray, m: int) -> np.ndarray:
 def _block_sums(s_xx, U, row_sums, trace_rows, total):
     """S_XX, S_YY, S_XY and the two traces for each assignment column of U, given
     S_XX(u) = uᵀKu."""
-    k1u = row_sums @ U  # 1ᵀ K u
+    # 1ᵀ K u and the traces in float64 (0/1 columns are exact in any dtype; a mixed-dtype
+    # product would leave BLAS)
+    k1u, tr_x = np.stack([row_sums, trace_rows]) @ U.astype(np.float64, copy=False)
     s_xy = k1u - s_xx
     s_yy = total - 2.0 * k1u + s_xx
-    tr_x = trace_rows @ U
     return s_xx, s_yy, s_xy, tr_x, trace_rows.sum() - tr_x
 
 
