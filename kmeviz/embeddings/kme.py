@@ -235,7 +235,10 @@ class NystromKME(WeightedEmbedding):
                                       working_memory=working_memory):
             beta += col_sums
             if KW is not None:
-                projected = KW if projected is None else projected + KW
+                if projected is None:
+                    projected = KW.astype(np.float64)
+                else:
+                    projected += KW
         self.landmark_indices_ = idx
         self.landmarks_ = self.points_ = L
         self.mean_map_ = beta / n

@@ -141,8 +141,10 @@ class RadialKernel(Kernel):
         """φ at squared distances ``sq``."""
         raise NotImplementedError
 
-    def radial_derivatives(self, sq: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(φ, φ', φ'') at squared distances ``sq``."""
+    def radial_derivatives(self, sq: np.ndarray, out=None):
+        """(φ, φ', φ'') at squared distances ``sq``; ``out``, if given, is three arrays of
+        sq's shape to write them to (the Stein kernel's tiles then allocate nothing).
+        A subclass may ignore ``out`` and return new arrays."""
         raise NotImplementedError
 
     def _prepare(self, X):

@@ -39,6 +39,24 @@ def row_sums(T: np.ndarray) -> np.ndarray:
     return (T @ np.ones(T.shape[1], dtype=T.dtype)).astype(np.float64, copy=False)
 
 
+_scratch = threading.local()
+
+
+def scratch(name: str, shape: tuple, dtype) -> np.ndarray:
+    """A per-thread work array reused across tiles (contents undefined).
+
+    Fresh tile-sized temporaries are page-faulted in by the allocator on every tile; that
+    doubled the time of a Stein tile. Each call site uses its own ``name``, and a tile's
+    result must be reduced before the same thread computes the next tile.
+    """
+    buffers = _scratch.__dict__
+    size = int(np.prod(shape))
+    key = (name, np.dtype(dtype).str)
+    if key not in buffers or buffers[key].size < size:
+        buffers[key] = np.empty(size, dtype=dtype)
+    return buffers[key][:size].reshape(shape)
+
+
 _controller = {}
 _controller_lock = threading.Lock()
 _pools: dict = {}
@@ -159,6 +177,7 @@ def row_block_results(kernel, a, b_full: tuple, work: Callable, *,
     signs of a stream). At most ``2 n_threads`` blocks are in flight, so memory is
     O(n_threads · tile_rows · n_b) whatever n is; ``working_memory`` (bytes, default
     ``DEFAULT_WORKING_MEMORY``) caps the rows of a block further, as for ``gram_blocks``.
+    The tile handed to ``work`` is a reused per-thread buffer: reduce it, do not keep it.
     """
     from .base import prepared_rows
 
@@ -175,8 +194,10 @@ def row_block_results(kernel, a, b_full: tuple, work: Callable, *,
 
     def task(args):
         rows, extra = args
-        block = kernel._prepare(a[rows]) if raw else prepared_rows(a, rows)
-        return work(rows, kernel.tile(cast_prepared(block, dtype), b_full), extra)
+        block = cast_prepared(kernel._prepare(a[rows]) if raw else prepared_rows(a, rows),
+                              dtype)
+        out = scratch("engine.rows", (block[0].shape[0], b_full[0].shape[0]), dtype)
+        return work(rows, kernel._tile(block, b_full, out), extra)
 
     with worker_pool(n_threads) as pmap:  # inputs(rows) runs here, in row order
         yield from pmap(task, ((rows, None if inputs is None else inputs(rows))
@@ -212,7 +233,9 @@ def symmetric_quadratic_forms(kernel, Z, U: np.ndarray):
 
     def work(task):
         rows, cols = (slice(s, min(s + side, n)) for s in task)
-        T = kernel.tile(prepared_rows(prepared, rows), prepared_rows(prepared, cols))
+        T = kernel._tile(prepared_rows(prepared, rows), prepared_rows(prepared, cols),
+                         scratch("engine.square", (rows.stop - rows.start,
+                                                   cols.stop - cols.start), dtype))
         q = np.einsum("ib,ib->b", U[rows], T @ U[cols]).astype(np.float64)
         if task[0] == task[1]:
             return rows, cols, q, row_sums(T), None, np.diagonal(T).copy()

@@ -57,11 +57,12 @@ class GaussianKernel(ShiftInvariantKernel, RadialKernel):
     def radial(self, sq):
         return np.exp(-0.5 / self.bandwidth**2 * sq)
 
-    def radial_derivatives(self, sq):
+    def radial_derivatives(self, sq, out=None):
         a = 0.5 / self.bandwidth**2
-        phi = np.exp(-a * sq)
-        d1 = phi * -a
-        return phi, d1, d1 * -a
+        phi, d1, d2 = out if out is not None else (None, None, None)
+        phi = np.exp(np.multiply(sq, -a, out=phi), out=phi)
+        d1 = np.multiply(phi, -a, out=d1)
+        return phi, d1, np.multiply(d1, -a, out=d2)
 
     def _sample_frequencies(self, n_features, dim, rng):
         return rng.standard_normal((n_features, dim)) / self.bandwidth
@@ -127,12 +128,14 @@ class IMQKernel(ShiftInvariantKernel, RadialKernel):
     def radial(self, sq):
         return (self.c**2 + sq) ** self.beta
 
-    def radial_derivatives(self, sq):
-        inv_base = np.reciprocal(self.c**2 + sq)
-        phi = np.sqrt(inv_base) if self.beta == -0.5 else np.power(inv_base, -self.beta)
-        d1 = phi * inv_base
+    def radial_derivatives(self, sq, out=None):
+        phi, d1, d2 = out if out is not None else (None, None, None)
+        inv_base = np.reciprocal(np.add(sq, self.c**2, out=d2), out=d2)  # d2 holds it
+        phi = (np.sqrt(inv_base, out=phi) if self.beta == -0.5
+               else np.power(inv_base, -self.beta, out=phi))
+        d1 = np.multiply(phi, inv_base, out=d1)
         d1 *= self.beta
-        d2 = d1 * inv_base
+        d2 = np.multiply(d1, inv_base, out=inv_base)
         d2 *= self.beta - 1.0
         return phi, d1, d2
 

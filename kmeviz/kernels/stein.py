@@ -56,8 +56,8 @@ class SteinKernel(Kernel):
                             f"RadialKernel; got {type(self.kernel).__name__}")
         self.target = target
 
-    #: a tile holds r², sₓ·s_y, the cross term and φ's temporaries
-    tile_temporaries = 4
+    #: a tile holds sₓ·s_y, r², the cross term, φ, φ' and φ''
+    tile_temporaries = 6
 
     def _prepare(self, X) -> SteinPrepared:
         S = checked_score(self.target, X)
@@ -76,22 +76,46 @@ class SteinKernel(Kernel):
         ss -= d2
         return ss
 
-    def tile(self, a: SteinPrepared, b: SteinPrepared) -> np.ndarray:
-        """h_p(a_i, b_j) for two prepared blocks."""
-        sq = a.X @ b.X.T  # temporaries updated in place: tiles are large
+    def _tile(self, a: SteinPrepared, b: SteinPrepared, out: np.ndarray) -> np.ndarray:
+        """h_p(a_i, b_j) for two prepared blocks, written to ``out``.
+
+        r², the cross term and (φ, φ', φ'') live in per-thread scratch arrays, so a tile
+        allocates nothing (fresh temporaries cost as much as the arithmetic)."""
+        from .engine import scratch
+
+        shape, dtype = out.shape, out.dtype
+        sq, cross = (scratch(f"stein.{name}", shape, dtype) for name in ("sq", "cross"))
+        np.matmul(a.X, b.X.T, out=sq)
         sq *= -2.0
         sq += a.xx[:, None]
         sq += b.xx[None, :]
         np.clip(sq, 0.0, np.inf, out=sq)
-        cross = a.X @ b.S.T
-        cross += a.S @ b.X.T
+        np.matmul(a.X, b.S.T, out=cross)
+        cross += np.matmul(a.S, b.X.T, out=out)
         cross -= a.xs[:, None]
         cross -= b.xs[None, :]  # s_y·u - sₓ·u
-        return self._combine(sq, a.S @ b.S.T, cross, a.X.shape[1])
+        cross -= a.X.shape[1]
+        buffers = tuple(scratch(f"stein.d{i}", shape, dtype) for i in range(3))
+        phi, d1, d2 = self._derivatives(sq, buffers)
+        ss = np.matmul(a.S, b.S.T, out=out)
+        ss *= phi
+        d1 *= 2.0
+        cross *= d1
+        ss += cross
+        d2 *= sq
+        d2 *= 4.0
+        ss -= d2
+        return ss
 
-    def _tile(self, a, b, out):
-        out[...] = self.tile(a, b)
-        return out
+    def _derivatives(self, sq, buffers):
+        """(φ, φ', φ'') into ``buffers``; a user kernel without ``out`` gets copied in."""
+        try:
+            return self.kernel.radial_derivatives(sq, out=buffers)
+        except TypeError:  # radial_derivatives(sq) only
+            for buffer, values in zip(buffers, self.kernel.radial_derivatives(sq),
+                                      strict=True):
+                buffer[...] = values
+            return buffers
 
     def paired_prepared(self, a: SteinPrepared, b: SteinPrepared) -> np.ndarray:
         """h_p(a_i, b_i) for prepared blocks of equal length (row by row)."""
