@@ -7,6 +7,9 @@
   depend on ``n_threads``.
 - ``tile_rows``: rows (and columns) of a square Gram tile; 512 keeps a float64 tile (2 MB)
   in cache, where 2048 (32 MB) spilled and ran 2× slower (see ``benchmarks/bench_engine``).
+- ``working_memory``: bytes one block of a Gram pass may take with its temporaries
+  (default 32 MiB), the bound on extra memory of every O(n)-memory estimator; an
+  estimator's own ``working_memory`` argument overrides it.
 
 Settings are per thread, as in scikit-learn: ``config_context`` in one dashboard session
 does not change another session's computations.
@@ -38,7 +41,8 @@ def usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-_global = {"dtype": "float64", "n_threads": usable_cores(), "tile_rows": 512}
+_global = {"dtype": "float64", "n_threads": usable_cores(), "tile_rows": 512,
+           "working_memory": 32 * 2**20}
 _local = threading.local()
 
 
@@ -53,13 +57,14 @@ def get_config() -> dict:
     return dict(_current())
 
 
-def _checked(dtype, n_threads, tile_rows) -> dict:
+def _checked(dtype, n_threads, tile_rows, working_memory=None) -> dict:
     out = {}
     if dtype is not None:
         if str(dtype) not in DTYPES:
             raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
         out["dtype"] = str(dtype)
-    for name, value in (("n_threads", n_threads), ("tile_rows", tile_rows)):
+    for name, value in (("n_threads", n_threads), ("tile_rows", tile_rows),
+                        ("working_memory", working_memory)):
         if value is not None:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -68,18 +73,18 @@ def _checked(dtype, n_threads, tile_rows) -> dict:
 
 
 def set_config(*, dtype: str | None = None, n_threads: int | None = None,
-               tile_rows: int | None = None) -> None:
+               tile_rows: int | None = None, working_memory: int | None = None) -> None:
     """Change the settings for this thread and for threads started afterwards."""
-    changes = _checked(dtype, n_threads, tile_rows)
+    changes = _checked(dtype, n_threads, tile_rows, working_memory)
     _global.update(changes)
     _current().update(changes)
 
 
 @contextlib.contextmanager
 def config_context(*, dtype: str | None = None, n_threads: int | None = None,
-                   tile_rows: int | None = None):
+                   tile_rows: int | None = None, working_memory: int | None = None):
     """Settings in force inside the ``with`` block (this thread only), restored after."""
-    changes = _checked(dtype, n_threads, tile_rows)
+    changes = _checked(dtype, n_threads, tile_rows, working_memory)
     previous = get_config()
     _current().update(changes)
     try:
@@ -87,3 +92,12 @@ def config_context(*, dtype: str | None = None, n_threads: int | None = None,
     finally:
         _current().clear()
         _current().update(previous)
+
+
+def working_memory_or_default(value) -> int:
+    """An estimator's ``working_memory`` argument, or the configured one when it is None."""
+    if value is None:
+        return _current()["working_memory"]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 1:
+        raise ValueError(f"working_memory must be a positive number of bytes, got {value!r}")
+    return int(value)

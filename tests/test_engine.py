@@ -111,3 +111,26 @@ def test_config_is_per_thread_and_checked():
         assert K.get_config()["tile_rows"] == 256
     finally:
         K.set_config(tile_rows=before["tile_rows"])
+
+
+def test_working_memory_from_the_config_bounds_the_passes(monkeypatch):
+    """config_context(working_memory=...) reaches estimators that were given none: the
+    KSD² pass (row blocks against the whole sample, 6 tile temporaries of 8 bytes) uses
+    blocks of working_memory / (6 · 8 · n) rows, and the value does not change."""
+    Z = RNG.normal(size=(4000, 10))
+    target = K.NormalTarget(np.zeros(10))
+    rows = []
+    original = K.SteinKernel._tile
+
+    def spy(self, a, b, out):
+        rows.append(out.shape[0])
+        return original(self, a, b, out)
+
+    monkeypatch.setattr(K.SteinKernel, "_tile", spy)
+    with K.config_context(working_memory=2**20):
+        small = K.ksd2(Z, target, K.IMQKernel())
+    assert max(rows) == 2**20 // (6 * 8 * 4000)  # 5 rows: 6 × 5 × 4000 × 8 B < 1 MiB
+    rows.clear()
+    default = K.ksd2(Z, target, K.IMQKernel())
+    assert max(rows) == 2**25 // 6 // (8 * 4000)  # 174 rows under the 32 MiB default
+    assert small == pytest.approx(default, rel=1e-12)

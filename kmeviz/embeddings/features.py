@@ -11,7 +11,7 @@ import numpy as np
 
 from .._validation import check_is_fitted, check_positive_int, check_rng, check_samples
 from ..config import get_config
-from ..kernels import DEFAULT_WORKING_MEMORY, GaussianKernel, check_kernel, tile_rows
+from ..kernels import GaussianKernel, check_kernel, tile_rows
 from ..kernels.engine import column_sums, run_tasks
 
 
@@ -43,7 +43,7 @@ class _RandomFeatures:
         scale = np.sqrt(self.kernel.value_at_zero / self.n_features_)
         return scale * np.hstack([np.cos(P), np.sin(P)])
 
-    def _mean_cos_sin(self, X: np.ndarray, working_memory=DEFAULT_WORKING_MEMORY):
+    def _mean_cos_sin(self, X: np.ndarray, working_memory=None):
         """Means over rows of cos(ω'x) and sin(ω'x), streamed by the engine's threads:
         O(L) extra memory per chunk. With ``config_context(dtype="float32")`` the
         trigonometric functions run in float32 (they have a SIMD path there, float64 has

@@ -18,12 +18,13 @@ from .._validation import (
     check_rng,
     check_samples,
 )
-from ..kernels import DEFAULT_WORKING_MEMORY, check_kernel, gram_pass
+from ..config import working_memory_or_default
+from ..kernels import check_kernel, gram_pass
 from ..kernels.engine import column_sums
 from ..results import renamed_argument
 
 
-def weighted_gram_sum(kernel, A, a, B, b, working_memory=DEFAULT_WORKING_MEMORY) -> float:
+def weighted_gram_sum(kernel, A, a, B, b, working_memory=None) -> float:
     """aᵀ K(A, B) b, by the tile engine (clean input)."""
     return sum(gram_pass(kernel, A, B, lambda sl, block, _: float(a[sl] @ (block @ b)),
                          working_memory=working_memory))
@@ -167,7 +168,7 @@ class NystromKME(WeightedEmbedding):
     rcond : float
         Relative floor of the pivoted Cholesky of K_m (``psd_inverse_factor``): landmarks
         whose residual falls below it are spanned by the others and get weight 0.
-    working_memory : int, bytes per Gram block
+    working_memory : int, bytes per Gram block (default: ``get_config()["working_memory"]``)
     rng : Generator, int or None
 
     Attributes
@@ -190,7 +191,7 @@ class NystromKME(WeightedEmbedding):
     """
 
     def __init__(self, kernel, n_landmarks=None, *, landmarks=None, replace: bool = True,
-                 rcond: float = 1e-10, working_memory: int = DEFAULT_WORKING_MEMORY, rng=None):
+                 rcond: float = 1e-10, working_memory: int | None = None, rng=None):
         self.kernel = kernel
         self.n_landmarks = n_landmarks
         self.landmarks = landmarks
@@ -208,7 +209,7 @@ class NystromKME(WeightedEmbedding):
         kernel = check_kernel(self.kernel)
         X = check_samples(X, "X")
         rcond = check_positive(self.rcond, "rcond")
-        working_memory = check_positive_int(self.working_memory, "working_memory")
+        working_memory = working_memory_or_default(self.working_memory)
         n = X.shape[0]
         if isinstance(project, np.ndarray) and (project.ndim != 2 or project.shape[0] != n):
             raise ValueError(f"project must have shape (n, D) with n={n} rows, got "

@@ -11,12 +11,12 @@ import numpy as np
 
 from .._validation import check_choice, check_samples
 from ..embeddings.kme import NystromKME
-from ..kernels import DEFAULT_WORKING_MEMORY, SteinKernel, row_block_results
+from ..kernels import SteinKernel, row_block_results
 from ..results import warn_deprecated
 
 
 def ksd2(X, target, kernel, *, estimator: str = "biased",
-         working_memory: int = DEFAULT_WORKING_MEMORY) -> float:
+         working_memory: int | None = None) -> float:
     """KSD² by the V-statistic (1/n²) Σ_ij h_p(x_i, x_j) (Eq. 5, ``estimator="biased"``)
     or the U-statistic that drops i = j (Liu et al. 2016, ``"unbiased"``), the names of
     ``mmd2``. O(n²) time, O(working_memory) extra memory.
@@ -49,7 +49,7 @@ def ksd2(X, target, kernel, *, estimator: str = "biased",
 
 
 def nystrom_stein(X, target, kernel, *, n_landmarks=None, landmarks=None, rng=None,
-                  project=None, working_memory: int = DEFAULT_WORKING_MEMORY) -> NystromKME:
+                  project=None, working_memory: int | None = None) -> NystromKME:
     """The Nyström KSD pieces of Lemma 1, fitted: a ``NystromKME`` of the Stein kernel h_p
     on m landmarks drawn with replacement (default m = 4√n) or given as indices into X.
 
@@ -67,7 +67,7 @@ class NystromStein(NystromKME):
     """Deprecated: use ``nystrom_stein`` (a ``NystromKME`` of the Stein kernel)."""
 
     def __init__(self, X, target, kernel, *, n_landmarks=None, landmarks=None, rng=None,
-                 signs=None, working_memory: int = DEFAULT_WORKING_MEMORY):
+                 signs=None, working_memory: int | None = None):
         warn_deprecated("NystromStein", "nystrom_stein(X, target, kernel, ...), a NystromKME "
                         "of the Stein kernel")
         fitted = nystrom_stein(X, target, kernel, n_landmarks=n_landmarks, landmarks=landmarks,

@@ -26,9 +26,10 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import check_pair, check_positive_int, check_rng, check_samples
+from ..config import working_memory_or_default
 
 #: Bytes one Gram tile may occupy; tiles are square-ish blocks of float64.
-DEFAULT_WORKING_MEMORY = 32 * 2**20
+DEFAULT_WORKING_MEMORY = 32 * 2**20  # the default of config's working_memory
 
 
 class _Prepared(NamedTuple):
@@ -79,7 +80,7 @@ class Kernel:
         return self._tile(self._prepare(X), self._prepare(Y), out)
 
     def gram_blocks(self, X: np.ndarray, Y: np.ndarray, *,
-                    working_memory: int = DEFAULT_WORKING_MEMORY):
+                    working_memory: int | None = None):
         """Yield ``(row_slice, K[row_slice, :])``: the Gram in row blocks of at most
         ``working_memory`` bytes, Y prepared once and each block of X when it is reached."""
         b = self._prepare(Y)
@@ -97,7 +98,8 @@ class Kernel:
     def _row_slices(self, n_rows: int, n_cols: int, working_memory: int,
                     max_rows: int | None = None):
         """Row blocks whose tiles (with their temporaries) fit ``working_memory``."""
-        rows = tile_rows(n_cols, working_memory // self.tile_temporaries)
+        rows = tile_rows(n_cols, working_memory_or_default(working_memory)
+                         // self.tile_temporaries)
         rows = rows if max_rows is None else min(rows, max_rows)
         for start in range(0, n_rows, rows):
             yield slice(start, min(start + rows, n_rows))
@@ -111,7 +113,7 @@ class Kernel:
         return self.paired(X, X)
 
     def gram_sum(
-        self, X, Y=None, *, working_memory: int = DEFAULT_WORKING_MEMORY
+        self, X, Y=None, *, working_memory: int | None = None
     ) -> tuple[float, float]:
         """Sum of all Gram entries and of its diagonal, streamed in tiles.
 
@@ -203,8 +205,9 @@ def check_kernel(kernel, name: str = "kernel", *, shift_invariant: bool = False)
     return kernel
 
 
-def tile_rows(n_cols: int, working_memory: int = DEFAULT_WORKING_MEMORY) -> int:
+def tile_rows(n_cols: int, working_memory: int | None = None) -> int:
     """Rows per tile so that a (rows, n_cols) float64 tile fits ``working_memory``."""
+    working_memory = working_memory_or_default(working_memory)
     return max(1, min(int(working_memory // (8 * max(n_cols, 1))), 1 << 20))
 
 
@@ -213,6 +216,7 @@ def tiles_within(working_memory: int):
     (float64), for functions that take a ``working_memory`` argument."""
     from ..config import config_context, get_config
 
+    working_memory = working_memory_or_default(working_memory)
     side = max(64, min(get_config()["tile_rows"], int(np.sqrt(working_memory / 8))))
     return config_context(tile_rows=side)
 
@@ -229,7 +233,7 @@ def _tiled_sum(kernel: Kernel, X, Y, working_memory) -> tuple[float, float]:
         return float(S[0, 1]), 0.0
 
 
-def joint_gram_sums(kernel: Kernel, X, Y, working_memory: int = DEFAULT_WORKING_MEMORY):
+def joint_gram_sums(kernel: Kernel, X, Y, working_memory: int | None = None):
     """(S_XX, S_XY, S_YY, tr_XX, tr_YY) of the Gram of [X; Y] in one pass of the tile
     engine (each pair of points computed once), for validated X and Y."""
     from .engine import tile_sums

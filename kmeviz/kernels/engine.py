@@ -176,7 +176,7 @@ def row_block_results(kernel, a, b_full: tuple, work: Callable, *,
     thread, in row order, for each block's extra argument (e.g. the next bootstrap
     signs of a stream). At most ``2 n_threads`` blocks are in flight, so memory is
     O(n_threads · tile_rows · n_b) whatever n is; ``working_memory`` (bytes, default
-    ``DEFAULT_WORKING_MEMORY``) caps the rows of a block further, as for ``gram_blocks``.
+    the configured one) caps the rows of a block further, as for ``gram_blocks``.
     The tile handed to ``work`` is a reused per-thread buffer: reduce it, do not keep it.
     """
     from .base import prepared_rows
@@ -187,8 +187,6 @@ def row_block_results(kernel, a, b_full: tuple, work: Callable, *,
     b_full = cast_prepared(b_full, dtype)
     raw = isinstance(a, np.ndarray)
     n_a = a.shape[0] if raw else a[0].shape[0]
-    if working_memory is None:
-        from .base import DEFAULT_WORKING_MEMORY as working_memory
     slices = kernel._row_slices(n_a, b_full[0].shape[0], working_memory,
                                 max_rows=config["tile_rows"])
 

@@ -13,14 +13,14 @@ import numpy as np
 
 from .._validation import check_choice, check_pair, check_positive_int, check_rng
 from ..embeddings.features import FastfoodFeatures, RandomFourierFeatures
-from ..kernels import DEFAULT_WORKING_MEMORY, check_kernel, joint_gram_sums
+from ..kernels import check_kernel, joint_gram_sums
 from ..results import warn_deprecated
 
 ESTIMATORS = ("biased", "unbiased")
 
 
 def mmd2(
-    X, Y, kernel, *, estimator: str = "biased", working_memory: int = DEFAULT_WORKING_MEMORY
+    X, Y, kernel, *, estimator: str = "biased", working_memory: int | None = None
 ) -> float:
     """Exact squared MMD from the full Gram matrix, streamed in symmetric tiles.
 
@@ -33,8 +33,9 @@ def mmd2(
     Y : array (n, d)
     kernel : Kernel
     estimator : {"biased", "unbiased"}
-    working_memory : int
-        Bytes for one Gram tile; total extra memory is O(working_memory + (m + n) d).
+    working_memory : int, optional
+        Bytes for one Gram tile (default: ``get_config()["working_memory"]``); total extra
+        memory is O(working_memory + (m + n) d).
 
     Examples
     --------

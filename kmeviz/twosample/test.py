@@ -32,7 +32,6 @@ from .._validation import (
 )
 from ..config import get_config
 from ..kernels import (
-    DEFAULT_WORKING_MEMORY,
     check_kernel,
     symmetric_quadratic_forms,
     tiles_within,
@@ -121,7 +120,7 @@ def _mmd2_from_sums(sums, m, n, estimator):
 
 
 def permutation_mmd2(X, Y, kernel, U, *, estimator="biased",
-                     working_memory=DEFAULT_WORKING_MEMORY) -> np.ndarray:
+                     working_memory=None) -> np.ndarray:
     """Exact MMD² for every assignment column of U in one pass over the joint Gram.
 
     S_XX(u) = uᵀKu for all columns at once, from the tiles on or above the diagonal (the
