@@ -1,5 +1,5 @@
 """Command line: ``kmeviz serve [--port P] [--address A] [--show] [--num-threads T]
-[--num-procs P] [--allow-websocket-origin HOST[:PORT] ...]``."""
+[--compute-threads C] [--num-procs P] [--allow-websocket-origin HOST[:PORT] ...]``."""
 
 from __future__ import annotations
 
@@ -28,6 +28,11 @@ def main(argv=None) -> int:
         "--num-threads", type=int, default=None,
         help="threads that run the sessions' callbacks, so that no session blocks another "
              f"(default {default_threads()}: twice the usable cores, at least 4)")
+    serve.add_argument(
+        "--compute-threads", type=int, default=1,
+        help="cores one computation may use (kmeviz engine and BLAS threads; default 1, so "
+             "a heavy session leaves the other cores to the class; raise it when serving "
+             "for yourself)")
     serve.add_argument("--num-procs", type=int, default=1,
                        help="server processes (0: one per core); sessions stay in one process")
     serve.add_argument(
@@ -39,14 +44,14 @@ def main(argv=None) -> int:
     if args.command == "serve":
         from .server import build_server
 
-        for name in ("num_threads", "num_procs"):
+        for name, low in (("num_threads", 1), ("num_procs", 0), ("compute_threads", 1)):
             value = getattr(args, name)
-            if value is not None and value < (1 if name == "num_threads" else 0):
-                parser.error(f"--{name.replace('_', '-')} must be >= "
-                             f"{1 if name == 'num_threads' else 0}, got {value}")
+            if value is not None and value < low:
+                parser.error(f"--{name.replace('_', '-')} must be >= {low}, got {value}")
         server, url = build_server(
             address=args.address, port=args.port, show=False,
             num_threads=args.num_threads or default_threads(), num_procs=args.num_procs,
+            compute_threads=args.compute_threads,
             allow_websocket_origin=args.allow_websocket_origin)
         server.start()
         print(f"kmeviz dashboards at {url}  (Ctrl+C to stop)", flush=True)

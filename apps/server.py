@@ -41,15 +41,34 @@ def index_page():
     return pn.Column(intro, pn.FlexBox(*cards), margin=(10, 30))
 
 
+_compute_limits = []  # the BLAS limit of the served process, kept alive
+
+
+def limit_compute_threads(compute_threads: int) -> None:
+    """Each computation uses at most ``compute_threads`` cores: kmeviz's engine threads
+    (``set_config(n_threads=...)``) and BLAS/LAPACK threads (threadpoolctl), process-wide.
+    With one thread per computation, a session running a heavy state leaves the other
+    cores to everyone else's cheap changes."""
+    from threadpoolctl import threadpool_limits
+
+    import kmeviz
+
+    kmeviz.set_config(n_threads=compute_threads)
+    _compute_limits.append(threadpool_limits(limits=compute_threads, user_api="blas"))
+
+
 def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = False,
-                 num_threads: int = 4, num_procs: int = 1,
+                 num_threads: int = 4, num_procs: int = 1, compute_threads: int = 1,
                  allow_websocket_origin: list[str] | tuple = ()):
     """A started-but-not-running Panel server for all apps; returns (server, url).
 
     Sessions' callbacks run in a pool of ``num_threads`` threads (``pn.config.nthreads``),
-    so a heavy computation in one session does not block the others.
+    so a heavy computation in one session does not block the others, and each
+    computation uses ``compute_threads`` cores (``limit_compute_threads``).
     """
     import panel as pn
+
+    limit_compute_threads(compute_threads)
 
     from kmeviz.viz import set_sizing
 

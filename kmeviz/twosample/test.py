@@ -61,8 +61,10 @@ VALID_NULLS = {
 NULLS = ("permutation", "gamma", "spectral", "normal")
 
 
-def permutation_assignments(m: int, n: int, n_permutations: int, rng) -> np.ndarray:
-    """(m + n, B) 0/1 matrix; column b marks the points relabelled as X in replicate b.
+def permutation_assignments(m: int, n: int, n_permutations: int, rng, *,
+                            with_identity: bool = False) -> np.ndarray:
+    """(m + n, B) 0/1 matrix; column b marks the points relabelled as X in replicate b
+    (with ``with_identity``, (m + n, B + 1) with the observed labelling first).
 
     Each replicate draws m + n i.i.d. uniform keys and marks the m smallest: a uniformly
     random m-subset, as a shuffle gives, at a third of the cost of shuffling row by row.
@@ -73,7 +75,9 @@ def permutation_assignments(m: int, n: int, n_permutations: int, rng) -> np.ndar
     N, chunk = m + n, 128
     starts = range(0, n_permutations, chunk)
     seeds = rng.integers(0, 2**63, size=len(starts))
-    U = np.empty((N, n_permutations), dtype=get_config()["dtype"], order="F")
+    U = np.empty((N, n_permutations + with_identity), dtype=get_config()["dtype"], order="F")
+    if with_identity:
+        U[:, 0] = np.arange(N) < m
 
     def draw(task):
         start, seed = task
@@ -84,7 +88,8 @@ def permutation_assignments(m: int, n: int, n_permutations: int, rng) -> np.ndar
             chosen = keys <= kth
             tied = np.flatnonzero(np.count_nonzero(chosen, axis=1) != m)
             if tied.size == 0:
-                U[:, start : start + keys.shape[0]] = chosen.T
+                first = start + with_identity
+                U[:, first : first + keys.shape[0]] = chosen.T
                 return
             keys[tied] = child.random((tied.size, N))
 
@@ -92,20 +97,19 @@ def permutation_assignments(m: int, n: int, n_permutations: int, rng) -> np.ndar
     return U
 
 
-def _with_identity(U: np.ndarray, m: int) -> np.ndarray:
-    """Prepend the observed labelling (first m points are X) as column 0 (Fortran order)."""
-    out = np.empty((U.shape[0], U.shape[1] + 1), dtype=U.dtype, order="F")
-    out[:, 0] = np.arange(U.shape[0]) < m
-    out[:, 1:] = U
-    return out
-
-
 def _block_sums(s_xx, U, row_sums, trace_rows, total):
     """S_XX, S_YY, S_XY and the two traces for each assignment column of U, given
     S_XX(u) = uᵀKu."""
     # 1ᵀ K u and the traces in float64 (0/1 columns are exact in any dtype; a mixed-dtype
     # product would leave BLAS)
-    k1u, tr_x = np.stack([row_sums, trace_rows]) @ U.astype(np.float64, copy=False)
+    vectors = np.stack([row_sums, trace_rows])
+    step = 256
+
+    def product(start):  # column chunks in the engine's threads, each cast in cache
+        return vectors @ U[:, start : start + step].astype(np.float64, copy=False)
+
+    k1u, tr_x = np.hstack(run_tasks(product, range(0, U.shape[1], step),
+                                    get_config()["n_threads"]))
     s_xy = k1u - s_xx
     s_yy = total - 2.0 * k1u + s_xx
     return s_xx, s_yy, s_xy, tr_x, trace_rows.sum() - tr_x
@@ -214,7 +218,7 @@ def _statistic_and_null(X, Y, kernel, estimator, null, B, rng, options):
     m, n = X.shape[0], Y.shape[0]
     if estimator in ("biased", "unbiased"):
         if null == "permutation":
-            U = _with_identity(permutation_assignments(m, n, B, rng), m)
+            U = permutation_assignments(m, n, B, rng, with_identity=True)
             values = permutation_mmd2(X, Y, kernel, U, estimator=estimator)
             return values[0], values[1:], None, {}
         statistic = mmd2(X, Y, kernel, estimator=estimator)
@@ -232,7 +236,7 @@ def _statistic_and_null(X, Y, kernel, estimator, null, B, rng, options):
             feats = random_features(kernel, Z, n_features=options["n_features"],
                                     method=estimator.split("-")[1], rng=rng)
             F = feats.transform(Z)
-        U = _with_identity(permutation_assignments(m, n, B, rng), m)
+        U = permutation_assignments(m, n, B, rng, with_identity=True)
         values = permutation_fastmmd2(F, m, U)
         return values[0], values[1:], None, {}
     return (linear_terms(X, Y, kernel) if estimator == "linear"

@@ -34,6 +34,7 @@ def alpha_step_seconds_during_heavy_work(browser, server_args=()) -> float:
 
 def test_a_heavy_session_does_not_block_another_sessions_alpha_step(browser):
     elapsed = alpha_step_seconds_during_heavy_work(browser)
+    print(f"\nα step during the heavy session: {elapsed:.2f} s")
     # One shared thread made this step wait for the whole heavy callback (30 s measured,
     # and `--num-threads 1` still does); with the thread pool it takes a fraction of a
     # second. Generous bound for a slow CI machine.
