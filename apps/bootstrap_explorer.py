@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
+import holoviews as hv
 import numpy as np
 import panel as pn
 import param
@@ -92,6 +93,7 @@ class BootstrapExplorer(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
+        self._alpha_stream = hv.streams.Params(self, ["alpha"])  # one stream, reused
         self._median_button = pn.widgets.Button(label="Median heuristic")
         self._median_button.on_click(self._use_median_heuristic)
         self._repeat_button = pn.widgets.Button(label=f"Repeat {REPEATS} times", color="primary")
@@ -145,16 +147,23 @@ class BootstrapExplorer(pn.viewable.Viewer):
 
     # -- views -------------------------------------------------------------------
     @param.depends("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
-                   "bandwidth", "estimator", "null", "n_resamples", "alpha", "n_features")
+                   "bandwidth", "estimator", "null", "n_resamples", "n_features")
     @guarded
     def null_view(self):
+        """The null and statistic, redrawn when the test changes; the threshold is a
+        DynamicMap over α, so an α step moves one line in place and keeps the zoom."""
         res = self._result()
         overlays = {}
         if self.estimator in ("biased", "unbiased"):
             overlays = approximate_nulls(self.data_key, self.seed, self.kernel_key,
                                          self.estimator)
             overlays = {k: v for k, v in overlays.items() if not k.lower().startswith(self.null)}
-        return viz.null_histogram(res, overlays=overlays)
+        base = viz.null_histogram(res, overlays=overlays, with_threshold=False)
+        threshold = hv.DynamicMap(lambda alpha: viz.threshold_line(res.at_level(alpha)),
+                                  streams=[self._alpha_stream])
+        # the overlay's own options (title, legend, size) do not pass to the DynamicMap
+        overlay_opts = hv.Store.lookup_options("bokeh", base, "plot").kwargs
+        return (base * threshold).opts(hv.opts.Overlay(**overlay_opts))
 
     @param.depends("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
                    "bandwidth", "estimator", "null", "n_resamples", "alpha", "n_features")

@@ -183,6 +183,8 @@ class SteinExplorer(pn.viewable.Viewer):
                  span("ksd-nystrom", nys.statistic, ".5f")),
                 (f"p-value (D = {self.n_resamples})", span("p-full", full.p_value, ".4f"),
                  span("p-nystrom", nys.p_value, ".4f")),
+                (f"threshold at α = {self.alpha:g}", span("threshold-full", full.threshold, ".5f"),
+                 span("threshold-nystrom", nys.threshold, ".5f")),
                 (f"decision at α = {self.alpha:g}", verdict(full), verdict(nys)),
                 ("seconds (statistic + bootstrap)", f"{full.runtime['total']:.3f}",
                  f"{nys.runtime['total']:.3f}")]

@@ -113,3 +113,16 @@ def test_apps_import_no_private_name_of_kmeviz():
                  for i, line in enumerate(p.read_text().splitlines(), 1)
                  if private.search(line)]
     assert offenders == []
+
+
+def test_a_new_session_builds_no_browser_side_loading_links():
+    """Panel's link_param_method hook would add one jslink per (widget, view) pair, 2.5 s
+    of server CPU per session; apps/_common drops it (the server still sets loading)."""
+    from bokeh.document import Document
+    from panel.links import Link
+
+    from apps.bootstrap_explorer import create_app
+
+    before = sum(len(links) for links in Link.registry.values())
+    create_app().server_doc(Document())
+    assert sum(len(links) for links in Link.registry.values()) == before

@@ -39,6 +39,7 @@ from .twosample import (
     rejection_plot,
     runtime_bars,
     samples_plot,
+    threshold_line,
 )
 
 CAPTIONS = {**twosample.CAPTIONS, **embeddings.CAPTIONS, **conditional.CAPTIONS,
@@ -51,5 +52,5 @@ __all__ = [
     "null_histogram", "objective_plot", "rejection_plot", "rules_bars", "runtime_bars",
     "runtime_vs_m_plot", "samples_plot", "set_sizing", "sizing", "sparsity_path_plot",
     "spectrum_plot",
-    "stein_target_plot", "stein_witness_plot",
+    "stein_target_plot", "stein_witness_plot", "threshold_line",
 ]

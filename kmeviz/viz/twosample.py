@@ -174,11 +174,14 @@ def ensemble_plot(
 
 
 def null_histogram(result, *, overlays: dict | None = None, bins: int = 40,
-                   statistic: str = "MMD²", title_prefix: str = "") -> hv.Overlay:
+                   statistic: str = "MMD²", title_prefix: str = "",
+                   with_threshold: bool = True) -> hv.Overlay:
     """Null histogram (or analytic density) with the statistic, threshold and p-value.
 
     ``overlays`` maps a label to ``(x, density)`` curves drawn on top, e.g. the Gamma
-    and spectral approximations of the same null.
+    and spectral approximations of the same null. ``with_threshold=False`` leaves the
+    threshold out (a dashboard overlays ``threshold_line`` as a DynamicMap over α, so an
+    α step moves one line in place instead of redrawing the figure).
     """
     xlabel = f"{result.method} {statistic} statistic"
     layers = []
@@ -200,13 +203,21 @@ def null_histogram(result, *, overlays: dict | None = None, bins: int = 40,
         layers.append(hv.Curve((x, y), xlabel, "density", label=label).opts(
             color=color, line_width=2))
     layers.append(hv.VLine(result.statistic, label="statistic").opts(color=COLOR_Y, line_width=3))
-    if np.isfinite(result.threshold):
-        layers.append(hv.VLine(result.threshold, label="threshold").opts(
-            color="black", line_dash="dashed", line_width=2))
-    verdict = "reject H0" if result.reject else "keep H0"
-    title = f"{title_prefix}p = {result.p_value:.4f} at α = {result.alpha:g}: {verdict}"
+    if with_threshold:
+        layers.append(threshold_line(result))
+        verdict = "reject H0" if result.reject else "keep H0"
+        title = f"{title_prefix}p = {result.p_value:.4f} at α = {result.alpha:g}: {verdict}"
+    else:
+        title = f"{title_prefix}p = {result.p_value:.4f}"
     return hv.Overlay(layers).opts(
         hv.opts.Overlay(title=title, legend_position="top_right", **size(380), show_grid=True))
+
+
+def threshold_line(result) -> hv.VLine:
+    """The rejection threshold at the result's α (dashed; nothing drawn when infinite)."""
+    value = result.threshold if np.isfinite(result.threshold) else np.nan
+    return hv.VLine(value, label="threshold").opts(color="black", line_dash="dashed",
+                                                   line_width=2)
 
 
 def rejection_plot(df) -> hv.Overlay:

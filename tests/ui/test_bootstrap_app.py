@@ -7,7 +7,7 @@ import pytest
 from kmeviz_apps.bootstrap_explorer import BootstrapExplorer
 from playwright.sync_api import expect
 
-from .helpers import TIMEOUT, TITLE_PRESENT_JS, legend_has, settled_number, widget
+from .helpers import TIMEOUT, legend_has, settled_number, widget
 from .helpers import open_app as _open
 
 
@@ -15,17 +15,37 @@ def open_app(page, server_url):
     _open(page, server_url, "Bootstrap null explorer", ".kmeviz-threshold")
 
 
-def test_alpha_moves_the_threshold(page, server_url):
+NULL_PLOT_JS = ("() => Bokeh.documents.flatMap(d => [...d.all_models]).find(m => "
+                "m.constructor.__name__ === 'Figure' && m.title && "
+                "String(m.title.text).startsWith('p = '))")
+ZOOM_JS = (f"([a, b]) => {{ const f = ({NULL_PLOT_JS})(); "
+           "f.x_range.start = a; f.x_range.end = b; }")
+X_RANGE_JS = f"() => {{ const f = ({NULL_PLOT_JS})(); return [f.x_range.start, f.x_range.end]; }}"
+FIGURE_ID_JS = f"() => ({NULL_PLOT_JS})().id"
+SPAN_AT_JS = ("v => Bokeh.documents.flatMap(d => [...d.all_models]).some(m => "
+              "m.constructor.__name__ === 'Span' && m.line_dash.length > 0 && "
+              "Math.abs(m.location - v) <= 1e-6 * Math.abs(v))")
+
+
+def test_alpha_moves_the_threshold_in_place_and_keeps_the_zoom(page, server_url):
+    """An α step moves the dashed threshold line to the new threshold without redrawing
+    the figure: a zoom set before the step is still there after it (issue 13, point 4)."""
     open_app(page, server_url)
     threshold = settled_number(page.locator(".kmeviz-threshold"))
+    page.wait_for_function(SPAN_AT_JS, arg=float(threshold), timeout=TIMEOUT)
+    start, end = page.evaluate(X_RANGE_JS)
+    zoom = [start + 0.1 * (end - start), end - 0.2 * (end - start)]
+    page.evaluate(ZOOM_JS, zoom)
+    figure = page.evaluate(FIGURE_ID_JS)
     handle = widget(page, "α").locator(".noUi-handle")
     handle.focus()
     for _ in range(4):  # 0.05 -> 0.07 in steps of 0.005
         handle.press("ArrowRight")
     moved = settled_number(page.locator(".kmeviz-threshold"), other_than=threshold)
     assert float(moved) < float(threshold)  # a larger α lowers the threshold
-    page.wait_for_function(TITLE_PRESENT_JS.replace("m.text === t", "m.text.includes(t)"),
-                           arg="at α = 0.07", timeout=TIMEOUT)
+    page.wait_for_function(SPAN_AT_JS, arg=float(moved), timeout=TIMEOUT)
+    assert page.evaluate(FIGURE_ID_JS) == figure  # the same figure, updated in place
+    assert page.evaluate(X_RANGE_JS) == pytest.approx(zoom, rel=1e-9)
     expect(page.locator(".kmeviz-error")).to_have_count(0)
 
 
