@@ -126,3 +126,15 @@ def test_a_new_session_builds_no_browser_side_loading_links():
     before = sum(len(links) for links in Link.registry.values())
     create_app().server_doc(Document())
     assert sum(len(links) for links in Link.registry.values()) == before
+
+
+def test_the_runtime_panel_skips_the_cubic_spectral_null_on_large_samples():
+    """Bounded heavy state: N = 2n = 3000 > 2000 leaves the O(N³) spectral null out of the
+    runtime panel (unless selected) and says so; N = 400 keeps it."""
+    from kmeviz_apps.bootstrap_explorer import BootstrapExplorer
+
+    large = BootstrapExplorer(n=1500, n_resamples=50).runtime_view()
+    assert "spectral" not in list(large.dimension_values(0))
+    assert "spectral skipped" in large.opts.get().kwargs["title"]
+    small = BootstrapExplorer(n=200, n_resamples=50).runtime_view()
+    assert "spectral" in list(small.dimension_values(0))

@@ -17,8 +17,11 @@ def alpha_step_seconds_during_heavy_work(browser, server_args=()) -> float:
 
         heavy = browser.new_context().new_page()
         open_app(heavy, url, "Nyström error vs m", ".kmeviz-mview")
+        size = widget(heavy, "sample size").locator("input")
+        size.fill("20000")  # the largest n and m the widgets allow: a sweep of minutes
+        size.press("Enter")
         largest = widget(heavy, "largest m").locator("input")
-        largest.fill("5000")  # m > n = 2000: m × m eigendecompositions up to 5000, × 3 repeats
+        largest.fill("5000")
         largest.press("Enter")
         # the heavy views show the loading indicator while their callback runs
         expect(heavy.locator(".pn-loading").first).to_be_attached(timeout=10_000)
