@@ -130,7 +130,12 @@ def one_pass_runtime(seconds: float) -> dict:
 
 
 def p_value_from_samples(statistic: float, null_samples: np.ndarray) -> float:
-    """(1 + #{null >= statistic}) / (1 + B): a valid p-value for any exchangeable null."""
+    """(1 + #{null >= statistic}) / (1 + B).
+
+    Exact (valid at every B) only when the statistic and the null replicates are
+    exchangeable under H0, as for permutations; for the wild and Nyström bootstraps of
+    KSD (Kalinke et al. Eqs. 9–11) and simulated asymptotic nulls it is asymptotically
+    valid only."""
     return (1.0 + np.count_nonzero(null_samples >= statistic)) / (1.0 + null_samples.size)
 
 

@@ -44,6 +44,10 @@ def sparse_cme(W, K, L, *, gamma: float, penalty: str = "l1", tol: float = 1e-9,
     the objective history is non-increasing. Stops when the relative decrease of F over the
     last 10 iterations is below ``tol``, or after ``max_iter``. With γ = 0 it returns W.
     ``init`` warm-starts from a previous solution (e.g. along a γ path).
+
+    Scale of γ: Alg. 1 steps along K(Q - W)L, half the gradient of F, and soft-thresholds
+    at γ_A C, so it minimises ½ tr(...) + γ_A Ω, i.e. Eq. (17) with γ = 2 γ_A. Here γ is
+    Eq. (17)'s own: Alg. 1 run with γ_A gives ``sparse_cme(..., gamma=2 * γ_A)``.
     """
     W = np.asarray(W, dtype=float)
     K = np.asarray(K, dtype=float)

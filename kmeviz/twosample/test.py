@@ -182,7 +182,9 @@ def gamma_null_params(X, Y, kernel) -> dict:
     """Gamma(shape, scale) matching the H0 mean and variance of MMD²_b.
 
     Under H0, MMD²_b ≈ c Σ λ_l z_l² with c = 1/m + 1/n, so E = c Σλ = c tr(Kc)/N and
-    Var = 2 c² Σλ² = 2 c² ||Kc||_F² / N²; for m = n this is Gretton et al.'s moment match.
+    Var = 2 c² Σλ² = 2 c² ||Kc||_F² / N². The moments come from the pooled centred Gram,
+    which is asymptotically equivalent to the h-statistic moments of Gretton et al.
+    (2009), not identical to them at finite n.
     """
     Kc, N = centred_joint_gram(X, Y, kernel)
     c = 1.0 / X.shape[0] + 1.0 / Y.shape[0]
