@@ -12,6 +12,7 @@ from panel.param import link_param_method
 from panel.viewable import Viewable
 
 import kmeviz as K
+from kmeviz import viz
 
 hv.extension("bokeh", logo=False)
 # A view whose callback is running is greyed out under a spinner until it is redrawn. Set
@@ -99,6 +100,50 @@ def sync_with_url(explorer) -> pn.pane.Alert:
                  and isinstance(p, URL_TYPES)]  # the widgets, not results held in params
         pn.state.location.sync(explorer, names, on_error=apply_one_by_one)
     return notice
+
+
+class Explorer(pn.viewable.Viewer):
+    """What every kmeviz app shares: widgets for the parameters in ``CONTROLS`` (widget
+    specs in ``WIDGETS``) with ``buttons()`` under them, a ``main()`` list of cards,
+    ``__panel__`` for notebooks and ``create_app`` for the server (a fresh explorer per
+    browser session, its parameters kept in the URL)."""
+
+    title = "kmeviz"
+    CONTROLS: tuple = ()
+    WIDGETS: dict = {}
+
+    def buttons(self) -> list:
+        """Widgets under the parameter widgets (e.g. a median-heuristic button)."""
+        return []
+
+    def controls(self) -> pn.Column:
+        widgets = pn.Param(self.param, parameters=list(self.CONTROLS), widgets=self.WIDGETS,
+                           show_name=False, sizing_mode="stretch_width")
+        return pn.Column(widgets, *self.buttons(), sizing_mode="stretch_width")
+
+    #: width of the summary card left of the first row of plots
+    SUMMARY_WIDTH = 380
+    #: rows of (view method, caption key in ``viz.CAPTIONS``); the first row sits right of
+    #: ``summary_view``
+    PLOTS: tuple = ()
+
+    def main(self) -> list:
+        rows = [[with_caption(getattr(self, view), viz.CAPTIONS[key]) for view, key in row]
+                for row in self.PLOTS]
+        first = pn.Row(pn.Column(self.summary_view, width=self.SUMMARY_WIDTH),
+                       pn.Column(*rows[0], sizing_mode="stretch_width"),
+                       sizing_mode="stretch_width")
+        return [first, *(pn.Row(*row, sizing_mode="stretch_width") for row in rows[1:])]
+
+    def __panel__(self):
+        return pn.Row(pn.Column(self.controls(), width=320), pn.Column(*self.main()),
+                      sizing_mode="stretch_width")
+
+    @classmethod
+    def create_app(cls):
+        """A fresh explorer on the common page template (one per browser session)."""
+        explorer = cls()
+        return page(cls.title, [explorer.controls()], explorer.main(), explorer)
 
 
 def page(title: str, sidebar, main, explorer=None) -> pn.template.FastListTemplate:

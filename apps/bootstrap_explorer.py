@@ -22,7 +22,7 @@ from kmeviz.experiments import binomial_interval, rejection_rates
 from kmeviz.twosample.test import gamma_null_params, simulate_spectral_null, spectral_eigenvalues
 
 from ._cache import shared_cache
-from ._common import KERNELS, error_message, guarded, page, with_caption
+from ._common import KERNELS, Explorer, error_message, guarded
 
 DATASETS = ("Blob grid: eigenvalue ratio ε", "Blob grid: mean shift",
             "Blob grid: variance ratio", "Same distribution (H0 true)")
@@ -76,8 +76,21 @@ def approximate_nulls(data_key, seed, kernel_key, estimator):
     return curves
 
 
-class BootstrapExplorer(pn.viewable.Viewer):
+class BootstrapExplorer(Explorer):
     """Null distributions of MMD two-sample tests, live."""
+
+    title = "Bootstrap null explorer"
+    CONTROLS = ("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
+                "bandwidth", "estimator", "null", "n_resamples", "alpha", "n_features")
+    WIDGETS = {name: {"type": pn.widgets.FloatSlider, "throttled": True}
+               for name in ("epsilon", "shift", "variance_ratio", "alpha")} | {
+        "n": {"type": pn.widgets.IntSlider, "throttled": True},
+        "n_resamples": {"type": pn.widgets.IntInput, "step": 100},
+        "n_features": {"type": pn.widgets.IntInput, "step": 64},
+        "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.1}}
+    SUMMARY_WIDTH = 360
+    PLOTS = ((("null_view", "null"),),
+             (("runtime_view", "runtime"), ("repeat_view", "rejection")))
 
     dataset = param.Selector(default=DATASETS[0], objects=list(DATASETS))
     epsilon = param.Number(default=2.0, bounds=(1.0, 6.0), step=0.1, doc="eigenvalue ratio ε")
@@ -216,39 +229,8 @@ class BootstrapExplorer(pn.viewable.Viewer):
         return pn.Column(text, viz.rejection_plot(res), sizing_mode="stretch_width")
 
     # -- layout ------------------------------------------------------------------
-    def controls(self) -> pn.Column:
-        slider = {"type": pn.widgets.FloatSlider, "throttled": True}
-        w = pn.Param(
-            self.param,
-            parameters=["dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
-                        "bandwidth", "estimator", "null", "n_resamples", "alpha",
-                        "n_features"],
-            widgets={"epsilon": slider, "shift": slider, "variance_ratio": slider,
-                     "alpha": slider,
-                     "n": {"type": pn.widgets.IntSlider, "throttled": True},
-                     "n_resamples": {"type": pn.widgets.IntInput, "step": 100},
-                     "n_features": {"type": pn.widgets.IntInput, "step": 64},
-                     "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.1}},
-            show_name=False, sizing_mode="stretch_width")
-        return pn.Column(w, pn.Row(self._median_button, self._repeat_button), self._progress,
-                         sizing_mode="stretch_width")
-
-    def main(self) -> list:
-        c = viz.CAPTIONS
-        return [
-            pn.Row(pn.Column(self.summary_view, width=360),
-                   pn.Column(with_caption(self.null_view, c["null"]),
-                             sizing_mode="stretch_width"), sizing_mode="stretch_width"),
-            pn.Row(with_caption(self.runtime_view, c["runtime"]),
-                   with_caption(self.repeat_view, c["rejection"]), sizing_mode="stretch_width"),
-        ]
-
-    def __panel__(self):
-        return pn.Row(pn.Column(self.controls(), width=320), pn.Column(*self.main()),
-                      sizing_mode="stretch_width")
+    def buttons(self) -> list:
+        return [pn.Row(self._median_button, self._repeat_button), self._progress]
 
 
-def create_app():
-    """A fresh explorer on the common page template (one per browser session)."""
-    explorer = BootstrapExplorer()
-    return page("Bootstrap null explorer", [explorer.controls()], explorer.main(), explorer)
+create_app = BootstrapExplorer.create_app

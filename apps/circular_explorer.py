@@ -16,7 +16,7 @@ from kmeviz import viz
 from kmeviz.twosample.circular import running_mean
 
 from ._cache import shared_cache
-from ._common import KERNELS, guarded, page, with_caption
+from ._common import KERNELS, Explorer, guarded, with_caption
 
 DATASETS = ("Blobs (ε ratio)", "Blobs with mean shift", "Rings in a square")
 
@@ -62,8 +62,16 @@ OMEGA_PARAMS = ("angle", "scale")
 ESTIMATE_PARAMS = ("kernel", "bandwidth", "n_frequencies")
 
 
-class CircularExplorer(pn.viewable.Viewer):
+class CircularExplorer(Explorer):
     """Interactive view of FastMMD as an ensemble of circular discrepancies."""
+
+    title = 'Circular discrepancy explorer'
+    CONTROLS = (*DATA_PARAMS, "kernel", "bandwidth", *OMEGA_PARAMS, "n_frequencies")
+    WIDGETS = {name: {"type": pn.widgets.FloatSlider, "throttled": True}
+               for name in ("epsilon", "shift", "angle", "scale")} | {
+        "n": {"type": pn.widgets.IntSlider, "throttled": True},
+        "n_frequencies": {"type": pn.widgets.IntSlider, "throttled": True},
+        "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.1}}
 
     dataset = param.Selector(default=DATASETS[0], objects=list(DATASETS))
     epsilon = param.Number(
@@ -180,25 +188,8 @@ class CircularExplorer(pn.viewable.Viewer):
         )
 
     # -- layout ------------------------------------------------------------------
-    def controls(self) -> pn.Column:
-        w = pn.Param(
-            self.param,
-            parameters=[*DATA_PARAMS, "kernel", "bandwidth", *OMEGA_PARAMS, "n_frequencies"],
-            widgets={
-                "epsilon": {"type": pn.widgets.FloatSlider, "throttled": True},
-                "shift": {"type": pn.widgets.FloatSlider, "throttled": True},
-                "n": {"type": pn.widgets.IntSlider, "throttled": True},
-                "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.1},
-                "angle": {"type": pn.widgets.FloatSlider, "throttled": True},
-                "scale": {"type": pn.widgets.FloatSlider, "throttled": True},
-                "n_frequencies": {"type": pn.widgets.IntSlider, "throttled": True},
-            },
-            show_name=False,
-            sizing_mode="stretch_width",
-        )
-        return pn.Column(
-            w, pn.Row(self._median_button, self._redraw_button), sizing_mode="stretch_width"
-        )
+    def buttons(self) -> list:
+        return [pn.Row(self._median_button, self._redraw_button)]
 
     def main(self) -> list:
         c = viz.CAPTIONS
@@ -214,15 +205,5 @@ class CircularExplorer(pn.viewable.Viewer):
             ),
         ]
 
-    def __panel__(self):
-        return pn.Row(
-            pn.Column(self.controls(), width=320),
-            pn.Column(*self.main()),
-            sizing_mode="stretch_width",
-        )
 
-
-def create_app():
-    """A fresh explorer on the common page template (one per browser session)."""
-    explorer = CircularExplorer()
-    return page("Circular discrepancy explorer", [explorer.controls()], explorer.main(), explorer)
+create_app = CircularExplorer.create_app

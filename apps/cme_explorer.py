@@ -17,7 +17,7 @@ from kmeviz import viz
 from kmeviz.conditional import cross_validate
 
 from ._cache import shared_cache
-from ._common import guarded, page, with_caption
+from ._common import Explorer, guarded
 
 LAWS = ("y = sin x + noise", "heteroscedastic noise", "bimodal conditional")
 H = {"y": lambda y: y, "y²": lambda y: y**2, "bump exp(−4y²)": lambda y: np.exp(-4 * y**2)}
@@ -81,8 +81,20 @@ def sparse_coefficients(data_key, bw_x, bw_y, reg, gamma):
                         max_iter=FISTA_ITERATIONS)
 
 
-class CMEExplorer(pn.viewable.Viewer):
+class CMEExplorer(Explorer):
     """Conditional mean embeddings as regressors, live."""
+
+    title = 'Conditional mean embedding explorer'
+    CONTROLS = ("law", "n", "seed", "bandwidth_x", "bandwidth_y", "log10_reg", "h", "gamma")
+    WIDGETS = {"n": {"type": pn.widgets.IntSlider, "throttled": True},
+               "log10_reg": {"type": pn.widgets.FloatSlider, "throttled": True},
+               "bandwidth_x": {"type": pn.widgets.FloatInput, "step": 0.1},
+               "bandwidth_y": {"type": pn.widgets.FloatInput, "step": 0.1},
+               "gamma": {"type": pn.widgets.FloatInput, "step": 1e-3}}
+    SUMMARY_WIDTH = 360
+    PLOTS = ((("data_view", "cme_data"),),
+             (("map_view", "cme_map"), ("cv_view", "cme_cv")),
+             (("sparse_view", "cme_sparse"),))
 
     law = param.Selector(default=LAWS[0], objects=list(LAWS))
     n = param.Integer(default=100, bounds=(20, 1000))
@@ -155,35 +167,5 @@ class CMEExplorer(pn.viewable.Viewer):
 | mean squared error of E[h(Y) given x], h = {self.h} | <span class="kmeviz-mse">{mse:.5f}</span> |
 """, css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
 
-    def controls(self):
-        return pn.Param(
-            self.param, parameters=["law", "n", "seed", "bandwidth_x", "bandwidth_y",
-                                    "log10_reg", "h", "gamma"],
-            widgets={"n": {"type": pn.widgets.IntSlider, "throttled": True},
-                     "log10_reg": {"type": pn.widgets.FloatSlider, "throttled": True},
-                     "bandwidth_x": {"type": pn.widgets.FloatInput, "step": 0.1},
-                     "bandwidth_y": {"type": pn.widgets.FloatInput, "step": 0.1},
-                     "gamma": {"type": pn.widgets.FloatInput, "step": 1e-3}},
-            show_name=False, sizing_mode="stretch_width")
 
-    def main(self):
-        c = viz.CAPTIONS
-        return [
-            pn.Row(pn.Column(self.summary_view, width=360),
-                   pn.Column(with_caption(self.data_view, c["cme_data"]),
-                             sizing_mode="stretch_width"), sizing_mode="stretch_width"),
-            pn.Row(with_caption(self.map_view, c["cme_map"]),
-                   with_caption(self.cv_view, c["cme_cv"]), sizing_mode="stretch_width"),
-            pn.Row(with_caption(self.sparse_view, c["cme_sparse"]),
-                   sizing_mode="stretch_width"),
-        ]
-
-    def __panel__(self):
-        return pn.Row(pn.Column(self.controls(), width=320), pn.Column(*self.main()))
-
-
-
-def create_app():
-    explorer = CMEExplorer()
-    return page("Conditional mean embedding explorer", [explorer.controls()], explorer.main(),
-                explorer)
+create_app = CMEExplorer.create_app

@@ -27,7 +27,7 @@ from kmeviz.embeddings.spectrum import (
 from kmeviz.experiments import paper_mixture
 
 from ._cache import shared_cache
-from ._common import KERNELS, guarded, page, with_caption
+from ._common import KERNELS, Explorer, guarded
 
 
 def nyc_taxi_features() -> np.ndarray:
@@ -95,8 +95,18 @@ def m_reaching_empirical(data_key, kernel_key, seed):
     return None, target
 
 
-class EffectiveDimensionExplorer(pn.viewable.Viewer):
+class EffectiveDimensionExplorer(Explorer):
     """Gram spectra, the effective dimension and landmark-count rules."""
+
+    title = 'Effective dimension spectrum'
+    CONTROLS = ("dataset", "d", "n", "kernel", "bandwidth", "m", "delta", "seed")
+    WIDGETS = {"n": {"type": pn.widgets.IntSlider, "throttled": True},
+               "m": {"type": pn.widgets.IntInput, "step": 10},
+               "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.5},
+               "delta": {"type": pn.widgets.FloatSlider, "throttled": True}}
+    SUMMARY_WIDTH = 420
+    PLOTS = ((("spectrum_view", "spectrum"),),
+             (("effective_dimension_view", "effective_dimension"), ("rules_view", "rules")))
 
     dataset = param.Selector(default=DATASETS[0], objects=list(DATASETS))
     d = param.Integer(default=10, bounds=(1, 50), doc="dimension (synthetic data)")
@@ -184,31 +194,8 @@ class EffectiveDimensionExplorer(pn.viewable.Viewer):
 {rows}
 """, css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
 
-    def controls(self):
-        w = pn.Param(
-            self.param, parameters=["dataset", "d", "n", "kernel", "bandwidth", "m", "delta",
-                                    "seed"],
-            widgets={"n": {"type": pn.widgets.IntSlider, "throttled": True},
-                     "m": {"type": pn.widgets.IntInput, "step": 10},
-                     "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.5},
-                     "delta": {"type": pn.widgets.FloatSlider, "throttled": True}},
-            show_name=False, sizing_mode="stretch_width")
-        return pn.Column(w, self._median_button, sizing_mode="stretch_width")
-
-    def main(self):
-        c = viz.CAPTIONS
-        return [
-            pn.Row(pn.Column(self.summary_view, width=420),
-                   pn.Column(with_caption(self.spectrum_view, c["spectrum"]),
-                             sizing_mode="stretch_width"), sizing_mode="stretch_width"),
-            pn.Row(with_caption(self.effective_dimension_view, c["effective_dimension"]),
-                   with_caption(self.rules_view, c["rules"]), sizing_mode="stretch_width"),
-        ]
-
-    def __panel__(self):
-        return pn.Row(pn.Column(self.controls(), width=320), pn.Column(*self.main()))
+    def buttons(self) -> list:
+        return [self._median_button]
 
 
-def create_app():
-    explorer = EffectiveDimensionExplorer()
-    return page("Effective dimension spectrum", [explorer.controls()], explorer.main(), explorer)
+create_app = EffectiveDimensionExplorer.create_app

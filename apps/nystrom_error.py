@@ -16,7 +16,7 @@ from kmeviz import viz
 from kmeviz.experiments import nystrom_error_vs_m, paper_mixture
 
 from ._cache import shared_cache
-from ._common import guarded, page, with_caption
+from ._common import Explorer, guarded
 
 MIXTURE_PARAMS = ("d", "n_centres", "spread", "n", "seed")
 
@@ -60,8 +60,20 @@ def embedding_maps(problem_key, m_view, replace, grid=50):
     return xs, ys, est, true, ny, mixture.error_of(ny)
 
 
-class NystromErrorExplorer(pn.viewable.Viewer):
+class NystromErrorExplorer(Explorer):
     """Nyström kernel mean embeddings: error, cost and picture as m varies."""
+
+    title = 'Nyström error vs m'
+    CONTROLS = ("d", "n_centres", "spread", "n", "m_min", "m_max", "n_repeats", "replace",
+                "baselines", "m_view", "seed")
+    WIDGETS = {"spread": {"type": pn.widgets.FloatSlider, "throttled": True},
+               "n": {"type": pn.widgets.IntInput, "step": 500},
+               "m_view": {"type": pn.widgets.IntInput, "step": 10},
+               "m_min": pn.widgets.IntInput, "m_max": pn.widgets.IntInput,
+               "baselines": pn.widgets.CheckButtonGroup}
+    SUMMARY_WIDTH = 380
+    PLOTS = ((("error_view", "nystrom_error"),),
+             (("map_view", "nystrom_map"), ("runtime_view", "nystrom_runtime")))
 
     d = param.Integer(default=2, bounds=(2, 20), doc="dimension")
     n_centres = param.Integer(default=8, bounds=(1, 16), label="mixture centres")
@@ -129,33 +141,5 @@ class NystromErrorExplorer(pn.viewable.Viewer):
 | Nyström error at m = {self.m_view} | <span class="kmeviz-mview">{err:.5f}</span> |
 """, css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
 
-    def controls(self):
-        return pn.Param(
-            self.param,
-            parameters=["d", "n_centres", "spread", "n", "m_min", "m_max", "n_repeats",
-                        "replace", "baselines", "m_view", "seed"],
-            widgets={"spread": {"type": pn.widgets.FloatSlider, "throttled": True},
-                     "n": {"type": pn.widgets.IntInput, "step": 500},
-                     "m_view": {"type": pn.widgets.IntInput, "step": 10},
-                     "m_min": pn.widgets.IntInput, "m_max": pn.widgets.IntInput,
-                     "baselines": pn.widgets.CheckButtonGroup},
-            show_name=False, sizing_mode="stretch_width")
 
-    def main(self):
-        c = viz.CAPTIONS
-        return [
-            pn.Row(pn.Column(self.summary_view, width=380),
-                   pn.Column(with_caption(self.error_view, c["nystrom_error"]),
-                             sizing_mode="stretch_width"), sizing_mode="stretch_width"),
-            pn.Row(with_caption(self.map_view, c["nystrom_map"]),
-                   with_caption(self.runtime_view, c["nystrom_runtime"]),
-                   sizing_mode="stretch_width"),
-        ]
-
-    def __panel__(self):
-        return pn.Row(pn.Column(self.controls(), width=320), pn.Column(*self.main()))
-
-
-def create_app():
-    explorer = NystromErrorExplorer()
-    return page("Nyström error vs m", [explorer.controls()], explorer.main(), explorer)
+create_app = NystromErrorExplorer.create_app

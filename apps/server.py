@@ -27,8 +27,10 @@ def index_page():
 
     pn.extension(notifications=False)
     cards = []
-    for slug, (title, factory) in app_registry().items():
-        module = importlib.import_module(factory.__module__)
+    from kmeviz_apps import APPS
+
+    for slug, (title, target) in APPS.items():
+        module = importlib.import_module(target.split(":")[0])
         blurb = (module.__doc__ or "").strip().split("\n\n")[-1].replace("\n", " ")
         card = pn.pane.Markdown(f"### [{title}](./{slug})\n\n{blurb}", width=390,
                                 css_classes=["kmeviz-app-card"])

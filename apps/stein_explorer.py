@@ -16,7 +16,7 @@ from kmeviz import viz
 from kmeviz.gof.ksd import stein_witness
 
 from ._cache import shared_cache
-from ._common import guarded, page, with_caption
+from ._common import Explorer, guarded
 
 TARGETS = ("standard normal", "Gaussian mixture", "Student-t (5 d.o.f.)")
 SAMPLERS = ("the target itself", "shifted by s", "scaled by 1 + s", "Laplace (unit variance)",
@@ -86,8 +86,20 @@ def grid_points(grid, d):
     return np.column_stack([g1.ravel(), g2.ravel()])
 
 
-class SteinExplorer(pn.viewable.Viewer):
+class SteinExplorer(Explorer):
     """Kernel Stein discrepancy and its Nyström approximation, live."""
+
+    title = 'Stein explorer'
+    CONTROLS = (*DATA_PARAMS, *KERNEL_PARAMS, *TEST_PARAMS)
+    WIDGETS = {name: {"type": pn.widgets.FloatSlider, "throttled": True}
+               for name in ("strength", "alpha")} | {
+        "n": {"type": pn.widgets.IntSlider, "throttled": True}} | {
+        name: {"type": pn.widgets.FloatInput, "step": 0.1}
+        for name in ("bandwidth", "imq_c", "imq_beta")}
+    SUMMARY_WIDTH = 420
+    PLOTS = ((("target_view", "stein_target"),),
+             (("witness_view", "stein_witness"),),
+             (("null_full_view", "stein_null_full"), ("null_nystrom_view", "stein_null_nystrom")))
 
     dimension = param.Selector(default=1, objects=[1, 2])
     target = param.Selector(default=TARGETS[0], objects=list(TARGETS), label="target p")
@@ -197,34 +209,5 @@ class SteinExplorer(pn.viewable.Viewer):
 U-statistic KSD² = {u_stat:.5f}. H0: the sample comes from p.
 """, css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
 
-    def controls(self):
-        return pn.Param(
-            self.param, parameters=[*DATA_PARAMS, *KERNEL_PARAMS, *TEST_PARAMS],
-            widgets={"n": {"type": pn.widgets.IntSlider, "throttled": True},
-                     "strength": {"type": pn.widgets.FloatSlider, "throttled": True},
-                     "alpha": {"type": pn.widgets.FloatSlider, "throttled": True},
-                     "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.1},
-                     "imq_c": {"type": pn.widgets.FloatInput, "step": 0.1},
-                     "imq_beta": {"type": pn.widgets.FloatInput, "step": 0.1}},
-            show_name=False, sizing_mode="stretch_width")
 
-    def main(self):
-        c = viz.CAPTIONS
-        return [
-            pn.Row(pn.Column(self.summary_view, width=420),
-                   pn.Column(with_caption(self.target_view, c["stein_target"]),
-                             sizing_mode="stretch_width"), sizing_mode="stretch_width"),
-            pn.Row(with_caption(self.witness_view, c["stein_witness"]),
-                   sizing_mode="stretch_width"),
-            pn.Row(with_caption(self.null_full_view, c["stein_null_full"]),
-                   with_caption(self.null_nystrom_view, c["stein_null_nystrom"]),
-                   sizing_mode="stretch_width"),
-        ]
-
-    def __panel__(self):
-        return pn.Row(pn.Column(self.controls(), width=320), pn.Column(*self.main()))
-
-
-def create_app():
-    explorer = SteinExplorer()
-    return page("Stein explorer", [explorer.controls()], explorer.main(), explorer)
+create_app = SteinExplorer.create_app

@@ -138,3 +138,17 @@ def test_the_runtime_panel_skips_the_cubic_spectral_null_on_large_samples():
     assert "spectral skipped" in large.opts.get().kwargs["title"]
     small = BootstrapExplorer(n=200, n_resamples=50).runtime_view()
     assert "spectral" in list(small.dimension_values(0))
+
+
+def test_every_app_is_an_explorer_and_the_index_names_it_by_its_title():
+    """One shared base (apps/_common.Explorer) gives every app its controls, __panel__
+    and create_app; the index titles in APPS are the explorers' own."""
+    import importlib
+
+    from kmeviz_apps import APPS
+    from kmeviz_apps._common import Explorer
+
+    for title, target in APPS.values():
+        module, name = target.split(":")
+        factory = getattr(importlib.import_module(module), name)
+        assert issubclass(factory.__self__, Explorer) and factory.__self__.title == title
