@@ -111,6 +111,11 @@ class Explorer(pn.viewable.Viewer):
     title = "kmeviz"
     CONTROLS: tuple = ()
     WIDGETS: dict = {}
+    #: width of the summary card left of the first row of plots
+    SUMMARY_WIDTH = 380
+    #: rows of (view method, caption key in ``viz.CAPTIONS``); the first row sits right of
+    #: ``summary_view``
+    PLOTS: tuple = ()
 
     def buttons(self) -> list:
         """Widgets under the parameter widgets (e.g. a median-heuristic button)."""
@@ -120,12 +125,6 @@ class Explorer(pn.viewable.Viewer):
         widgets = pn.Param(self.param, parameters=list(self.CONTROLS), widgets=self.WIDGETS,
                            show_name=False, sizing_mode="stretch_width")
         return pn.Column(widgets, *self.buttons(), sizing_mode="stretch_width")
-
-    #: width of the summary card left of the first row of plots
-    SUMMARY_WIDTH = 380
-    #: rows of (view method, caption key in ``viz.CAPTIONS``); the first row sits right of
-    #: ``summary_view``
-    PLOTS: tuple = ()
 
     def main(self) -> list:
         rows = [[with_caption(getattr(self, view), viz.CAPTIONS[key]) for view, key in row]
@@ -149,7 +148,7 @@ class Explorer(pn.viewable.Viewer):
 def page(title: str, sidebar, main, explorer=None) -> pn.template.FastListTemplate:
     """The common page template of every kmeviz app; with ``explorer``, its parameters are
     kept in the URL (``sync_with_url``)."""
-    pn.extension(raw_css=[CSS], notifications=False, loading_indicator=True)
+    pn.extension(raw_css=[CSS], notifications=False)
     if explorer is not None:  # the (hidden) notice sits in the first card, not a card of its own
         main = [pn.Column(sync_with_url(explorer), main[0], sizing_mode="stretch_width"),
                 *main[1:]]

@@ -65,7 +65,7 @@ ESTIMATE_PARAMS = ("kernel", "bandwidth", "n_frequencies")
 class CircularExplorer(Explorer):
     """Interactive view of FastMMD as an ensemble of circular discrepancies."""
 
-    title = 'Circular discrepancy explorer'
+    title = "Circular discrepancy explorer"
     CONTROLS = (*DATA_PARAMS, "kernel", "bandwidth", *OMEGA_PARAMS, "n_frequencies")
     WIDGETS = {name: {"type": pn.widgets.FloatSlider, "throttled": True}
                for name in ("epsilon", "shift", "angle", "scale")} | {

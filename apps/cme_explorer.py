@@ -84,7 +84,7 @@ def sparse_coefficients(data_key, bw_x, bw_y, reg, gamma):
 class CMEExplorer(Explorer):
     """Conditional mean embeddings as regressors, live."""
 
-    title = 'Conditional mean embedding explorer'
+    title = "Conditional mean embedding explorer"
     CONTROLS = ("law", "n", "seed", "bandwidth_x", "bandwidth_y", "log10_reg", "h", "gamma")
     WIDGETS = {"n": {"type": pn.widgets.IntSlider, "throttled": True},
                "log10_reg": {"type": pn.widgets.FloatSlider, "throttled": True},

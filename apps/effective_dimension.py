@@ -18,6 +18,7 @@ import param
 
 import kmeviz as K
 from kmeviz import viz
+from kmeviz.embeddings import landmarks_for_empirical_accuracy
 from kmeviz.embeddings.spectrum import (
     lambda_of_m,
     landmarks_exponential_decay,
@@ -74,31 +75,15 @@ def spectrum(data_key, kernel_key):
 
 @shared_cache(maxsize=16)
 def m_reaching_empirical(data_key, kernel_key, seed):
-    """Smallest m on a grid with ||μ̂ - P_m μ̂|| <= the estimated empirical error.
-
-    ||μ̂ - P_m μ̂||² = ||μ̂||² - αᵀK_mα (orthogonal projection); the empirical error is
-    estimated by sqrt((mean k(x, x) - ||μ̂||²_U) / n) with the U-statistic ||μ||² estimate.
-    """
-    X = make_data(*data_key)
-    kernel = KERNELS[kernel_key[0]](kernel_key[1])
-    n = X.shape[0]
-    G = kernel(X)
-    diag = np.trace(G) / n
-    norm_v = G.mean()
-    norm_u = (G.sum() - np.trace(G)) / (n * (n - 1))
-    target = np.sqrt(max(diag - norm_u, 0.0) / n)
-    for m in np.unique(np.geomspace(2, n, 40).astype(int)):
-        ny = K.NystromKME(kernel, int(m), rng=seed).fit(X)
-        proj = ny.weights_ @ kernel(ny.landmarks_) @ ny.weights_
-        if np.sqrt(max(norm_v - proj, 0.0)) <= target:
-            return int(m), target
-    return None, target
+    """Smallest m on a grid with ||μ̂ - P_m μ̂|| <= the estimated empirical error, and it."""
+    return landmarks_for_empirical_accuracy(make_data(*data_key),
+                                            KERNELS[kernel_key[0]](kernel_key[1]), rng=seed)
 
 
 class EffectiveDimensionExplorer(Explorer):
     """Gram spectra, the effective dimension and landmark-count rules."""
 
-    title = 'Effective dimension spectrum'
+    title = "Effective dimension spectrum"
     CONTROLS = ("dataset", "d", "n", "kernel", "bandwidth", "m", "delta", "seed")
     WIDGETS = {"n": {"type": pn.widgets.IntSlider, "throttled": True},
                "m": {"type": pn.widgets.IntInput, "step": 10},

@@ -63,7 +63,7 @@ def embedding_maps(problem_key, m_view, replace, grid=50):
 class NystromErrorExplorer(Explorer):
     """Nyström kernel mean embeddings: error, cost and picture as m varies."""
 
-    title = 'Nyström error vs m'
+    title = "Nyström error vs m"
     CONTROLS = ("d", "n_centres", "spread", "n", "m_min", "m_max", "n_repeats", "replace",
                 "baselines", "m_view", "seed")
     WIDGETS = {"spread": {"type": pn.widgets.FloatSlider, "throttled": True},

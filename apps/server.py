@@ -27,10 +27,9 @@ def index_page():
 
     pn.extension(notifications=False)
     cards = []
-    from kmeviz_apps import APPS
-
-    for slug, (title, target) in APPS.items():
-        module = importlib.import_module(target.split(":")[0])
+    for slug, (title, factory) in app_registry().items():
+        owner = getattr(factory, "__self__", factory)  # create_app is bound to its Explorer
+        module = importlib.import_module(owner.__module__)
         blurb = (module.__doc__ or "").strip().split("\n\n")[-1].replace("\n", " ")
         card = pn.pane.Markdown(f"### [{title}](./{slug})\n\n{blurb}", width=390,
                                 css_classes=["kmeviz-app-card"])

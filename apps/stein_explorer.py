@@ -89,7 +89,7 @@ def grid_points(grid, d):
 class SteinExplorer(Explorer):
     """Kernel Stein discrepancy and its Nyström approximation, live."""
 
-    title = 'Stein explorer'
+    title = "Stein explorer"
     CONTROLS = (*DATA_PARAMS, *KERNEL_PARAMS, *TEST_PARAMS)
     WIDGETS = {name: {"type": pn.widgets.FloatSlider, "throttled": True}
                for name in ("strength", "alpha")} | {

@@ -41,8 +41,11 @@ def usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: Bytes one block of a Gram pass may take (the default of ``working_memory``).
+DEFAULT_WORKING_MEMORY = 32 * 2**20
+
 _global = {"dtype": "float64", "n_threads": usable_cores(), "tile_rows": 512,
-           "working_memory": 32 * 2**20}
+           "working_memory": DEFAULT_WORKING_MEMORY}
 _local = threading.local()
 
 

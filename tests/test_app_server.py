@@ -85,20 +85,27 @@ def test_serve_takes_classroom_options(monkeypatch):
     with pytest.raises(SystemExit):
         main(["serve", "--num-threads", "0"])  # argparse error: a message, exit code 2
 
-    monkeypatch.undo()
-    from kmeviz_apps.server import build_server
+    assert seen["compute_threads"] == 1
 
+    monkeypatch.undo()
+    from kmeviz_apps import server as served
+
+    import kmeviz
     from kmeviz.viz import theme
 
-    before, sizing = pn.config.nthreads, theme.get_sizing()
+    before, sizing, config = pn.config.nthreads, theme.get_sizing(), kmeviz.get_config()
     try:
-        server, url = build_server(port=0, num_threads=3,
-                                   allow_websocket_origin=["kmeviz.school.example"])
+        server, url = served.build_server(port=0, num_threads=3,
+                                          allow_websocket_origin=["kmeviz.school.example"])
         assert pn.config.nthreads == 3 and url.startswith("http://localhost:")
+        assert kmeviz.get_config()["n_threads"] == 1  # --compute-threads default
         server.stop()
     finally:  # build_server changes process-wide settings: restore them for other tests
         pn.config.nthreads = before
         theme.set_sizing(sizing)
+        kmeviz.set_config(**config)
+        while served._compute_limits:
+            served._compute_limits.pop().restore_original_limits()
 
 
 def test_apps_import_no_private_name_of_kmeviz():
@@ -119,9 +126,8 @@ def test_a_new_session_builds_no_browser_side_loading_links():
     """Panel's link_param_method hook would add one jslink per (widget, view) pair, 2.5 s
     of server CPU per session; apps/_common drops it (the server still sets loading)."""
     from bokeh.document import Document
+    from kmeviz_apps.bootstrap_explorer import create_app
     from panel.links import Link
-
-    from apps.bootstrap_explorer import create_app
 
     before = sum(len(links) for links in Link.registry.values())
     create_app().server_doc(Document())

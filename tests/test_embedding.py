@@ -149,3 +149,25 @@ def test_psd_inverse_factor_is_a_generalized_inverse(rng):
     np.testing.assert_allclose(psd_inverse_factor(well).T @ psd_inverse_factor(well),
                                np.linalg.inv(well), rtol=1e-10, atol=1e-12)
     assert psd_inverse_factor(np.zeros((3, 3))).shape == (0, 3)
+
+
+def test_landmarks_for_empirical_accuracy_matches_the_dense_computation(rng):
+    """The streamed search equals the same search on the dense Gram (what the effective
+    dimension app computed before): ||μ̂||² = mean G, ||P_m μ̂||² = αᵀ K_m α."""
+    from kmeviz.embeddings import landmarks_for_empirical_accuracy
+
+    X = rng.normal(size=(300, 2))
+    G, n = KERNEL(X), 300
+    target = np.sqrt(max(np.trace(G) / n - (G.sum() - np.trace(G)) / (n * (n - 1)), 0) / n)
+    expected = None
+    for m in np.unique(np.geomspace(2, n, 40).astype(int)):
+        ny = NystromKME(KERNEL, int(m), rng=4).fit(X)
+        if np.sqrt(max(G.mean() - ny.weights_ @ KERNEL(ny.landmarks_) @ ny.weights_, 0)) \
+                <= target:
+            expected = int(m)
+            break
+    m, value = landmarks_for_empirical_accuracy(X, KERNEL, rng=4)
+    assert expected is not None and m == expected
+    assert value == pytest.approx(target, rel=1e-10)
+    with pytest.raises(ValueError, match="X"):
+        landmarks_for_empirical_accuracy(X[:1], KERNEL)

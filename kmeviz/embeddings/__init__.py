@@ -16,7 +16,9 @@ from .kme import (
     WeightedEmbedding,
     default_landmarks,
     draw_landmarks,
+    landmarks_for_empirical_accuracy,
     pinv_psd,
+    psd_inverse_factor,
     weighted_gram_sum,
 )
 from .spectrum import (
@@ -40,6 +42,8 @@ __all__ = [
     "fit_decay",
     "fwht",
     "gram_spectrum",
+    "landmarks_for_empirical_accuracy",
     "pinv_psd",
+    "psd_inverse_factor",
     "weighted_gram_sum",
 ]

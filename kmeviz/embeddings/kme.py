@@ -258,6 +258,30 @@ class NystromKME(WeightedEmbedding):
         return float(np.sum((self.factor_ @ self.mean_map_) ** 2))
 
 
+def landmarks_for_empirical_accuracy(X, kernel, *, n_grid: int = 40,
+                                     rng=None) -> tuple[int | None, float]:
+    """Smallest m on a geometric grid from 2 to n whose Nyström embedding is as close to μ̂
+    as μ̂ is to μ (the regime of Thm 4.1 / Cor. 4.1 of Chatalic et al.), and that target.
+
+    ||μ̂ - P_m μ̂||² = ||μ̂||² - ||P_m μ̂||² (orthogonal projection); the empirical error
+    E||μ̂ - μ|| is estimated by sqrt((mean k(x, x) - ||μ||²_U) / n) with the U-statistic
+    estimate of ||μ||². The Gram sums are streamed (O(n) memory); ``rng`` seeds every fit
+    as given. Returns ``(None, target)`` when no m ≤ n on the grid reaches it.
+    """
+    X = check_samples(X, "X", min_samples=2)
+    kernel = check_kernel(kernel)
+    n_grid = check_positive_int(n_grid, "n_grid")
+    n = X.shape[0]
+    total, trace = kernel.gram_sum(X)
+    norm_v, norm_u = total / n**2, (total - trace) / (n * (n - 1))
+    target = float(np.sqrt(max(trace / n - norm_u, 0.0) / n))
+    for m in np.unique(np.geomspace(2, n, n_grid).astype(int)):
+        projected = NystromKME(kernel, int(m), rng=rng).fit(X).squared_norm()
+        if np.sqrt(max(norm_v - projected, 0.0)) <= target:
+            return int(m), target
+    return None, target
+
+
 class UniformSubsampleKME(WeightedEmbedding):
     """μ̃_m = (1/m) Σ_j φ(x̃_j) on m landmarks drawn uniformly (Sec. 4.2 baseline)."""
 

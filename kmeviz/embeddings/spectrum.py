@@ -32,9 +32,15 @@ def gram_spectrum(X, kernel, *, max_exact: int = 3000, n_landmarks: int = 1000,
         return np.maximum(lam, 0.0)
     L = X[draw_landmarks(n, n_landmarks, None, False, rng)]
     R = psd_inverse_factor(kernel.gram(L, L))  # K̃ = K_nm RᵀR K_mn
-    C = sum(gram_pass(kernel, X, L, lambda sl, block, _: block.T.astype(np.float64) @ block))
+    C = sum(gram_pass(kernel, X, L, lambda sl, block, _: _gram_of_columns(block)))
     lam = linalg.eigvalsh(R @ C @ R.T / n)[::-1]
     return np.maximum(lam, 0.0)
+
+
+def _gram_of_columns(block: np.ndarray) -> np.ndarray:
+    """BᵀB in float64 (no copy when the tile is float64 already)."""
+    block = block.astype(np.float64, copy=False)
+    return block.T @ block
 
 
 def effective_dimension(eigenvalues, lam) -> np.ndarray | float:

@@ -26,10 +26,10 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import check_pair, check_positive_int, check_rng, check_samples
-from ..config import working_memory_or_default
-
-#: Bytes one Gram tile may occupy; tiles are square-ish blocks of float64.
-DEFAULT_WORKING_MEMORY = 32 * 2**20  # the default of config's working_memory
+from ..config import (
+    DEFAULT_WORKING_MEMORY,  # noqa: F401  (re-exported by kmeviz.kernels)
+    working_memory_or_default,
+)
 
 
 class _Prepared(NamedTuple):

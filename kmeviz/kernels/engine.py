@@ -143,18 +143,15 @@ def tile_sums(kernel, parts: list, *, cross_only: bool = False):
               for p, part in enumerate(parts) for i in range(0, part[0].shape[0], side)]
     tasks = [(u, v) for u in range(len(blocks)) for v in range(u, len(blocks))
              if not cross_only or blocks[u][0] != blocks[v][0]]
-    buffers = threading.local()
+    ones = np.ones(side, dtype=dtype)  # read only, shared by the workers
 
     def work(task):
         (p, rows), (q, cols) = blocks[task[0]], blocks[task[1]]
         shape = (rows.stop - rows.start, cols.stop - cols.start)
-        if getattr(buffers, "tile", None) is None:
-            buffers.tile = np.empty(side * side, dtype=dtype)
-            buffers.ones = np.ones(side, dtype=dtype)
         tile = kernel._tile(prepared_rows(parts[p], rows), prepared_rows(parts[q], cols),
-                            buffers.tile[: shape[0] * shape[1]].reshape(shape))
+                            scratch("engine.sums", shape, dtype))
         # 1ᵀT1 by BLAS (3× faster than tile.sum() in float32); tiles are added in float64
-        s = float(buffers.ones[: shape[0]] @ tile @ buffers.ones[: shape[1]])
+        s = float(ones[: shape[0]] @ tile @ ones[: shape[1]])
         if task[0] == task[1]:
             return p, q, s, float(np.trace(tile, dtype=np.float64))
         return p, q, (2.0 * s if p == q else s), 0.0

@@ -63,13 +63,15 @@ class SteinKernel(Kernel):
         S = checked_score(self.target, X)
         return SteinPrepared(X, S, np.einsum("ij,ij->i", X, S), np.einsum("ij,ij->i", X, X))
 
-    def _combine(self, sq, ss, cross, dim):
-        """φ sₓ·s_y + 2φ'(s_y·u - sₓ·u - d) - 4φ'' r² from r², sₓ·s_y and s_y·u - sₓ·u."""
-        phi, d1, d2 = self.kernel.radial_derivatives(sq)
+    def _combine(self, sq, ss, cross, dim, buffers):
+        """φ sₓ·s_y + 2φ'(s_y·u - sₓ·u - d) - 4φ'' r² from r², sₓ·s_y and s_y·u - sₓ·u,
+        written over ``ss`` (``cross`` is overwritten); (φ, φ', φ'') go to ``buffers``,
+        three distinct arrays of sq's shape."""
+        phi, d1, d2 = self._derivatives(sq, buffers)
         cross -= dim
-        d1 = d1 * 2.0
+        d1 *= 2.0
         cross *= d1
-        d2 = d2 * sq
+        d2 *= sq
         d2 *= 4.0
         ss *= phi
         ss += cross
@@ -94,18 +96,9 @@ class SteinKernel(Kernel):
         cross += np.matmul(a.S, b.X.T, out=out)
         cross -= a.xs[:, None]
         cross -= b.xs[None, :]  # s_y·u - sₓ·u
-        cross -= a.X.shape[1]
         buffers = tuple(scratch(f"stein.d{i}", shape, dtype) for i in range(3))
-        phi, d1, d2 = self._derivatives(sq, buffers)
-        ss = np.matmul(a.S, b.S.T, out=out)
-        ss *= phi
-        d1 *= 2.0
-        cross *= d1
-        ss += cross
-        d2 *= sq
-        d2 *= 4.0
-        ss -= d2
-        return ss
+        return self._combine(sq, np.matmul(a.S, b.S.T, out=out), cross, a.X.shape[1],
+                             buffers)
 
     def _derivatives(self, sq, buffers):
         """(φ, φ', φ'') into ``buffers``; a user kernel without ``out`` gets copied in."""
@@ -122,7 +115,8 @@ class SteinKernel(Kernel):
         sq = np.maximum(a.xx + b.xx - 2.0 * np.einsum("ij,ij->i", a.X, b.X), 0.0)
         cross = (np.einsum("ij,ij->i", a.X, b.S) + np.einsum("ij,ij->i", a.S, b.X)
                  - a.xs - b.xs)
-        return self._combine(sq, np.einsum("ij,ij->i", a.S, b.S), cross, a.X.shape[1])
+        return self._combine(sq, np.einsum("ij,ij->i", a.S, b.S), cross, a.X.shape[1],
+                             tuple(np.empty_like(sq) for _ in range(3)))
 
     def paired(self, X, Y) -> np.ndarray:
         return self.paired_prepared(self._prepare(X), self._prepare(Y))
