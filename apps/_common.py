@@ -71,6 +71,34 @@ def with_caption(view, caption: str) -> pn.Column:
     )
 
 
+def live_view(explorer, params, build):
+    """``build()`` as a DynamicMap redrawn in place whenever one of ``params`` changes: the
+    Bokeh figure stays, only its data and title move, so a zoom survives the update and a
+    cheap change costs one small patch instead of a new figure.
+
+    The first frame is built at once, so that a failure raises inside the (guarded) view
+    and shows as a message. A later failing update keeps the last frame and shows the
+    error in ``explorer.notice`` until an update succeeds.
+    """
+    stream = explorer.stream(*params)
+    pending = {"values": dict(stream.contents)}  # the stream values of the frame below
+    last = [build()]
+
+    def frame(**values):
+        if pending.pop("values", None) == values:  # first call, nothing changed since
+            return last[0]
+        try:
+            element = build()
+        except Exception as exc:  # noqa: BLE001 - apps must keep working
+            explorer.show_notice(exc)
+            return last[0]
+        explorer.show_notice(None)
+        last[0] = element
+        return element
+
+    return hv.DynamicMap(frame, streams=[stream])
+
+
 #: Parameter types that a widget sets and a URL can carry.
 URL_TYPES = (param.Number, param.Selector, param.ListSelector, param.Boolean, param.String)
 
@@ -117,9 +145,35 @@ class Explorer(pn.viewable.Viewer):
     #: ``summary_view``
     PLOTS: tuple = ()
 
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._streams: dict = {}
+        #: message of a failed in-place update (``live_view``); hidden otherwise
+        self.notice = pn.pane.Alert("", alert_type="warning", visible=False,
+                                    css_classes=["kmeviz-notice"], sizing_mode="stretch_width")
+
     def buttons(self) -> list:
         """Widgets under the parameter widgets (e.g. a median-heuristic button)."""
         return []
+
+    def stream(self, *params) -> hv.streams.Params:
+        """One HoloViews stream per set of parameters, reused by every redraw of a view
+        (a new stream per redraw would leave the old ones watching the parameters)."""
+        if params not in self._streams:
+            self._streams[params] = hv.streams.Params(self, list(params))
+        return self._streams[params]
+
+    def show_notice(self, exc: Exception | None) -> None:
+        if exc is None:
+            self.notice.visible = False
+        else:
+            self.notice.param.update(object=error_message(exc).object, visible=True)
+
+    def live_summary(self) -> pn.param.ParamMethod:
+        """``summary_view`` updated in place: a new value patches the text of the same
+        Markdown pane instead of replacing the pane (and re-laying out the page)."""
+        return pn.param.ParamMethod(self.summary_view, inplace=True,
+                                    sizing_mode="stretch_width")
 
     def controls(self) -> pn.Column:
         widgets = pn.Param(self.param, parameters=list(self.CONTROLS), widgets=self.WIDGETS,
@@ -129,7 +183,7 @@ class Explorer(pn.viewable.Viewer):
     def main(self) -> list:
         rows = [[with_caption(getattr(self, view), viz.CAPTIONS[key]) for view, key in row]
                 for row in self.PLOTS]
-        first = pn.Row(pn.Column(self.summary_view, width=self.SUMMARY_WIDTH),
+        first = pn.Row(pn.Column(self.live_summary(), width=self.SUMMARY_WIDTH),
                        pn.Column(*rows[0], sizing_mode="stretch_width"),
                        sizing_mode="stretch_width")
         return [first, *(pn.Row(*row, sizing_mode="stretch_width") for row in rows[1:])]
@@ -150,7 +204,8 @@ def page(title: str, sidebar, main, explorer=None) -> pn.template.FastListTempla
     kept in the URL (``sync_with_url``)."""
     pn.extension(raw_css=[CSS], notifications=False)
     if explorer is not None:  # the (hidden) notice sits in the first card, not a card of its own
-        main = [pn.Column(sync_with_url(explorer), main[0], sizing_mode="stretch_width"),
+        main = [pn.Column(sync_with_url(explorer), explorer.notice, main[0],
+                          sizing_mode="stretch_width"),
                 *main[1:]]
     return pn.template.FastListTemplate(
         title=f"kmeviz · {title}",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 
-import holoviews as hv
 import numpy as np
 import panel as pn
 import param
@@ -22,7 +21,7 @@ from kmeviz.experiments import binomial_interval, rejection_rates
 from kmeviz.twosample.test import gamma_null_params, simulate_spectral_null, spectral_eigenvalues
 
 from ._cache import shared_cache
-from ._common import KERNELS, Explorer, error_message, guarded
+from ._common import KERNELS, Explorer, error_message, guarded, live_view
 
 DATASETS = ("Blob grid: eigenvalue ratio ε", "Blob grid: mean shift",
             "Blob grid: variance ratio", "Same distribution (H0 true)")
@@ -109,7 +108,6 @@ class BootstrapExplorer(Explorer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._alpha_stream = hv.streams.Params(self, ["alpha"])  # one stream, reused
         self._median_button = pn.widgets.Button(label="Median heuristic")
         self._median_button.on_click(self._use_median_heuristic)
         self._repeat_button = pn.widgets.Button(label=f"Repeat {REPEATS} times", color="primary")
@@ -163,23 +161,18 @@ class BootstrapExplorer(Explorer):
 
     # -- views -------------------------------------------------------------------
     @param.depends("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
-                   "bandwidth", "estimator", "null", "n_resamples", "n_features")
+                   "bandwidth", "estimator", "null", "n_features")
     @guarded
     def null_view(self):
-        """The null and statistic, redrawn when the test changes; the threshold is a
-        DynamicMap over α, so an α step moves one line in place and keeps the zoom."""
-        res = self._result()
+        """The null and statistic, rebuilt when the problem changes; B and α redraw the
+        same figure in place (``live_view``), so they keep the zoom."""
         overlays = {}
         if self.estimator in ("biased", "unbiased"):
             overlays = approximate_nulls(self.data_key, self.seed, self.kernel_key,
                                          self.estimator)
             overlays = {k: v for k, v in overlays.items() if not k.lower().startswith(self.null)}
-        base = viz.null_histogram(res, overlays=overlays, with_threshold=False)
-        threshold = hv.DynamicMap(lambda alpha: viz.threshold_line(res.at_level(alpha)),
-                                  streams=[self._alpha_stream])
-        # the overlay's own options (title, legend, size) do not pass to the DynamicMap
-        overlay_opts = hv.Store.lookup_options("bokeh", base, "plot").kwargs
-        return (base * threshold).opts(hv.opts.Overlay(**overlay_opts))
+        return live_view(self, ("n_resamples", "alpha"),
+                         lambda: viz.null_histogram(self._result(), overlays=overlays))
 
     @param.depends("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
                    "bandwidth", "estimator", "null", "n_resamples", "alpha", "n_features")

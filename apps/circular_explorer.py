@@ -194,7 +194,7 @@ class CircularExplorer(Explorer):
     def main(self) -> list:
         c = viz.CAPTIONS
         return [
-            pn.Row(self.summary_view, sizing_mode="stretch_width"),
+            pn.Row(self.live_summary(), sizing_mode="stretch_width"),
             pn.GridBox(
                 with_caption(self.samples_view, c["samples"]),
                 with_caption(self.circle_view, c["circle"]),

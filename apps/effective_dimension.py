@@ -28,7 +28,7 @@ from kmeviz.embeddings.spectrum import (
 from kmeviz.experiments import paper_mixture
 
 from ._cache import shared_cache
-from ._common import KERNELS, Explorer, guarded
+from ._common import KERNELS, Explorer, guarded, live_view
 
 
 def nyc_taxi_features() -> np.ndarray:
@@ -124,16 +124,21 @@ class EffectiveDimensionExplorer(Explorer):
         ev, fit = spectrum(self.data_key, self.kernel_key)
         return viz.spectrum_plot(ev, fit)
 
-    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, "m", "delta")
+    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS)
     @guarded
     def effective_dimension_view(self):
+        """N(λ) of the spectrum; m and δ move the λ(m) marker in place."""
         ev, _ = spectrum(self.data_key, self.kernel_key)
         lams = np.logspace(-8, 1, 200)
-        lam_m = float(lambda_of_m(self.m, delta=self.delta))
-        N_m = K.effective_dimension(ev, lam_m)
-        return viz.effective_dimension_plot(
-            lams, K.effective_dimension(ev, lams), lam_m=lam_m,
-            label_m=f"λ(m = {self.m}) = {lam_m:.3g}, N = {N_m:.1f}")
+        curve = K.effective_dimension(ev, lams)
+
+        def marked():
+            lam_m = float(lambda_of_m(self.m, delta=self.delta))
+            N_m = K.effective_dimension(ev, lam_m)
+            return viz.effective_dimension_plot(
+                lams, curve, lam_m=lam_m, label_m=f"λ(m = {self.m}) = {lam_m:.3g}, N = {N_m:.1f}")
+
+        return live_view(self, ("m", "delta"), marked)
 
     def _rules(self):
         ev, fit = spectrum(self.data_key, self.kernel_key)

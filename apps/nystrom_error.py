@@ -16,7 +16,7 @@ from kmeviz import viz
 from kmeviz.experiments import nystrom_error_vs_m, paper_mixture
 
 from ._cache import shared_cache
-from ._common import Explorer, guarded
+from ._common import Explorer, guarded, live_view
 
 MIXTURE_PARAMS = ("d", "n_centres", "spread", "n", "seed")
 
@@ -108,15 +108,19 @@ class NystromErrorExplorer(Explorer):
     def runtime_view(self):
         return viz.runtime_vs_m_plot(self._table())
 
-    @param.depends(*MIXTURE_PARAMS, "m_view", "replace")
-    @guarded
-    def map_view(self):
+    def _landmark_map(self):
         if not self.replace and self.m_view > self.n:
             raise ValueError(f"m = {self.m_view} exceeds n = {self.n} without replacement")
-        xs, ys, est, true, ny, err = embedding_maps(self.problem_key, self.m_view, self.replace)
-        L = ny.landmarks_[:, :2]
-        left = viz.embedding_map(xs, ys, est, title=f"Nyström μ̂_m, m = {self.m_view}",
-                                 points=L, sizes=np.abs(ny.weights_))
+        xs, ys, est, _, ny, _ = embedding_maps(self.problem_key, self.m_view, self.replace)
+        return viz.embedding_map(xs, ys, est, title=f"Nyström μ̂_m, m = {self.m_view}",
+                                 points=ny.landmarks_[:, :2], sizes=np.abs(ny.weights_))
+
+    @param.depends(*MIXTURE_PARAMS, "replace")
+    @guarded
+    def map_view(self):
+        """μ̂_m next to μ; a new m redraws the left map in place (zoom kept)."""
+        left = live_view(self, ("m_view",), self._landmark_map)
+        xs, ys, _, true, _, _ = embedding_maps(self.problem_key, self.m_view, self.replace)
         right = viz.embedding_map(xs, ys, true, title="true μ (closed form)")
         return pn.Row(pn.pane.HoloViews(left), pn.pane.HoloViews(right))
 

@@ -16,7 +16,7 @@ from kmeviz import viz
 from kmeviz.gof.ksd import stein_witness
 
 from ._cache import shared_cache
-from ._common import Explorer, guarded
+from ._common import Explorer, guarded, live_view
 
 TARGETS = ("standard normal", "Gaussian mixture", "Student-t (5 d.o.f.)")
 SAMPLERS = ("the target itself", "shifted by s", "scaled by 1 + s", "Laplace (unit variance)",
@@ -68,6 +68,25 @@ def run_tests(data_key, kernel_key, m, D):
     nys = K.ksd_test(X, target, kernel, method="nystrom", n_landmarks=m, n_resamples=D,
                      rng=seed)
     return full, nys, K.ksd2(X, target, kernel, estimator="unbiased")
+
+
+@shared_cache(maxsize=16)
+def witnesses(data_key, kernel_key, m, D):
+    """(grid, full witness, Nyström witness, landmarks) on the plot grid, for the cached
+    tests: computed once per test, not on every α step or session."""
+    _, nys_result, _ = run_tests(data_key, kernel_key, m, D)
+    X = make_sample(*data_key)
+    d = data_key[2]
+    target, kernel = make_target(data_key[0], d), make_kernel(kernel_key)
+    grid = plot_grid(X, d)
+    pts = grid_points(grid, d)
+    landmarks = X[nys_result.fitted["landmarks"]]
+    full = stein_witness(X, target, kernel, pts)
+    nys = stein_witness(landmarks, target, kernel, pts, weights=nys_result.fitted["weights"])
+    if d == 2:
+        shape = (len(grid[1]), len(grid[0]))
+        full, nys = full.reshape(shape), nys.reshape(shape)
+    return grid, full, nys, landmarks
 
 
 def plot_grid(X, d):
@@ -150,35 +169,29 @@ class SteinExplorer(Explorer):
         return viz.stein_target_plot(grid, density, score, X,
                                      title=f"Target: {self.target}; sample: {self.sampler}")
 
-    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, *TEST_PARAMS)
+    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, "n_landmarks", "n_resamples")
     @guarded
     def witness_view(self):
-        _, nys_result, _ = self._tests()
-        X = make_sample(*self.data_key)
-        d = int(self.dimension)
-        target, kernel = make_target(self.target, d), make_kernel(self.kernel_key)
-        grid = plot_grid(X, d)
-        pts = grid_points(grid, d)
-        landmarks = X[nys_result.fitted["landmarks"]]
-        full = stein_witness(X, target, kernel, pts)
-        nys = stein_witness(landmarks, target, kernel, pts,
-                            weights=nys_result.fitted["weights"])
-        if d == 2:
-            shape = (len(grid[1]), len(grid[0]))
-            full, nys = full.reshape(shape), nys.reshape(shape)
+        make_kernel(self.kernel_key)  # readable kernel errors before any work
+        grid, full, nys, landmarks = witnesses(self.data_key, self.kernel_key,
+                                               self.n_landmarks, self.n_resamples)
         return viz.stein_witness_plot(grid, full, nys, landmarks)
 
-    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, *TEST_PARAMS)
+    def _null_view(self, which: int, title_prefix: str):
+        """One bootstrap null, its threshold redrawn in place on an α step."""
+        self._tests()  # readable errors before any plot
+        return live_view(self, ("alpha",), lambda: viz.null_histogram(
+            self._tests()[which], statistic="KSD²", title_prefix=title_prefix))
+
+    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, "n_landmarks", "n_resamples")
     @guarded
     def null_full_view(self):
-        return viz.null_histogram(self._tests()[0], statistic="KSD²",
-                                  title_prefix="Full KSD test: ")
+        return self._null_view(0, "Full KSD test: ")
 
-    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, *TEST_PARAMS)
+    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, "n_landmarks", "n_resamples")
     @guarded
     def null_nystrom_view(self):
-        return viz.null_histogram(self._tests()[1], statistic="KSD²",
-                                  title_prefix="Nyström KSD test: ")
+        return self._null_view(1, "Nyström KSD test: ")
 
     @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, *TEST_PARAMS)
     @guarded

@@ -158,3 +158,24 @@ def test_every_app_is_an_explorer_and_the_index_names_it_by_its_title():
         module, name = target.split(":")
         factory = getattr(importlib.import_module(module), name)
         assert issubclass(factory.__self__, Explorer) and factory.__self__.title == title
+
+
+def test_an_in_place_update_keeps_the_figure_and_a_failing_one_keeps_the_last_frame():
+    """``live_view``: m of the 2-D view moves the landmarks of the same Bokeh figure; an
+    impossible m (more than n without replacement) keeps the last map and shows the
+    reason in the explorer's notice, which disappears on the next good value."""
+    import holoviews as hv
+    from kmeviz_apps.nystrom_error import NystromErrorExplorer
+
+    app = NystromErrorExplorer(n=200, m_max=50, replace=False, m_view=20)
+    row = app.map_view()
+    left = row[0].object
+    plot = hv.renderer("bokeh").get_plot(left)
+    figure = plot.state
+    app.m_view = 30
+    assert plot.state is figure and "m = 30" in figure.title.text
+    app.m_view = 500  # > n = 200 without replacement
+    assert plot.state is figure and "m = 30" in figure.title.text
+    assert app.notice.visible and "exceeds n = 200" in app.notice.object
+    app.m_view = 40
+    assert "m = 40" in figure.title.text and not app.notice.visible

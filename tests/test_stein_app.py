@@ -43,7 +43,25 @@ def test_bad_kernel_settings_give_messages_and_recover(setting, message):
     out = app.null_full_view()
     assert isinstance(out, pn.pane.Alert) and message in out.object
     app.param.update(imq_beta=-0.5, imq_c=1.0, bandwidth=1.0)
-    assert isinstance(app.null_full_view(), hv.Overlay)
+    out = app.null_full_view()
+    assert isinstance(out, hv.DynamicMap) and isinstance(out[()], hv.Overlay)
+
+
+def test_alpha_moves_the_thresholds_in_place_without_recomputing_the_witness():
+    """α is a stream of the null DynamicMaps (title and threshold move, same plot), and
+    the witness view does not depend on it (issue 13: 'its witness view must be cached')."""
+    app = se.SteinExplorer(n=100, n_landmarks=10, n_resamples=30)
+    null = app.null_full_view()
+    hv.renderer("bokeh").get_plot(null)
+    app.witness_view()
+    misses = se.witnesses.cache_info().misses
+    deps = app.param.method_dependencies("witness_view")
+    assert "alpha" not in {d.name for d in deps}
+    app.alpha = 0.2
+    title = null[()].opts.get().kwargs["title"]
+    assert "α = 0.2" in title
+    app.witness_view()
+    assert se.witnesses.cache_info().misses == misses
 
 
 def test_alpha_step_reruns_no_test_and_matches_a_direct_run():

@@ -101,14 +101,16 @@ def spectrum_plot(eigenvalues, fit=None) -> hv.Overlay:
 
 def effective_dimension_plot(lams, N, *, lam_m: float | None = None,
                              label_m: str = "") -> hv.Overlay:
-    """N(λ) vs λ on log-log axes with λ(m) marked."""
+    """N(λ) vs λ on log-log axes with λ(m) marked; ``label_m`` (the value at λ(m)) goes
+    in the title, so the legend stays fixed while a dashboard moves the marker in place."""
     layers = [hv.Curve((lams, N), "λ", "N(λ)", label="effective dimension").opts(
         color=COLOR_X, line_width=2)]
     if lam_m is not None:
-        layers.append(hv.VLine(lam_m, label=label_m or "λ(m)").opts(
+        layers.append(hv.VLine(lam_m, label="λ(m)").opts(
             color=COLOR_Y, line_dash="dashed", line_width=2))
+    title = f"Effective dimension: {label_m}" if label_m else "Effective dimension"
     return hv.Overlay(layers).opts(hv.opts.Overlay(
-        title="Effective dimension", logx=True, logy=True, legend_position="bottom_left",
+        title=title, logx=True, logy=True, legend_position="bottom_left",
         **size(340), show_grid=True))
 
 

@@ -174,23 +174,24 @@ def ensemble_plot(
 
 
 def null_histogram(result, *, overlays: dict | None = None, bins: int = 40,
-                   statistic: str = "MMD²", title_prefix: str = "",
-                   with_threshold: bool = True) -> hv.Overlay:
+                   statistic: str = "MMD²", title_prefix: str = "") -> hv.Overlay:
     """Null histogram (or analytic density) with the statistic, threshold and p-value.
 
     ``overlays`` maps a label to ``(x, density)`` curves drawn on top, e.g. the Gamma
-    and spectral approximations of the same null. ``with_threshold=False`` leaves the
-    threshold out (a dashboard overlays ``threshold_line`` as a DynamicMap over α, so an
-    α step moves one line in place instead of redrawing the figure).
+    and spectral approximations of the same null. Layer labels do not depend on B or α
+    (those are in the title), so a dashboard can redraw the figure in place as a
+    DynamicMap frame when B or α change.
     """
     xlabel = f"{result.method} {statistic} statistic"
     layers = []
+    replicates = ""
     if result.null_samples is not None:
         edges = np.histogram_bin_edges(np.append(result.null_samples, result.statistic), bins)
         counts, edges = np.histogram(result.null_samples, bins=edges, density=True)
         layers.append(hv.Histogram((edges, counts), kdims=[xlabel], vdims=["density"],
-                                   label=f"{result.null} null (B = {result.null_samples.size})"
+                                   label=f"{result.null} null"
                                    ).opts(color="#9ecae1", line_color="white"))
+        replicates = f" (B = {result.null_samples.size})"
     dist = result.null_distribution()
     if dist is not None:
         lo = min(dist.ppf(1e-4), result.statistic)
@@ -203,12 +204,10 @@ def null_histogram(result, *, overlays: dict | None = None, bins: int = 40,
         layers.append(hv.Curve((x, y), xlabel, "density", label=label).opts(
             color=color, line_width=2))
     layers.append(hv.VLine(result.statistic, label="statistic").opts(color=COLOR_Y, line_width=3))
-    if with_threshold:
-        layers.append(threshold_line(result))
-        verdict = "reject H0" if result.reject else "keep H0"
-        title = f"{title_prefix}p = {result.p_value:.4f} at α = {result.alpha:g}: {verdict}"
-    else:
-        title = f"{title_prefix}p = {result.p_value:.4f}"
+    layers.append(threshold_line(result))
+    verdict = "reject H0" if result.reject else "keep H0"
+    title = (f"{title_prefix}p = {result.p_value:.4f} at α = {result.alpha:g}: {verdict}"
+             f"{replicates}")
     return hv.Overlay(layers).opts(
         hv.opts.Overlay(title=title, legend_position="top_right", **size(380), show_grid=True))
 

@@ -22,6 +22,10 @@ ZOOM_JS = (f"([a, b]) => {{ const f = ({NULL_PLOT_JS})(); "
            "f.x_range.start = a; f.x_range.end = b; }")
 X_RANGE_JS = f"() => {{ const f = ({NULL_PLOT_JS})(); return [f.x_range.start, f.x_range.end]; }}"
 FIGURE_ID_JS = f"() => ({NULL_PLOT_JS})().id"
+TITLE_HAS_JS = f"t => String(({NULL_PLOT_JS})().title.text).includes(t)"
+HISTOGRAM_TOPS_JS = ("() => Bokeh.documents.flatMap(d => [...d.all_models]).filter(m => "
+                     "m.constructor.__name__ === 'ColumnDataSource' && 'top' in m.data)"
+                     ".map(m => Array.from(m.data.top))")
 SPAN_AT_JS = ("v => Bokeh.documents.flatMap(d => [...d.all_models]).some(m => "
               "m.constructor.__name__ === 'Span' && m.line_dash.length > 0 && "
               "Math.abs(m.location - v) <= 1e-6 * Math.abs(v))")
@@ -41,6 +45,8 @@ def test_alpha_moves_the_threshold_in_place_and_keeps_the_zoom(page, server_url)
     handle.focus()
     for _ in range(4):  # 0.05 -> 0.07 in steps of 0.005
         handle.press("ArrowRight")
+    page.wait_for_function(TITLE_HAS_JS, arg="α = 0.07", timeout=TIMEOUT)
+    expect(page.locator(".kmeviz-summary")).to_contain_text("α = 0.07", timeout=TIMEOUT)
     moved = settled_number(page.locator(".kmeviz-threshold"), other_than=threshold)
     assert float(moved) < float(threshold)  # a larger α lowers the threshold
     page.wait_for_function(SPAN_AT_JS, arg=float(moved), timeout=TIMEOUT)
@@ -49,14 +55,24 @@ def test_alpha_moves_the_threshold_in_place_and_keeps_the_zoom(page, server_url)
     expect(page.locator(".kmeviz-error")).to_have_count(0)
 
 
-def test_B_updates_the_histogram(page, server_url):
+def test_B_redraws_the_null_in_place_and_keeps_the_zoom(page, server_url):
+    """New null replicates (a data update) go into the same figure: a zoom set before the
+    change is still there after it (issue 13, point 4)."""
     open_app(page, server_url)
-    legend_has(page, "permutation null (B = 1000)")
+    page.wait_for_function(TITLE_HAS_JS, arg="(B = 1000)", timeout=TIMEOUT)
+    start, end = page.evaluate(X_RANGE_JS)
+    zoom = [start + 0.15 * (end - start), end - 0.25 * (end - start)]
+    page.evaluate(ZOOM_JS, zoom)
+    figure, bins = page.evaluate(FIGURE_ID_JS), page.evaluate(HISTOGRAM_TOPS_JS)
     B = widget(page, "B (replicates)").locator("input")
     B.fill("200")
     B.press("Enter")
     expect(page.locator(".kmeviz-replicates")).to_have_text("200", timeout=TIMEOUT)
-    legend_has(page, "permutation null (B = 200)")
+    page.wait_for_function(TITLE_HAS_JS, arg="(B = 200)", timeout=TIMEOUT)
+    assert page.evaluate(HISTOGRAM_TOPS_JS) != bins  # the histogram's data changed...
+    assert page.evaluate(FIGURE_ID_JS) == figure  # ...in the same figure...
+    assert page.evaluate(X_RANGE_JS) == pytest.approx(zoom, rel=1e-9)  # ...and zoom
+    legend_has(page, "permutation null")
 
 
 def test_invalid_combination_shows_a_message_and_recovers(page, server_url):
@@ -120,7 +136,7 @@ def test_repeat_shows_rejection_rate_with_progress(page, server_url):
 def test_a_link_opens_its_state_and_the_url_follows_the_widgets(page, server_url):
     page.goto(f"{server_url}bootstrap?n_resamples=200&alpha=0.1")
     expect(page.locator(".kmeviz-replicates")).to_have_text("200", timeout=60_000)
-    legend_has(page, "permutation null (B = 200)")
+    page.wait_for_function(TITLE_HAS_JS, arg="(B = 200)", timeout=TIMEOUT)
     expect(page.locator(".kmeviz-url-notice")).to_be_hidden()
     B = widget(page, "B (replicates)").locator("input")
     B.fill("300")

@@ -14,7 +14,7 @@ def test_stein_app_loads_and_the_sampler_changes_the_test(page, server_url):
     assert full.reject  # the default sample is a shifted normal: the test must see it
     open_app(page, server_url, NAME, ".kmeviz-ksd-full")
     page.wait_for_function(TITLE_PRESENT_JS,
-                           arg=f"Full KSD test: p = {full.p_value:.4f} at α = 0.05: reject H0",
+                           arg=f"Full KSD test: p = {full.p_value:.4f} at α = 0.05: reject H0 (B = 500)",
                            timeout=TIMEOUT)
     before = settled_number(page.locator(".kmeviz-ksd-full"))
     assert float(before) == pytest.approx(full.statistic, abs=5e-6)  # shown to 5 decimals
