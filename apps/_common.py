@@ -37,6 +37,15 @@ CSS = """
 """
 
 
+@functools.cache
+def prompt(widget_type: type) -> type:
+    """``widget_type`` without Panel's 50 ms delay of every browser change (its
+    ``_debounce``, which batches fast typing). A throttled slider or a number box sends one
+    value per release or Enter, so there is nothing to batch: the delay was pure latency,
+    a third of an α step's round trip."""
+    return type(widget_type.__name__, (widget_type,), {"_debounce": 0})
+
+
 def error_message(exc: Exception) -> pn.pane.Alert:
     """A readable message for a failed computation (never a traceback)."""
     if isinstance(exc, (ValueError, TypeError)):
@@ -172,7 +181,7 @@ class Explorer(pn.viewable.Viewer):
     def live_summary(self) -> pn.param.ParamMethod:
         """``summary_view`` updated in place: a new value patches the text of the same
         Markdown pane instead of replacing the pane (and re-laying out the page)."""
-        return pn.param.ParamMethod(self.summary_view, inplace=True,
+        return pn.param.ParamMethod(self.summary_view, inplace=True, loading_indicator=False,
                                     sizing_mode="stretch_width")
 
     def controls(self) -> pn.Column:

@@ -21,7 +21,7 @@ from kmeviz.experiments import binomial_interval, rejection_rates
 from kmeviz.twosample.test import gamma_null_params, simulate_spectral_null, spectral_eigenvalues
 
 from ._cache import shared_cache
-from ._common import KERNELS, Explorer, error_message, guarded, live_view
+from ._common import KERNELS, Explorer, error_message, guarded, live_view, prompt
 
 DATASETS = ("Blob grid: eigenvalue ratio ε", "Blob grid: mean shift",
             "Blob grid: variance ratio", "Same distribution (H0 true)")
@@ -81,12 +81,12 @@ class BootstrapExplorer(Explorer):
     title = "Bootstrap null explorer"
     CONTROLS = ("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
                 "bandwidth", "estimator", "null", "n_resamples", "alpha", "n_features")
-    WIDGETS = {name: {"type": pn.widgets.FloatSlider, "throttled": True}
+    WIDGETS = {name: {"type": prompt(pn.widgets.FloatSlider), "throttled": True}
                for name in ("epsilon", "shift", "variance_ratio", "alpha")} | {
-        "n": {"type": pn.widgets.IntSlider, "throttled": True},
-        "n_resamples": {"type": pn.widgets.IntInput, "step": 100},
-        "n_features": {"type": pn.widgets.IntInput, "step": 64},
-        "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.1}}
+        "n": {"type": prompt(pn.widgets.IntSlider), "throttled": True},
+        "n_resamples": {"type": prompt(pn.widgets.IntInput), "step": 100},
+        "n_features": {"type": prompt(pn.widgets.IntInput), "step": 64},
+        "bandwidth": {"type": prompt(pn.widgets.FloatInput), "step": 0.1}}
     SUMMARY_WIDTH = 360
     PLOTS = ((("null_view", "null"),),
              (("runtime_view", "runtime"), ("repeat_view", "rejection")))
@@ -171,8 +171,16 @@ class BootstrapExplorer(Explorer):
             overlays = approximate_nulls(self.data_key, self.seed, self.kernel_key,
                                          self.estimator)
             overlays = {k: v for k, v in overlays.items() if not k.lower().startswith(self.null)}
-        return live_view(self, ("n_resamples", "alpha"),
-                         lambda: viz.null_histogram(self._result(), overlays=overlays))
+        layers = {}  # the α-free layers of the current B, kept across α steps
+
+        def frame():
+            res = self._result()
+            if self.n_resamples not in layers:
+                layers.clear()
+                layers[self.n_resamples] = viz.null_layers(res, overlays=overlays)
+            return viz.null_histogram(res, layers=layers[self.n_resamples])
+
+        return live_view(self, ("n_resamples", "alpha"), frame)
 
     @param.depends("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
                    "bandwidth", "estimator", "null", "n_resamples", "alpha", "n_features")

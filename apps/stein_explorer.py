@@ -16,7 +16,7 @@ from kmeviz import viz
 from kmeviz.gof.ksd import stein_witness
 
 from ._cache import shared_cache
-from ._common import Explorer, guarded, live_view
+from ._common import Explorer, guarded, live_view, prompt
 
 TARGETS = ("standard normal", "Gaussian mixture", "Student-t (5 d.o.f.)")
 SAMPLERS = ("the target itself", "shifted by s", "scaled by 1 + s", "Laplace (unit variance)",
@@ -110,10 +110,10 @@ class SteinExplorer(Explorer):
 
     title = "Stein explorer"
     CONTROLS = (*DATA_PARAMS, *KERNEL_PARAMS, *TEST_PARAMS)
-    WIDGETS = {name: {"type": pn.widgets.FloatSlider, "throttled": True}
+    WIDGETS = {name: {"type": prompt(pn.widgets.FloatSlider), "throttled": True}
                for name in ("strength", "alpha")} | {
-        "n": {"type": pn.widgets.IntSlider, "throttled": True}} | {
-        name: {"type": pn.widgets.FloatInput, "step": 0.1}
+        "n": {"type": prompt(pn.widgets.IntSlider), "throttled": True}} | {
+        name: {"type": prompt(pn.widgets.FloatInput), "step": 0.1}
         for name in ("bandwidth", "imq_c", "imq_beta")}
     SUMMARY_WIDTH = 420
     PLOTS = ((("target_view", "stein_target"),),
@@ -179,9 +179,9 @@ class SteinExplorer(Explorer):
 
     def _null_view(self, which: int, title_prefix: str):
         """One bootstrap null, its threshold redrawn in place on an α step."""
-        self._tests()  # readable errors before any plot
+        layers = viz.null_layers(self._tests()[which], statistic="KSD²")  # α-free
         return live_view(self, ("alpha",), lambda: viz.null_histogram(
-            self._tests()[which], statistic="KSD²", title_prefix=title_prefix))
+            self._tests()[which], layers=layers, title_prefix=title_prefix))
 
     @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, "n_landmarks", "n_resamples")
     @guarded

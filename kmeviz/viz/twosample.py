@@ -173,25 +173,18 @@ def ensemble_plot(
 
 
 
-def null_histogram(result, *, overlays: dict | None = None, bins: int = 40,
-                   statistic: str = "MMD²", title_prefix: str = "") -> hv.Overlay:
-    """Null histogram (or analytic density) with the statistic, threshold and p-value.
-
-    ``overlays`` maps a label to ``(x, density)`` curves drawn on top, e.g. the Gamma
-    and spectral approximations of the same null. Layer labels do not depend on B or α
-    (those are in the title), so a dashboard can redraw the figure in place as a
-    DynamicMap frame when B or α change.
-    """
+def null_layers(result, *, overlays: dict | None = None, bins: int = 40,
+                statistic: str = "MMD²") -> list:
+    """The layers of ``null_histogram`` that do not depend on α: the null histogram (or
+    analytic density), the ``overlays`` curves and the observed statistic."""
     xlabel = f"{result.method} {statistic} statistic"
     layers = []
-    replicates = ""
     if result.null_samples is not None:
         edges = np.histogram_bin_edges(np.append(result.null_samples, result.statistic), bins)
         counts, edges = np.histogram(result.null_samples, bins=edges, density=True)
         layers.append(hv.Histogram((edges, counts), kdims=[xlabel], vdims=["density"],
                                    label=f"{result.null} null"
                                    ).opts(color="#9ecae1", line_color="white"))
-        replicates = f" (B = {result.null_samples.size})"
     dist = result.null_distribution()
     if dist is not None:
         lo = min(dist.ppf(1e-4), result.statistic)
@@ -204,11 +197,26 @@ def null_histogram(result, *, overlays: dict | None = None, bins: int = 40,
         layers.append(hv.Curve((x, y), xlabel, "density", label=label).opts(
             color=color, line_width=2))
     layers.append(hv.VLine(result.statistic, label="statistic").opts(color=COLOR_Y, line_width=3))
-    layers.append(threshold_line(result))
+    return layers
+
+
+def null_histogram(result, *, overlays: dict | None = None, bins: int = 40,
+                   statistic: str = "MMD²", title_prefix: str = "",
+                   layers: list | None = None) -> hv.Overlay:
+    """Null histogram (or analytic density) with the statistic, threshold and p-value.
+
+    ``overlays`` maps a label to ``(x, density)`` curves drawn on top, e.g. the Gamma
+    and spectral approximations of the same null. Layer labels do not depend on B or α
+    (those are in the title), so a dashboard can redraw the figure in place as a
+    DynamicMap frame; it may pass the α-free ``layers`` (``null_layers``) it keeps.
+    """
+    if layers is None:
+        layers = null_layers(result, overlays=overlays, bins=bins, statistic=statistic)
     verdict = "reject H0" if result.reject else "keep H0"
+    replicates = "" if result.null_samples is None else f" (B = {result.null_samples.size})"
     title = (f"{title_prefix}p = {result.p_value:.4f} at α = {result.alpha:g}: {verdict}"
              f"{replicates}")
-    return hv.Overlay(layers).opts(
+    return hv.Overlay([*layers, threshold_line(result)]).opts(
         hv.opts.Overlay(title=title, legend_position="top_right", **size(380), show_grid=True))
 
 

@@ -13,9 +13,8 @@ def test_stein_app_loads_and_the_sampler_changes_the_test(page, server_url):
     full, _, _ = SteinExplorer()._tests()  # the default state, computed here
     assert full.reject  # the default sample is a shifted normal: the test must see it
     open_app(page, server_url, NAME, ".kmeviz-ksd-full")
-    page.wait_for_function(TITLE_PRESENT_JS,
-                           arg=f"Full KSD test: p = {full.p_value:.4f} at α = 0.05: reject H0 (B = 500)",
-                           timeout=TIMEOUT)
+    title = f"Full KSD test: p = {full.p_value:.4f} at α = 0.05: reject H0 (B = 500)"
+    page.wait_for_function(TITLE_PRESENT_JS, arg=title, timeout=TIMEOUT)
     before = settled_number(page.locator(".kmeviz-ksd-full"))
     assert float(before) == pytest.approx(full.statistic, abs=5e-6)  # shown to 5 decimals
     widget(page, "sample drawn from Q").locator("select").select_option("the target itself")
