@@ -59,14 +59,24 @@ def error_message(exc: Exception) -> pn.pane.Alert:
 
 
 def guarded(view):
-    """Decorate a view method so that any exception renders as a message."""
+    """Decorate a view method so that any exception renders as a message, and a result
+    made stale by a newer change is dropped: if one of the view's own parameters changed
+    while it computed (another thread is already computing the newer state), it raises
+    ``param.Skip`` and Panel keeps the pane as it is, so a slow old result never draws
+    over a newer one."""
 
     @functools.wraps(view)
-    def wrapper(*args, **kwargs):
+    def wrapper(self, *args, **kwargs):
+        deps = [d.name for d in self.param.method_dependencies(view.__name__)
+                if d.inst is self]
+        started = [getattr(self, name) for name in deps]
         try:
-            return view(*args, **kwargs)
+            out = view(self, *args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - apps must keep working
-            return error_message(exc)
+            out = error_message(exc)
+        if [getattr(self, name) for name in deps] != started:
+            raise param.Skip(f"{view.__name__}: superseded by a newer change")
+        return out
 
     return wrapper
 

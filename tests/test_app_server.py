@@ -179,3 +179,31 @@ def test_an_in_place_update_keeps_the_figure_and_a_failing_one_keeps_the_last_fr
     assert app.notice.visible and "exceeds n = 200" in app.notice.object
     app.m_view = 40
     assert "m = 40" in figure.title.text and not app.notice.visible
+
+
+def test_a_result_made_stale_by_a_newer_change_is_dropped():
+    """A view whose own parameter changes while it computes (a newer change, computed by
+    another thread) raises param.Skip: Panel keeps the pane instead of drawing the stale
+    result over the newer one. A change of a parameter it does not use does not."""
+    import panel as pn
+    import param
+    from kmeviz_apps._common import Explorer, guarded
+
+    class Slow(Explorer):
+        x = param.Integer(default=0)
+        other = param.Integer(default=0)
+
+        @param.depends("x")
+        @guarded
+        def view(self):
+            if self.x == 0:
+                self.x = 1  # the newer change arrives while x = 0 is computing
+            self.other += 1  # not a dependency of this view
+            return pn.pane.Markdown(f"x = {self.x}")
+
+    app = Slow()
+    with pytest.raises(param.Skip):
+        app.view()
+    assert app.view().object == "x = 1"  # x = 1 itself is drawn
+    pane = pn.panel(Slow().view)
+    assert pane._pane.object == "x = 1"  # in a pane, the stale x = 0 result never shows
