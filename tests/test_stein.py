@@ -119,12 +119,28 @@ def test_rbm_score_matches_brute_force_marginal(rng):
     H = np.array(np.meshgrid(*[[-1.0, 1.0]] * 4)).reshape(4, -1).T
 
     def log_p(x):
-        e = x @ rbm.B @ H.T + rbm.b @ x + H @ rbm.c - 0.5 * x @ x
+        e = rbm.coupling * x @ rbm.B @ H.T + rbm.b @ x + H @ rbm.c - 0.5 * x @ x
         return np.log(np.exp(e).sum())
 
     x, h = rng.normal(size=3), 1e-5
     numeric = [(log_p(x + e) - log_p(x - e)) / (2 * h) for e in np.eye(3) * h]
     np.testing.assert_allclose(rbm.score(x[None])[0], numeric, atol=1e-6)
+
+
+def test_rbm_default_is_the_kgof_convention(rng):
+    """kgof's GaussBernRBM.grad_log (Jitkrittum et al. 2017), written out here:
+    Y = ½ X B + c, score = b − X + tanh(Y) (½ B)ᵀ. coupling = 1 is the same model with
+    B doubled."""
+    rbm = K.GaussBernoulliRBM.random(6, 4, rng=3)
+    X = rng.normal(size=(20, 6))
+    kgof = rbm.b - X + np.tanh(0.5 * X @ rbm.B + rbm.c) @ (0.5 * rbm.B).T
+    assert rbm.coupling == 0.5
+    np.testing.assert_allclose(rbm.score(X), kgof, rtol=1e-12)
+    doubled = K.GaussBernoulliRBM(rbm.B / 2, rbm.b, rbm.c, coupling=1.0)
+    np.testing.assert_allclose(doubled.score(X), kgof, rtol=1e-12)
+    assert rbm.perturbed(0.1, rng=0).coupling == 0.5
+    with pytest.raises(ValueError, match="coupling"):
+        K.GaussBernoulliRBM(rbm.B, rbm.b, rbm.c, coupling=0.0)
 
 
 def test_rbm_perturbation_changes_only_B():

@@ -109,13 +109,22 @@ class StudentTTarget:
 
 
 class GaussBernoulliRBM:
-    """Gauss–Bernoulli RBM of Kalinke et al. Sec. 5: p(x) ∝ Σ_h exp(xᵀBh + bᵀx + cᵀh - ½||x||²),
-    h ∈ {±1}^{d_h}. Summing out h gives the score b - x + B tanh(Bᵀx + c)."""
+    """Gauss–Bernoulli RBM of Kalinke et al. Sec. 5:
+    p(x) ∝ Σ_h exp(κ xᵀBh + bᵀx + cᵀh − ½||x||²), h ∈ {±1}^{d_h}, κ = ``coupling``.
 
-    def __init__(self, B, b, c):
+    The default κ = ½ is the convention of Jitkrittum et al. (2017) and of the ``kgof``
+    code the Nyström KSD authors ran, so a perturbation σ of B means what it means in
+    their Fig. 1d. κ = 1 is the same family with B doubled. Summing out h gives the score
+    b − x + κ B tanh(κ Bᵀx + c).
+    """
+
+    def __init__(self, B, b, c, *, coupling: float = 0.5):
         self.B = np.atleast_2d(np.asarray(B, dtype=float))
         if not np.all(np.isfinite(self.B)):
             raise ValueError("B must be finite")
+        self.coupling = float(coupling)
+        if not np.isfinite(self.coupling) or self.coupling <= 0:
+            raise ValueError(f"coupling must be > 0, got {coupling}")
         self.dim, self.hidden_dim = self.B.shape
         self.b = _vector(b, "b", self.dim)
         self.c = _vector(c, "c", self.hidden_dim)
@@ -135,29 +144,31 @@ class GaussBernoulliRBM:
         if not np.isfinite(sigma) or sigma < 0:
             raise ValueError(f"sigma must be >= 0, got {sigma}")
         noise = check_rng(rng).standard_normal(self.B.shape)
-        return GaussBernoulliRBM(self.B + sigma * noise, self.b, self.c)
+        return GaussBernoulliRBM(self.B + sigma * noise, self.b, self.c, coupling=self.coupling)
 
     def score(self, X) -> np.ndarray:
         X = _inputs(self, X)
-        return self.b - X + np.tanh(X @ self.B + self.c) @ self.B.T
+        B = self.coupling * self.B
+        return self.b - X + np.tanh(X @ B + self.c) @ B.T
 
     def sample(self, n: int, *, rng=None, burn_in: int = 1000, thin: int = 1,
                n_chains: int | None = None) -> np.ndarray:
-        """Block Gibbs sampling: h_j | x = ±1 with P(+1) = sigmoid(2(Bᵀx + c)_j), and
-        x | h ~ N(Bh + b, I). ``n_chains`` parallel chains (default n, one draw each) run
+        """Block Gibbs sampling: h_j | x = ±1 with P(+1) = sigmoid(2(κBᵀx + c)_j), and
+        x | h ~ N(κBh + b, I). ``n_chains`` parallel chains (default n, one draw each) run
         ``burn_in`` sweeps, then each keeps every ``thin``-th state."""
         n = check_positive_int(n, "n")
         burn_in = check_positive_int(burn_in, "burn_in", minimum=0)
         thin = check_positive_int(thin, "thin")
         chains = n if n_chains is None else min(check_positive_int(n_chains, "n_chains"), n)
         rng = check_rng(rng)
+        B = self.coupling * self.B
         x = rng.standard_normal((chains, self.dim)) + self.b
         draws, kept = [], 0
         per_chain = -(-n // chains)
         for sweep in range(burn_in + per_chain * thin):
-            p_plus = special.expit(2.0 * (x @ self.B + self.c))
+            p_plus = special.expit(2.0 * (x @ B + self.c))
             h = np.where(rng.random(p_plus.shape) < p_plus, 1.0, -1.0)
-            x = h @ self.B.T + self.b + rng.standard_normal(x.shape)
+            x = h @ B.T + self.b + rng.standard_normal(x.shape)
             if sweep >= burn_in and (sweep - burn_in) % thin == thin - 1:
                 draws.append(x)
                 kept += chains
