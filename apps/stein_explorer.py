@@ -25,6 +25,8 @@ KERNEL_NAMES = ("IMQ", "Gaussian")
 DATA_PARAMS = ("dimension", "target", "sampler", "strength", "n", "seed")
 KERNEL_PARAMS = ("kernel", "bandwidth", "imq_c", "imq_beta")
 TEST_PARAMS = ("n_landmarks", "n_resamples", "alpha")
+#: what the cached tests depend on: everything but α (``at_level`` gives the other levels)
+RESULT_PARAMS = (*DATA_PARAMS, *KERNEL_PARAMS, "n_landmarks", "n_resamples")
 
 
 def make_target(name: str, d: int):
@@ -169,7 +171,7 @@ class SteinExplorer(Explorer):
         return viz.stein_target_plot(grid, density, score, X,
                                      title=f"Target: {self.target}; sample: {self.sampler}")
 
-    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, "n_landmarks", "n_resamples")
+    @param.depends(*RESULT_PARAMS)
     @guarded
     def witness_view(self):
         make_kernel(self.kernel_key)  # readable kernel errors before any work
@@ -183,12 +185,12 @@ class SteinExplorer(Explorer):
         return live_view(self, ("alpha",), lambda: viz.null_histogram(
             self._tests()[which], layers=layers, title_prefix=title_prefix))
 
-    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, "n_landmarks", "n_resamples")
+    @param.depends(*RESULT_PARAMS)
     @guarded
     def null_full_view(self):
         return self._null_view(0, "Full KSD test: ")
 
-    @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, "n_landmarks", "n_resamples")
+    @param.depends(*RESULT_PARAMS)
     @guarded
     def null_nystrom_view(self):
         return self._null_view(1, "Nyström KSD test: ")
