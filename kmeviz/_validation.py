@@ -36,6 +36,12 @@ def check_samples(X, name: str = "X", *, min_samples: int = 1) -> np.ndarray:
     """
     if isinstance(X, (str, bytes)) or X is None:
         raise TypeError(f"{name} must be a 2-D array of real numbers, got {type(X).__name__}")
+    if type(X).__module__.split(".")[0] == "dask":  # np.asarray would load all of it
+        from .chunked import DASK_ESTIMATORS
+
+        raise TypeError(f"{name} is a dask array, which this function needs in memory; the "
+                        f"estimators that take dask arrays are {', '.join(DASK_ESTIMATORS)} "
+                        f"(or pass {name}.compute())")
     try:
         arr = np.asarray(X)
     except Exception as exc:  # ragged lists and the like

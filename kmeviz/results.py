@@ -109,16 +109,37 @@ def simulated_result(statistic, null_samples, alpha, *, method, null, runtime, f
                       runtime, fitted or {})
 
 
-def normal_result(terms: np.ndarray, alpha, *, method, runtime) -> TestResult:
+class Moments(tuple):
+    """(count, mean, M2) of i.i.d. summands, M2 = Σ (t - mean)²; chunks merge exactly as
+    one pass would (Chan et al. 1979), so a mean and variance can be summed over chunks."""
+
+    @classmethod
+    def of(cls, terms: np.ndarray) -> Moments:
+        terms = np.asarray(terms, dtype=np.float64)
+        mean = float(terms.mean()) if terms.size else 0.0
+        return cls((terms.size, mean, float(np.sum((terms - mean) ** 2))))
+
+    def __add__(self, other: Moments) -> Moments:
+        (n_a, mean_a, m2_a), (n_b, mean_b, m2_b) = self, other
+        n = n_a + n_b
+        if n == 0:
+            return self
+        delta = mean_b - mean_a
+        return Moments((n, mean_a + delta * n_b / n, m2_a + m2_b + delta**2 * n_a * n_b / n))
+
+
+def normal_result(terms, alpha, *, method, runtime) -> TestResult:
     """A ``TestResult`` for the mean of i.i.d. summands with its asymptotic normal null
-    (linear-time MMD, B-test, linear KSD). Degenerate summands raise ValueError."""
-    if terms.size < 2:
-        raise ValueError(f"the {method} statistic has {terms.size} summand(s); "
+    (linear-time MMD, B-test, linear KSD), given the summands or their ``Moments``.
+    Degenerate summands raise ValueError."""
+    count, mean, m2 = terms if isinstance(terms, Moments) else Moments.of(terms)
+    if count < 2:
+        raise ValueError(f"the {method} statistic has {count} summand(s); "
                          "the normal null needs at least 2 (use more samples)")
-    scale = float(terms.std(ddof=1) / math.sqrt(terms.size))
+    scale = math.sqrt(m2 / (count - 1) / count)
     if scale == 0.0:
         raise ValueError(f"the {method} summands are all equal: the normal null is degenerate")
-    statistic, null = float(terms.mean()), stats.norm(0.0, scale)
+    statistic, null = float(mean), stats.norm(0.0, scale)
     p = float(null.sf(statistic))
     return TestResult(statistic, p, float(null.isf(alpha)), bool(p <= alpha), alpha, None,
                       method, "normal", {"scale": scale}, runtime)

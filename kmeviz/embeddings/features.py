@@ -7,9 +7,12 @@ Alg. 2 in Zhao & Meng (FastMMD), so that z(x)'z(y) ≈ k(x, y).
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from .._validation import check_is_fitted, check_positive_int, check_rng, check_samples
+from ..chunked import check_any_samples, is_dask_array, row_chunk_sums
 from ..config import get_config
 from ..kernels import GaussianKernel, check_kernel, tile_rows
 from ..kernels.engine import column_sums, run_tasks
@@ -43,8 +46,18 @@ class _RandomFeatures:
         scale = np.sqrt(self.kernel.value_at_zero / self.n_features_)
         return scale * np.hstack([np.cos(P), np.sin(P)])
 
-    def _mean_cos_sin(self, X: np.ndarray, working_memory=None):
-        """Means over rows of cos(ω'x) and sin(ω'x), streamed by the engine's threads:
+    def _mean_cos_sin(self, X, working_memory=None):
+        """Means over rows of cos(ω'x) and sin(ω'x) of a clean sample or of a dask array
+        (``check_chunked_samples``), whose chunks are summed where they live."""
+        if is_dask_array(X):
+            cos_sum, sin_sum = row_chunk_sums(partial(_chunk_cos_sin_sums, self, working_memory),
+                                              X)
+        else:
+            cos_sum, sin_sum = self._cos_sin_sums(X, working_memory)
+        return cos_sum / X.shape[0], sin_sum / X.shape[0]
+
+    def _cos_sin_sums(self, X: np.ndarray, working_memory=None):
+        """Sums over rows of cos(ω'x) and sin(ω'x), streamed by the engine's threads:
         O(L) extra memory per chunk. With ``config_context(dtype="float32")`` the
         trigonometric functions run in float32 (they have a SIMD path there, float64 has
         not); the sums are float64 either way."""
@@ -61,7 +74,11 @@ class _RandomFeatures:
         for c, s in run_tasks(work, range(0, X.shape[0], rows), config["n_threads"]):
             cos_sum += c
             sin_sum += s
-        return cos_sum / X.shape[0], sin_sum / X.shape[0]
+        return cos_sum, sin_sum
+
+
+def _chunk_cos_sin_sums(features, working_memory, start, X):
+    return features._cos_sin_sums(X, working_memory)
 
 
 class RandomFourierFeatures(_RandomFeatures):
@@ -96,7 +113,7 @@ class RandomFourierFeatures(_RandomFeatures):
     def fit(self, X):
         """Draw (or adopt) the frequencies for the dimension of ``X``."""
         check_kernel(self.kernel, shift_invariant=True)
-        dim = check_samples(X, "X").shape[1]
+        dim = check_any_samples(X, "X").shape[1]
         if self.frequencies is not None:
             frequencies = check_samples(self.frequencies, "frequencies")
             if frequencies.shape[1] != dim:
@@ -159,7 +176,7 @@ class FastfoodFeatures(_RandomFeatures):
                 f"{type(self.kernel).__name__}"
             )
         n_features = check_positive_int(self.n_features, "n_features")
-        dim = check_samples(X, "X").shape[1]
+        dim = check_any_samples(X, "X").shape[1]
         rng = check_rng(self.rng)
         D = 1 << max(0, (dim - 1).bit_length())
         n_blocks = -(-n_features // D)

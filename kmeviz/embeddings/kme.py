@@ -7,6 +7,8 @@ Gaussian mixture (App. G of Chatalic et al. 2022).
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
@@ -18,6 +20,7 @@ from .._validation import (
     check_rng,
     check_samples,
 )
+from ..chunked import check_any_samples, check_chunked_samples, is_dask_array, row_chunk_sums, take_rows
 from ..config import working_memory_or_default
 from ..kernels import check_kernel, gram_pass
 from ..kernels.engine import column_sums
@@ -144,6 +147,64 @@ def default_landmarks(n: int) -> int:
     return max(1, min(n, int(np.ceil(r * max(np.log(r), 1.0)))))
 
 
+def _row_source(project, n: int, chunked: bool):
+    """``project`` as a function (start, stop) -> rows of W, or None (see ``NystromKME.fit``)."""
+    if project is None:
+        return None
+    if isinstance(project, np.ndarray) or is_dask_array(project):
+        if project.ndim != 2 or project.shape[0] != n:
+            raise ValueError(f"project must have shape (n, D) with n={n} rows, got "
+                             f"{project.shape}")
+        if chunked and isinstance(project, np.ndarray):
+            raise TypeError("with a dask X, project must be a dask array or a stream with "
+                            "rows(start, stop), not an in-memory (n, D) array")
+        if is_dask_array(project) and not chunked:
+            raise TypeError("project is a dask array but X is not; pass both as dask arrays")
+        return lambda start, stop: project[start:stop]
+    if chunked:
+        if not callable(getattr(project, "rows", None)):
+            raise TypeError("with a dask X, project must be a dask array or a stream with "
+                            f"rows(start, stop), got {type(project).__name__}")
+        return project.rows
+    if not callable(getattr(project, "take", None)):
+        raise TypeError("project must be an (n, D) array or a stream with take(rows), "
+                        f"got {type(project).__name__}")
+    return lambda start, stop: project.take(stop - start)  # called in row order
+
+
+def mean_map_pass(kernel, X: np.ndarray, L: np.ndarray, project_rows, working_memory,
+                  start: int = 0) -> tuple:
+    """(K_mn 1_n, K_mn W or None) for the rows of a clean X, streamed by the tile engine.
+
+    Rows of W come from ``project_rows(a, b)`` for the absolute rows [a, b) (X's rows begin
+    at ``start``), called in row order.
+    """
+    def next_rows(sl):
+        if project_rows is None:
+            return None
+        return project_rows(start + sl.start, start + sl.stop)
+
+    def reduce(sl, block, W):
+        return column_sums(block), None if W is None else block.T @ W
+
+    beta, projected = np.zeros(L.shape[0]), None
+    for col_sums, KW in gram_pass(kernel, X, L, reduce, inputs=next_rows,
+                                  working_memory=working_memory):
+        beta += col_sums
+        if KW is not None:
+            if projected is None:
+                projected = KW.astype(np.float64)
+            else:
+                projected += KW
+    return beta, projected
+
+
+def _chunk_mean_map(kernel, L, project_rows, working_memory, start, X, W=None):
+    """``mean_map_pass`` of one row chunk of a dask X (and its rows of a dask W)."""
+    rows = project_rows if W is None else (lambda a, b: W[a - start : b - start])
+    return mean_map_pass(kernel, X, L, rows, working_memory, start)
+
+
 class NystromKME(WeightedEmbedding):
     """Nyström kernel mean embedding μ̂_m = P_m μ̂ (Chatalic et al. 2022, Eq. (5)).
 
@@ -209,41 +270,30 @@ class NystromKME(WeightedEmbedding):
 
         ``project`` is an (n, D) array W, or a stream whose ``take(rows)`` returns the next
         rows of W (e.g. ``WildSigns``), so W never needs to be held whole.
+
+        ``X`` may be a dask array chunked by rows (``kmeviz.chunked``): the landmarks are
+        read from their chunks, and β and K_mn W are sums of per-chunk passes, equal to the
+        in-memory result to round-off. W is then a dask array or a stream with
+        ``rows(start, stop)`` (``WildSigns`` is one).
         """
         kernel = check_kernel(self.kernel)
-        X = check_samples(X, "X")
+        chunked = is_dask_array(X)
+        X = check_chunked_samples(X, "X") if chunked else check_samples(X, "X")
         rcond = check_positive(self.rcond, "rcond")
         working_memory = working_memory_or_default(self.working_memory)
         n = X.shape[0]
-        if isinstance(project, np.ndarray) and (project.ndim != 2 or project.shape[0] != n):
-            raise ValueError(f"project must have shape (n, D) with n={n} rows, got "
-                             f"{project.shape}")
-        if project is not None and not isinstance(project, np.ndarray) \
-                and not callable(getattr(project, "take", None)):
-            raise TypeError("project must be an (n, D) array or a stream with take(rows), "
-                            f"got {type(project).__name__}")
+        project_rows = _row_source(project, n, chunked)
         idx = draw_landmarks(n, self.n_landmarks, self.landmarks, self.replace, self.rng)
-        L = X[idx]
-
-        def next_rows(sl):  # called in row order, so a stream hands out its rows in order
-            if project is None:
-                return None
-            if isinstance(project, np.ndarray):
-                return project[sl]
-            return project.take(sl.stop - sl.start)
-
-        def reduce(sl, block, W):
-            return column_sums(block), None if W is None else block.T @ W
-
-        beta, projected = np.zeros(L.shape[0]), None
-        for col_sums, KW in gram_pass(kernel, X, L, reduce, inputs=next_rows,
-                                      working_memory=working_memory):
-            beta += col_sums
-            if KW is not None:
-                if projected is None:
-                    projected = KW.astype(np.float64)
-                else:
-                    projected += KW
+        if chunked:
+            L = take_rows(X, idx)
+            arrays = (X,) if not is_dask_array(project) else (X, project.rechunk(
+                {0: X.chunks[0], 1: -1}))
+            beta, projected = row_chunk_sums(
+                partial(_chunk_mean_map, kernel, L, None if len(arrays) == 2 else project_rows,
+                        working_memory), *arrays)
+        else:
+            L = X[idx]
+            beta, projected = mean_map_pass(kernel, X, L, project_rows, working_memory)
         self.landmark_indices_ = idx
         self.landmarks_ = self.points_ = L
         self.mean_map_ = beta / n
@@ -356,7 +406,7 @@ class RandomFeatureKME:
     def fit(self, X):
         from .features import RandomFourierFeatures
 
-        X = check_samples(X, "X")
+        X = check_any_samples(X, "X")
         self.features_ = RandomFourierFeatures(self.kernel, self.n_features,
                                                rng=self.rng).fit(X)
         cos_mean, sin_mean = self.features_._mean_cos_sin(X)

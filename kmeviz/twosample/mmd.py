@@ -9,14 +9,21 @@ Fastfood approximations.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from .._validation import check_choice, check_pair, check_positive_int, check_rng
+from ..chunked import check_any_pair, reject_dask, row_chunk_sums
 from ..embeddings.features import FastfoodFeatures, RandomFourierFeatures
 from ..kernels import check_kernel, joint_gram_sums
-from ..results import warn_deprecated
+from ..results import Moments, warn_deprecated
 
 ESTIMATORS = ("biased", "unbiased")
+
+#: The estimators that take dask arrays, quoted when an exact one is given one.
+LINEAR_TIME_MMD = ("mmd2_nystrom, mmd2_fastmmd, mmd2_linear or mmd2_block (or mmd_test "
+                   "with estimator='nystrom', 'linear' or 'block')")
 
 
 def mmd2(
@@ -47,6 +54,8 @@ def mmd2(
     0.786939
     """
     check_choice(estimator, "estimator", ESTIMATORS)
+    for Z, name in ((X, "X"), (Y, "Y")):
+        reject_dask(Z, name, "mmd2", LINEAR_TIME_MMD)
     X, Y = check_pair(X, Y, min_samples=2 if estimator == "unbiased" else 1)
     kernel = check_kernel(kernel)
     m, n = X.shape[0], Y.shape[0]
@@ -74,10 +83,27 @@ def mmd2_linear(X, Y, kernel) -> float:
     """Linear-time unbiased MMD² estimate: the mean of independent h-statistics.
 
     O(n) time and memory, high variance. Needs at least 2 points per sample; with
-    unequal sizes only the first 2·min(m, n)//2 points of each sample are used.
+    unequal sizes only the first 2·min(m, n)//2 points of each sample are used. X and Y
+    may be dask arrays (``kmeviz.chunked``).
     """
-    X, Y = check_pair(X, Y, min_samples=2)
-    return float(linear_terms(X, Y, check_kernel(kernel)).mean())
+    X, Y, chunked = check_any_pair(X, Y, min_samples=2)
+    kernel = check_kernel(kernel)
+    if chunked:
+        return linear_moments(X, Y, kernel)[1]
+    return float(linear_terms(X, Y, kernel).mean())
+
+
+def linear_moments(X, Y, kernel) -> Moments:
+    """``Moments`` of the linear-time h-statistics of two checked dask arrays: the first
+    2p rows of both are cut into the same even-sized chunks, so no pair straddles two."""
+    p = min(X.shape[0], Y.shape[0]) // 2
+    rows = 2 * max(1, -(-max(X.chunks[0]) // 2))
+    X, Y = (Z[: 2 * p].rechunk({0: rows}) for Z in (X, Y))
+    return row_chunk_sums(partial(_chunk_linear_moments, kernel), X, Y)
+
+
+def _chunk_linear_moments(kernel, start, X, Y):
+    return Moments.of(linear_terms(X, Y, kernel))
 
 
 def block_slices(m: int, n: int, block_size: int | None):
@@ -87,6 +113,13 @@ def block_slices(m: int, n: int, block_size: int | None):
     floor(sqrt(min(m, n))), Zaremba et al. 2013); the larger is split into as
     many blocks, so every point is used.
     """
+    edges_x, edges_y = block_edges(m, n, block_size)
+    return [(slice(edges_x[b], edges_x[b + 1]), slice(edges_y[b], edges_y[b + 1]))
+            for b in range(edges_x.size - 1)]
+
+
+def block_edges(m: int, n: int, block_size: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """The block boundaries of ``block_slices`` in X and in Y."""
     small = min(m, n)
     if block_size is None:
         block_size = max(2, int(np.sqrt(small)))
@@ -94,23 +127,39 @@ def block_slices(m: int, n: int, block_size: int | None):
     if block_size > small:
         raise ValueError(f"block_size={block_size} exceeds the smaller sample size {small}")
     n_blocks = small // block_size
-    edges_x = np.linspace(0, m, n_blocks + 1).round().astype(int)
-    edges_y = np.linspace(0, n, n_blocks + 1).round().astype(int)
-    return [
-        (slice(edges_x[b], edges_x[b + 1]), slice(edges_y[b], edges_y[b + 1]))
-        for b in range(n_blocks)
-    ]
+    return (np.linspace(0, m, n_blocks + 1).round().astype(int),
+            np.linspace(0, n, n_blocks + 1).round().astype(int))
 
 
 def block_terms(X: np.ndarray, Y: np.ndarray, kernel, block_size=None) -> np.ndarray:
     """Unbiased MMD² of each block pair (the B-test's summands), on clean input."""
-    terms = []
-    for sx, sy in block_slices(X.shape[0], Y.shape[0], block_size):
-        Xb, Yb = X[sx], Y[sy]
-        terms.append(
-            _unbiased_from_grams(kernel.gram(Xb, Xb), kernel.gram(Yb, Yb), kernel.gram(Xb, Yb))
-        )
-    return np.asarray(terms)
+    return _terms_of_blocks(X, Y, kernel, block_slices(X.shape[0], Y.shape[0], block_size))
+
+
+def _terms_of_blocks(X, Y, kernel, slices) -> np.ndarray:
+    return np.asarray([_unbiased_from_grams(kernel.gram(X[sx], X[sx]), kernel.gram(Y[sy], Y[sy]),
+                                            kernel.gram(X[sx], Y[sy])) for sx, sy in slices])
+
+
+def block_moments(X, Y, kernel, block_size=None) -> Moments:
+    """``Moments`` of the block terms of two checked dask arrays: both are rechunked on
+    block boundaries, about as many blocks per chunk as X's chunks held, so each chunk
+    pair holds whole, matching blocks."""
+    edges_x, edges_y = block_edges(X.shape[0], Y.shape[0], block_size)
+    per_chunk = max(1, round(max(X.chunks[0]) / max(1, np.diff(edges_x).max())))
+    groups = np.unique(np.r_[np.arange(0, edges_x.size - 1, per_chunk), edges_x.size - 1])
+    X = X[: edges_x[-1]].rechunk({0: tuple(np.diff(edges_x[groups]))})
+    Y = Y[: edges_y[-1]].rechunk({0: tuple(np.diff(edges_y[groups]))})
+    return row_chunk_sums(partial(_chunk_block_moments, kernel, edges_x, edges_y), X, Y)
+
+
+def _chunk_block_moments(kernel, edges_x, edges_y, start, X, Y):
+    first = int(np.searchsorted(edges_x, start))
+    last = int(np.searchsorted(edges_x, start + X.shape[0]))
+    slices = [(slice(edges_x[b] - start, edges_x[b + 1] - start),
+               slice(edges_y[b] - edges_y[first], edges_y[b + 1] - edges_y[first]))
+              for b in range(first, last)]
+    return Moments.of(_terms_of_blocks(X, Y, kernel, slices))
 
 
 def _unbiased_from_grams(Kxx, Kyy, Kxy) -> float:
@@ -126,9 +175,13 @@ def mmd2_block(X, Y, kernel, *, block_size: int | None = None) -> float:
     """B-test / block MMD²: mean of unbiased MMD² over disjoint blocks (Zaremba et al. 2013).
 
     With block size B (default floor(sqrt(n))) it costs O(n B d) time and O(B²) memory.
+    X and Y may be dask arrays (``kmeviz.chunked``).
     """
-    X, Y = check_pair(X, Y, min_samples=2)
-    return float(block_terms(X, Y, check_kernel(kernel), block_size).mean())
+    X, Y, chunked = check_any_pair(X, Y, min_samples=2)
+    kernel = check_kernel(kernel)
+    if chunked:
+        return block_moments(X, Y, kernel, block_size)[1]
+    return float(block_terms(X, Y, kernel, block_size).mean())
 
 
 FASTMMD_METHODS = ("fourier", "fastfood")
@@ -204,7 +257,7 @@ def mmd2_fastmmd(
     """
     check_choice(estimator, "estimator", ESTIMATORS)
     check_choice(algorithm, "algorithm", FASTMMD_ALGORITHMS)
-    X, Y = check_pair(X, Y, min_samples=2 if estimator == "unbiased" else 1)
+    X, Y, _ = check_any_pair(X, Y, min_samples=2 if estimator == "unbiased" else 1)
     kernel = check_kernel(kernel, shift_invariant=True)
     feats = random_features(
         kernel, X, n_features=n_features, method=method, frequencies=frequencies, rng=rng
@@ -243,7 +296,7 @@ def mmd2_nystrom(X, Y, kernel, *, n_landmarks=None, n_landmarks_y=None, rng=None
     """
     from ..embeddings.kme import NystromKME
 
-    X, Y = check_pair(X, Y)
+    X, Y, _ = check_any_pair(X, Y)
     kernel = check_kernel(kernel)
     rng = check_rng(rng)
     m2 = n_landmarks if n_landmarks_y is None else n_landmarks_y

@@ -19,6 +19,7 @@ p-values of simulated nulls are (1 + #{null ≥ statistic}) / (1 + B).
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import numpy as np
 from scipy import linalg, stats
@@ -26,17 +27,17 @@ from scipy import linalg, stats
 from .._validation import (
     check_choice,
     check_in_interval,
-    check_pair,
     check_positive_int,
     check_rng,
 )
+from ..chunked import check_any_pair, is_dask_array, row_chunk_sums, take_rows
 from ..config import get_config
 from ..kernels import (
     check_kernel,
     symmetric_quadratic_forms,
     tiles_within,
 )
-from ..kernels.engine import run_tasks
+from ..kernels.engine import column_sums, gram_pass, run_tasks
 from ..results import (
     TestResult,
     normal_result,
@@ -44,7 +45,14 @@ from ..results import (
     p_value_from_samples,
     renamed_argument,
 )
-from ..twosample.mmd import block_terms, linear_terms, mmd2, random_features
+from ..twosample.mmd import (
+    block_moments,
+    block_terms,
+    linear_moments,
+    linear_terms,
+    mmd2,
+    random_features,
+)
 
 #: Estimator -> the nulls that are valid for it.
 VALID_NULLS = {
@@ -54,7 +62,7 @@ VALID_NULLS = {
     "block": ("normal",),
     "fastmmd-fourier": ("permutation",),
     "fastmmd-fastfood": ("permutation",),
-    "nystrom": ("permutation",),
+    "nystrom": ("permutation", "spectral"),
 }
 
 
@@ -162,6 +170,61 @@ def permutation_fastmmd2(features: np.ndarray, m: int, U) -> np.ndarray:
     return np.sum((S / m - (total - S) / n) ** 2, axis=0)
 
 
+def nystrom_spectral(X, Y, kernel, n_landmarks, rng, B: int) -> tuple[float, np.ndarray,
+                                                                          np.ndarray]:
+    """(squared Nyström MMD, draws of its spectral null, the null's eigenvalues) in one
+    pass over the samples, O(N m r + m³) time and O(m²) memory (X, Y numpy or dask).
+
+    With the features F = K_{Z,L} Rᵀ of the pooled landmarks (``nystrom_features``), the
+    statistic ||mean F_X - mean F_Y||² is the biased MMD² of the Nyström Gram F Fᵀ, so the
+    spectral null of Gretton et al. (2009) applies to it: (1/m + 1/n) Σ_l λ_l z_l², where
+    the eigenvalues of the centred Nyström Gram / N are those of the pooled feature
+    covariance Fᵀ H F / N (r × r), accumulated as Σ F and Fᵀ F over row blocks.
+    """
+    from ..embeddings.kme import draw_landmarks, psd_inverse_factor
+
+    m, n = X.shape[0], Y.shape[0]
+    idx = draw_landmarks(m + n, n_landmarks, None, True, rng)
+    if is_dask_array(X):
+        L = take_rows(_concatenate_rows(X, Y), idx)
+    else:
+        L = np.vstack([X, Y])[idx]
+    R = psd_inverse_factor(kernel.gram(L, L))
+    (sum_x, gram_x), (sum_y, gram_y) = (feature_moments(kernel, Z, L, R) for Z in (X, Y))
+    diff = sum_x / m - sum_y / n
+    mean = (sum_x + sum_y) / (m + n)
+    cov = (gram_x + gram_y) / (m + n) - np.outer(mean, mean)
+    lam = linalg.eigvalsh((cov + cov.T) / 2.0)
+    lam = lam[lam > 1e-12 * max(lam.max(), 1e-300)]
+    return float(diff @ diff), _simulate_spectral(lam, m, n, "biased", B, rng), lam
+
+
+def _concatenate_rows(X, Y):
+    import dask.array as da
+
+    return da.concatenate([X, Y], axis=0)
+
+
+def feature_moments(kernel, Z, L: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(Σ_i F_i, Fᵀ F) of the Nyström features F = K(Z, L) Rᵀ, streamed over row blocks of
+    a clean sample or summed over the chunks of a dask array."""
+    if is_dask_array(Z):
+        return row_chunk_sums(partial(_chunk_feature_moments, kernel, L, R), Z)
+    return _chunk_feature_moments(kernel, L, R, 0, Z)
+
+
+def _chunk_feature_moments(kernel, L, R, start, Z):
+    def reduce(sl, block, _):
+        F = block @ R.T
+        return column_sums(F), F.T @ F
+
+    total, gram = np.zeros(R.shape[0]), np.zeros((R.shape[0], R.shape[0]))
+    for s, g in gram_pass(kernel, Z, L, reduce):
+        total += s
+        gram += g
+    return total, gram
+
+
 def centred_joint_gram(X, Y, kernel) -> tuple[np.ndarray, int]:
     """H K H for the pooled sample (H the centring matrix) and N = m + n."""
     Z = np.vstack([X, Y])
@@ -230,6 +293,13 @@ def _statistic_and_null(X, Y, kernel, estimator, null, B, rng, options):
         lam = spectral_eigenvalues(X, Y, kernel)
         return statistic, _simulate_spectral(lam, m, n, estimator, B, rng), None, {
             "eigenvalues": lam}
+    if estimator == "nystrom" and null == "spectral":
+        statistic, samples, lam = nystrom_spectral(X, Y, kernel, options["n_landmarks"], rng, B)
+        return statistic, samples, None, {"eigenvalues": lam}
+    if is_dask_array(X):
+        if estimator == "linear":
+            return linear_moments(X, Y, kernel), None, None, {}
+        return block_moments(X, Y, kernel, options["block_size"]), None, None, {}
     if estimator.startswith("fastmmd") or estimator == "nystrom":
         Z = np.vstack([X, Y])
         if estimator == "nystrom":
@@ -261,8 +331,11 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
     null : {"permutation", "gamma", "spectral", "normal"}
         Valid pairs (``VALID_NULLS``): biased — permutation, gamma, spectral; unbiased —
         permutation, spectral; linear and block — normal; FastMMD — permutation
-        (the paper's FastMMD + bootstrap); nystrom — permutation (squared Nyström MMD
-        with landmarks drawn from the pooled sample). Other pairs raise ValueError.
+        (the paper's FastMMD + bootstrap); nystrom — permutation or spectral (squared
+        Nyström MMD with landmarks drawn from the pooled sample; the spectral null uses
+        the eigenvalues of the pooled feature covariance, ``nystrom_spectral``). Other
+        pairs raise ValueError. X and Y may be dask arrays (``kmeviz.chunked``) for the
+        linear, block and Nyström-spectral tests.
     n_resamples : int
         B, the number of permutation (or spectral simulation) replicates (default 1000;
         scipy.stats' name). ``n_permutations`` is its deprecated name.
@@ -301,7 +374,13 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
     B = check_positive_int(renamed_argument("n_permutations", n_permutations, "n_resamples",
                                             n_resamples, 1000), "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
-    X, Y = check_pair(X, Y, min_samples=2)
+    X, Y, chunked = check_any_pair(X, Y, min_samples=2)
+    if chunked and (estimator in ("biased", "unbiased") or null == "permutation"):
+        raise TypeError(
+            f"estimator={estimator!r} with null={null!r} needs the samples in memory (it is "
+            "quadratic in n, or relabels all N points for each replicate); with dask "
+            "arrays use estimator='nystrom' with null='spectral', or estimator='linear' or "
+            "'block' with null='normal' (or pass X.compute() and Y.compute())")
     kernel = check_kernel(kernel, shift_invariant=estimator.startswith("fastmmd"))
     options = {"n_features": check_positive_int(n_features, "n_features"),
                "block_size": block_size, "n_landmarks": n_landmarks}
