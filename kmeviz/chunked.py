@@ -44,13 +44,14 @@ def require_dask(feature: str):
     return da
 
 
-def reject_dask(X, name: str, function: str, alternatives: str) -> None:
+def reject_dask(X, name: str, function: str, alternatives: str, *,
+                reason: str = "is exact and quadratic in n, so it") -> None:
     """Raise TypeError if ``X`` is a dask array: ``function`` needs the sample in memory."""
     if is_dask_array(X):
         raise TypeError(
-            f"{name} is a dask array, but {function} is exact and quadratic in n, so it needs "
-            f"the sample in memory. For data that does not fit, use {alternatives}; for "
-            f"data that does, pass {name}.compute().")
+            f"{name} is a dask array, but {function} {reason} needs the sample in memory. "
+            f"For data that does not fit, use {alternatives}; for data that does, pass "
+            f"{name}.compute().")
 
 
 def check_chunked_samples(X, name: str = "X", *, min_samples: int = 1):

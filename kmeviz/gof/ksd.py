@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_choice, check_samples
+from ..chunked import check_any_samples, reject_dask
 from ..embeddings.kme import NystromKME
 from ..kernels import SteinKernel, row_block_results
 from ..results import warn_deprecated
@@ -35,6 +36,7 @@ def ksd2(X, target, kernel, *, estimator: str = "biased",
         warn_deprecated(f"ksd2(estimator={estimator!r})", f"estimator={new!r} (as in mmd2)")
         estimator = new
     check_choice(estimator, "estimator", ("biased", "unbiased"))
+    reject_dask(X, "X", "ksd2", "ksd2_nystrom or ksd_test(method='nystrom')")
     stein = SteinKernel(kernel, target)
     a = stein.prepare(X)
     n = a[0].shape[0]
@@ -56,7 +58,7 @@ def nystrom_stein(X, target, kernel, *, n_landmarks=None, landmarks=None, rng=No
     Its ``squared_norm()`` is Nyström KSD² (Eq. 8), ``weights_`` the α of the projected
     witness (Eq. 6), and ``fit(X, project=W)`` the K_mn W of the bootstrap (Eq. 11).
     """
-    X = check_samples(X, "X")
+    X = check_any_samples(X, "X")
     m = default_stein_landmarks(X.shape[0]) if n_landmarks is None else n_landmarks
     embedding = NystromKME(SteinKernel(kernel, target), None if landmarks is not None else m,
                            landmarks=landmarks, working_memory=working_memory, rng=rng)
@@ -92,7 +94,8 @@ def default_stein_landmarks(n: int) -> int:
 
 def ksd2_nystrom(X, target, kernel, *, n_landmarks=None, landmarks=None, rng=None) -> float:
     """Nyström KSD² = β_pᵀ K_mm⁻ β_p (Lemma 1, Eq. 8), landmarks drawn with replacement
-    (default m = 4√n) or given as indices into X. O(nm + m³) time, O(m² + tile) memory."""
+    (default m = 4√n) or given as indices into X. O(nm + m³) time, O(m² + tile) memory.
+    X may be a dask array (``kmeviz.chunked``)."""
     return nystrom_stein(X, target, kernel, n_landmarks=n_landmarks, landmarks=landmarks,
                          rng=rng).squared_norm()
 

@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 from .._validation import check_choice, check_in_interval, check_positive_int, check_rng
+from ..chunked import check_chunked_samples, is_dask_array, reject_dask
 from ..kernels import SteinKernel, prepared_rows, symmetric_quadratic_forms
 from ..results import (
     TestResult,
@@ -40,35 +41,74 @@ WILD = ("markov", "rademacher")
 
 
 class WildSigns:
-    """A stream of (rows, D) bootstrap sign blocks, continuing Eq. (10)'s chain across blocks:
-    w_1 uniform, then w_i = -w_{i-1} with ``flip_probability``, else w_{i-1} (or i.i.d.
-    Rademacher signs). Lets the Nyström bootstrap consume signs block by block, in
-    O(block · D) memory. Signs are kept as parities and XOR-accumulated."""
+    """Bootstrap signs w ∈ {±1}^(n × D), handed out block by block (O(block · D) memory).
+
+    Eq. (10): w_1 uniform, then w_i = -w_{i-1} with ``flip_probability``, else w_{i-1}; or
+    i.i.d. Rademacher signs. With flip probability ½ (the default, and ``ksd_test``'s) the
+    chain *is* i.i.d. uniform (each step flips a fair coin independent of the past), so
+    both schemes draw the signs of row block k = i // ``BLOCK_ROWS`` from a generator of its
+    own seed (``SeedSequence(entropy, spawn_key=(k,))``): ``rows(start, stop)`` gives the
+    same signs in any order and any process, which lets the chunks of a dask array take
+    theirs where they live. Another flip probability makes a real chain, drawn in row
+    order by ``take`` only.
+    """
+
+    BLOCK_ROWS = 4096
 
     def __init__(self, n_bootstrap: int, rng, *, scheme: str = "markov",
                  flip_probability: float = 0.5):
         self.scheme = check_choice(scheme, "wild", WILD)
         self.flip_probability = check_in_interval(flip_probability, "flip_probability", 0.0,
                                                   1.0)
-        self.n_bootstrap, self.rng, self._parity = n_bootstrap, rng, None
+        self.n_bootstrap = n_bootstrap
+        self.entropy = [int(e) for e in check_rng(rng).integers(0, 2**63, size=4)]
+        self._next_row, self._parity, self._cached = 0, None, (None, None)
+        self._chain_rng = np.random.default_rng(np.random.SeedSequence(self.entropy))
 
-    def _bits(self, rows: int, probability: float) -> np.ndarray:
-        if probability == 0.5:  # fair bits straight from the generator's bytes
-            k = rows * self.n_bootstrap
-            raw = np.frombuffer(self.rng.bytes((k + 7) // 8), dtype=np.uint8)
-            return np.unpackbits(raw, count=k).reshape(rows, self.n_bootstrap).view(bool)
-        return self.rng.random((rows, self.n_bootstrap)) < probability
+    @property
+    def independent(self) -> bool:
+        """True when the signs are i.i.d. uniform (Rademacher, or a chain with p = ½)."""
+        return self.scheme == "rademacher" or self.flip_probability == 0.5
+
+    def __getstate__(self):  # shipped to dask workers without the cached block
+        return {**self.__dict__, "_cached": (None, None)}
+
+    @staticmethod
+    def _fair_bits(rng, rows: int, columns: int) -> np.ndarray:
+        k = rows * columns
+        raw = np.frombuffer(rng.bytes((k + 7) // 8), dtype=np.uint8)
+        return np.unpackbits(raw, count=k).reshape(rows, columns).view(bool)
+
+    def _block(self, k: int) -> np.ndarray:
+        if self._cached[0] != k:
+            seed = np.random.SeedSequence(self.entropy, spawn_key=(k,))
+            self._cached = (k, self._fair_bits(np.random.default_rng(seed), self.BLOCK_ROWS,
+                                               self.n_bootstrap))
+        return self._cached[1]
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """The signs of rows [start, stop) of every chain, shape (stop - start, D), as ±1.0."""
+        if not self.independent:
+            raise ValueError("rows(start, stop) needs i.i.d. signs (Rademacher, or flip "
+                             "probability 1/2); a chain with flip probability "
+                             f"{self.flip_probability} is drawn in row order by take()")
+        size = self.BLOCK_ROWS
+        first, last = start // size, max(start, stop - 1) // size
+        bits = np.vstack([self._block(k) for k in range(first, last + 1)])
+        return 1.0 - 2.0 * bits[start - first * size : stop - first * size]
 
     def take(self, rows: int) -> np.ndarray:
         """The next ``rows`` signs of every chain, shape (rows, D), as ±1.0."""
-        if self.scheme == "rademacher":
-            parity = self._bits(rows, 0.5)
+        start, self._next_row = self._next_row, self._next_row + rows
+        if self.independent:
+            return self.rows(start, start + rows)
+        flips = self._chain_rng.random((rows, self.n_bootstrap)) < self.flip_probability
+        if self._parity is None:
+            flips[0] = self._fair_bits(self._chain_rng, 1, self.n_bootstrap)[0]
         else:
-            flips = self._bits(rows, self.flip_probability)
-            first = self._bits(1, 0.5)[0] if self._parity is None else self._parity
-            flips[0] = first if self._parity is None else flips[0] ^ first
-            parity = np.bitwise_xor.accumulate(flips, axis=0)
-            self._parity = parity[-1].copy()
+            flips[0] ^= self._parity
+        parity = np.bitwise_xor.accumulate(flips, axis=0)
+        self._parity = parity[-1].copy()
         return 1.0 - 2.0 * parity
 
 
@@ -110,7 +150,7 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_resamples: int | None
 
     Parameters
     ----------
-    X : array (n, d)
+    X : array (n, d); a dask array (``kmeviz.chunked``) for ``method="nystrom"``
     target : object with ``score(X)``, the gradient of log p, shape (n, d)
     kernel : RadialKernel, the base kernel of the Stein kernel
     method : {"full", "nystrom", "linear", "fssd"}
@@ -148,8 +188,17 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_resamples: int | None
     rng = check_rng(rng)
     stein = SteinKernel(kernel, target)
     t0 = time.perf_counter()
-    prepared = stein.prepare(X)
-    n = prepared[0].shape[0]
+    if is_dask_array(X):
+        if method != "nystrom":
+            reject_dask(X, "X", f"ksd_test(method={method!r})",
+                        "ksd_test(method='nystrom') or ksd2_nystrom",
+                        reason="is exact and quadratic in n, so it" if method == "full"
+                        else "is not written for chunks yet and")
+        prepared = check_chunked_samples(X, "X", min_samples=2)
+        n = prepared.shape[0]
+    else:
+        prepared = stein.prepare(X)
+        n = prepared[0].shape[0]
     if n < 2:
         raise ValueError("X needs at least 2 samples for a goodness-of-fit test")
     if method == "linear":
@@ -168,7 +217,7 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_resamples: int | None
         return simulated_result(stat, null_samples, alpha, method="full", null="wild-bootstrap",
                                 runtime=one_pass_runtime(time.perf_counter() - t0))
     signs = WildSigns(D, rng, scheme=wild)  # consumed block by block in the same pass
-    nys = nystrom_stein(prepared.X, target, kernel, n_landmarks=n_landmarks,
+    nys = nystrom_stein(getattr(prepared, "X", prepared), target, kernel, n_landmarks=n_landmarks,
                         landmarks=landmarks, rng=rng, project=signs)
     null_samples = np.sum((nys.factor_ @ nys.projected_) ** 2, axis=0) / n**2
     return simulated_result(nys.squared_norm(), null_samples, alpha, method="nystrom",
