@@ -21,7 +21,7 @@ def _name(requirement: str) -> str:
 def test_environment_yml_lists_the_same_packages_as_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     wanted = {_name(r) for r in project["dependencies"]}
-    for extra in ("test", "dev"):
+    for extra in ("test", "dev", "dask"):
         wanted |= {_name(r) for r in project["optional-dependencies"][extra]}
     wanted.discard("kmeviz")
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
@@ -37,9 +37,11 @@ def test_environment_yml_lists_the_same_packages_as_pyproject():
 def test_environment_yml_pins_match_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     reqs = project["dependencies"] + [
-        r for e in ("test", "dev") for r in project["optional-dependencies"][e]
+        r for e in ("test", "dev", "dask") for r in project["optional-dependencies"][e]
     ]
-    pins = {_name(r): r.replace(" ", "") for r in reqs if _name(r) != "kmeviz"}
+    # conda-forge's dask package brings what pip's dask[array,distributed] extras do
+    pins = {_name(r): re.sub(r"\[.*?\]", "", r.replace(" ", "")) for r in reqs
+            if _name(r) != "kmeviz"}
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     for dep in env["dependencies"]:
         if isinstance(dep, str) and _name(dep) in pins:

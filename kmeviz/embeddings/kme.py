@@ -20,7 +20,13 @@ from .._validation import (
     check_rng,
     check_samples,
 )
-from ..chunked import check_any_samples, check_chunked_samples, is_dask_array, row_chunk_sums, take_rows
+from ..chunked import (
+    check_any_samples,
+    check_chunked_samples,
+    is_dask_array,
+    row_chunk_sums,
+    take_rows,
+)
 from ..config import working_memory_or_default
 from ..kernels import check_kernel, gram_pass
 from ..kernels.engine import column_sums

@@ -4,6 +4,7 @@ and type-I error tables of every estimator/null pair."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import pandas as pd
 
@@ -18,7 +19,7 @@ def fastmmd_type2_vs_L(Ls=(1, 2, 4, 8, 16, 32, 64, 128), *, n: int = 1000,
                        epsilon: float = 4.0, n_repeats: int | None = None,
                        n_resamples: int | None = None, rng=None, progress: Progress = None,
                        n_permutations: int | None = None,
-                       n_trials: int | None = None) -> pd.DataFrame:
+                       n_trials: int | None = None, executor=None) -> pd.DataFrame:
     """FastMMD Fig. 8a: type-II error of FastMMD-Fourier + bootstrap vs L (blobs, ε = 4).
 
     Gaussian kernel σ = 1, α = 0.05, B = ``n_resamples`` (default 1000); returns L,
@@ -31,8 +32,8 @@ def fastmmd_type2_vs_L(Ls=(1, 2, 4, 8, 16, 32, 64, 128), *, n: int = 1000,
     tests = {f"L={L}": {"kernel": GaussianKernel(1.0), "estimator": "fastmmd-fourier",
                         "null": "permutation", "n_features": int(L),
                         "n_resamples": B} for L in Ls}
-    df = rejection_rates(lambda g: blobs_two_sample(n, epsilon=epsilon, rng=g), tests,
-                         n_repeats=n_repeats, rng=rng, progress=progress)
+    df = rejection_rates(partial(blob_pair, n, epsilon), tests, n_repeats=n_repeats, rng=rng,
+                         progress=progress, executor=executor)
     df.insert(0, "L", [int(L) for L in Ls])
     return _as_type2(df)
 
@@ -55,7 +56,7 @@ def type2_vs_epsilon(epsilons=(1.2, 1.4, 1.6, 1.8, 2.0, 2.2, 2.4, 2.6, 2.8, 3.0)
                      n: int = 1000, n_features: int = 256, n_repeats: int | None = None,
                      n_resamples: int | None = None, rng=None, progress: Progress = None,
                      n_permutations: int | None = None,
-                     n_trials: int | None = None) -> pd.DataFrame:
+                     n_trials: int | None = None, executor=None) -> pd.DataFrame:
     """FastMMD Fig. 8b: type-II error vs ε for the permutation, Gamma, spectral and FastMMD tests.
 
     Gaussian kernel σ = 1, L = 256, α = 0.05. Tidy: one row per (ε, test) with the
@@ -69,26 +70,40 @@ def type2_vs_epsilon(epsilons=(1.2, 1.4, 1.6, 1.8, 2.0, 2.2, 2.4, 2.6, 2.8, 3.0)
                      "n_features": n_features, **opts} for label, opts in FIG8B_TESTS.items()}
     frames = []
     for i, eps in enumerate(epsilons):
-        df = rejection_rates(lambda g, e=eps: blobs_two_sample(n, epsilon=e, rng=g), tests,
-                             n_repeats=n_repeats, rng=rng,
-                             progress=_nested_progress(progress, i, len(epsilons)))
+        df = rejection_rates(partial(blob_pair, n, float(eps)), tests, n_repeats=n_repeats,
+                             rng=rng, progress=_nested_progress(progress, i, len(epsilons)),
+                             executor=executor)
         df.insert(0, "epsilon", float(eps))
         frames.append(df)
     return _as_type2(pd.concat(frames, ignore_index=True))
+
+
+def blob_pair(n: int, epsilon: float, rng):
+    """One draw of the blob-grid pair (a picklable sampler for ``rejection_rates``)."""
+    return blobs_two_sample(n, epsilon=epsilon, rng=rng)
 
 
 def null_sampler(n: int, m: int | None = None, *, data: str = "normal") -> Callable:
     """A sampler of two samples from the same law: N(0, I₂) or the round blob grid."""
     m = n if m is None else m
     if data == "blobs":
-        return lambda g: blobs_two_sample(n, m, epsilon=1.0, rng=g)
-    return lambda g: (g.standard_normal((n, 2)), g.standard_normal((m, 2)))
+        return partial(_null_blobs, n, m)
+    return partial(_null_normal, n, m)
+
+
+def _null_blobs(n, m, rng):
+    return blobs_two_sample(n, m, epsilon=1.0, rng=rng)
+
+
+def _null_normal(n, m, rng):
+    return rng.standard_normal((n, 2)), rng.standard_normal((m, 2))
 
 
 def size_table(*, n: int = 200, m: int | None = None, n_repeats: int = 500,
                n_resamples: int | None = None, alpha: float = 0.05, level: float = 0.99,
                data: str = "normal", bandwidth: float = 1.0, pairs=None, rng=None,
-               progress: Progress = None, n_permutations: int | None = None) -> pd.DataFrame:
+               progress: Progress = None, n_permutations: int | None = None,
+               executor=None) -> pd.DataFrame:
     """Type-I error of every valid estimator/null pair over ``n_repeats`` null draws.
 
     Data: P = Q = N(0, I₂) (or the round blob grid with ``data="blobs"``), Gaussian
@@ -103,6 +118,7 @@ def size_table(*, n: int = 200, m: int | None = None, n_repeats: int = 500,
     tests = {f"{e} / {nl}": {"kernel": GaussianKernel(bandwidth), "estimator": e, "null": nl,
                              "n_resamples": B} for e, nl in pairs}
     df = rejection_rates(null_sampler(n, m, data=data), tests, n_repeats=n_repeats,
-                         alpha=alpha, level=level, rng=rng, progress=progress)
+                         alpha=alpha, level=level, rng=rng, progress=progress,
+                         executor=executor)
     df["within_interval"] = (df["ci_low"] <= alpha) & (alpha <= df["ci_high"])
     return df

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from .._validation import check_choice, check_positive_int, check_rng
 from ..distributions.targets import GaussBernoulliRBM, NormalTarget, StudentTTarget
-from ..experiments.runners import _nested_progress, rejection_rates
+from ..experiments.runners import _nested_progress, rejection_rates, run_trials, trial_seeds
 from ..gof.test import ksd_test
 from ..kernels import GaussianKernel, IMQKernel, median_heuristic
 from ..results import renamed_argument
@@ -71,11 +72,12 @@ def draw_problem(problem: str, parameter, n: int, rng):
 def ksd_power(problem: str, parameters: Sequence, *, n: int, n_repeats: int,
               methods: dict | None = None, n_resamples: int | None = None,
               alpha: float = 0.05, level: float = 0.95, rng=None, progress: Progress = None,
-              n_bootstrap: int | None = None) -> pd.DataFrame:
+              n_bootstrap: int | None = None, executor=None) -> pd.DataFrame:
     """Rejection rate of each method (paired: all see the same draws) for each parameter,
     by ``rejection_rates``. Columns: problem, parameter, then ``RATE_COLUMNS`` (test,
     rejections, repeats, rate, ci_low, ci_high at ``level``, runtime_s).
-    ``n_resamples`` is D (default 500).
+    ``n_resamples`` is D (default 500); ``executor`` runs the draws in parallel
+    (``rejection_rates``).
     """
     D = renamed_argument("n_bootstrap", n_bootstrap, "n_resamples", n_resamples, 500)
     methods = PAPER_METHODS if methods is None else methods
@@ -84,9 +86,10 @@ def ksd_power(problem: str, parameters: Sequence, *, n: int, n_repeats: int,
              for label, (method, kern, factor) in methods.items()}
     frames = []
     for i, parameter in enumerate(parameters):
-        df = rejection_rates(lambda g, p=parameter: draw_problem(problem, p, n, g), tests,
+        df = rejection_rates(partial(draw_problem, problem, parameter, n), tests,
                              n_repeats=n_repeats, alpha=alpha, level=level, rng=rng,
-                             progress=_nested_progress(progress, i, len(parameters)))
+                             progress=_nested_progress(progress, i, len(parameters)),
+                             executor=executor)
         df.insert(0, "problem", problem)
         df.insert(1, "parameter", parameter)
         frames.append(df)
@@ -96,13 +99,13 @@ def ksd_power(problem: str, parameters: Sequence, *, n: int, n_repeats: int,
 def _ksd_run(method: str, kern: str, factor, n: int, D: int):
     """A ``rejection_rates`` test: ksd_test on a (target, X) draw, m = ⌈factor √n⌉."""
     m = None if factor is None else int(np.ceil(factor * np.sqrt(n)))
+    return partial(_run_ksd_test, method, kern, m, D)
 
-    def run(data, *, alpha, rng):
-        target, X = data
-        return ksd_test(X, target, base_kernel(kern, X), method=method, n_landmarks=m,
-                        n_resamples=D, alpha=alpha, rng=rng)
 
-    return run
+def _run_ksd_test(method, kern, m, D, data, *, alpha, rng):
+    target, X = data
+    return ksd_test(X, target, base_kernel(kern, X), method=method, n_landmarks=m,
+                    n_resamples=D, alpha=alpha, rng=rng)
 
 
 def landmark_methods(factors=(1, 4, 8), kernel: str = "imq") -> dict:
@@ -115,25 +118,34 @@ def landmark_methods(factors=(1, 4, 8), kernel: str = "imq") -> dict:
 def ksd_runtime_vs_n(ns: Sequence[int], *, d: int = 10, n_repeats: int = 3,
                      methods=("full", "nystrom", "linear", "fssd"),
                      n_resamples: int | None = None, landmark_factor: float = 4.0, rng=None,
-                     progress: Progress = None, n_bootstrap: int | None = None
-                     ) -> pd.DataFrame:
+                     progress: Progress = None, n_bootstrap: int | None = None,
+                     executor=None) -> pd.DataFrame:
     """Fig. 1a: seconds per complete test (statistic + null) vs n, IMQ kernel, data and
     target N(0, I_d), m = 4√n, D = ``n_resamples`` (default 500). Columns: n, test (the
-    ``ksd_test`` method), repeat, runtime_s."""
+    ``ksd_test`` method), repeat, runtime_s. Each n is one trial (``run_trials``); under an
+    ``executor`` the trials share the machine, so time them serially to compare methods."""
     D = renamed_argument("n_bootstrap", n_bootstrap, "n_resamples", n_resamples, 500)
     rng = check_rng(rng)
-    rows, total = [], len(ns) * n_repeats * len(methods)
+    ns = [int(n) for n in ns]
+    trials = run_trials(partial(_runtime_trial, d, tuple(methods), n_repeats, D,
+                                landmark_factor),
+                        zip(ns, trial_seeds(rng, len(ns)), strict=True), executor=executor,
+                        progress=progress)
+    return pd.DataFrame([row for rows in trials for row in rows])
+
+
+def _runtime_trial(d, methods, n_repeats, D, landmark_factor, item) -> list[dict]:
+    n, seed = item
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
     target = NormalTarget(np.zeros(d))
-    for n in ns:
-        X = rng.standard_normal((n, d))
-        m = int(np.ceil(landmark_factor * np.sqrt(n)))
-        for method in methods:
-            for r in range(n_repeats):
-                t0 = time.perf_counter()
-                ksd_test(X, target, IMQKernel(), method=method, n_landmarks=m,
-                         n_resamples=D, rng=rng)
-                rows.append({"n": n, "test": method, "repeat": r,
-                             "runtime_s": time.perf_counter() - t0})
-                if progress is not None:
-                    progress(len(rows), total)
-    return pd.DataFrame(rows)
+    m = int(np.ceil(landmark_factor * np.sqrt(n)))
+    rows = []
+    for method in methods:
+        for r in range(n_repeats):
+            t0 = time.perf_counter()
+            ksd_test(X, target, IMQKernel(), method=method, n_landmarks=m, n_resamples=D,
+                     rng=rng)
+            rows.append({"n": n, "test": method, "repeat": r,
+                         "runtime_s": time.perf_counter() - t0})
+    return rows

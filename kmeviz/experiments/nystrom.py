@@ -4,13 +4,14 @@ mixture and Fig. 1, the exact error vs the number of landmarks."""
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from .._validation import check_positive_int, check_rng
 from ..distributions.mixture import GaussianMixture
-from ..experiments.runners import Progress
+from ..experiments.runners import Progress, run_trials, trial_seeds
 from ..kernels import GaussianKernel
 from ..results import renamed_argument
 
@@ -26,7 +27,7 @@ def nystrom_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, n_centres: i
                        spread: float = 5.0, n_repeats: int | None = None,
                        baselines=("uniform",), replace: bool = True, mixture=None,
                        bandwidth: float | None = None, rng=None, progress: Progress = None,
-                       n_trials: int | None = None) -> pd.DataFrame:
+                       n_trials: int | None = None, executor=None) -> pd.DataFrame:
     """Chatalic et al. Fig. 1: exact embedding error of Nyström and empirical KMEs vs m.
 
     Data: the Gaussian mixture of ``paper_mixture``; Gaussian kernel with bandwidth the
@@ -34,15 +35,10 @@ def nystrom_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, n_centres: i
     Returns one row per (n, m, estimator) with mean_error, its 5% and 95% percentiles
     (p05, p95) over ``n_repeats`` draws (default 10; ``n_trials`` is its deprecated name),
     runtime_s (mean fit time) and repeats; the empirical estimator appears with m = n.
-    ``mixture`` and ``bandwidth`` override the defaults (the apps pass their own).
+    ``mixture`` and ``bandwidth`` override the defaults (the apps pass their own). Each
+    (n, draw) is one trial with its own seed (``run_trials``; ``executor`` runs them in
+    parallel with the same table but for runtime_s).
     """
-    from ..embeddings.kme import (
-        EmpiricalKME,
-        KernelHerding,
-        NystromKME,
-        RandomFeatureKME,
-        UniformSubsampleKME,
-    )
     from ..kernels import median_heuristic
 
     n_repeats = check_positive_int(
@@ -53,36 +49,55 @@ def nystrom_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, n_centres: i
     if bandwidth is None:
         bandwidth = median_heuristic(mixture.sample(1000, rng=rng), rng=rng)
     kernel = GaussianKernel(bandwidth)
-    makers = {"nystrom": lambda m: NystromKME(kernel, m, replace=replace, rng=rng),
-              "uniform": lambda m: UniformSubsampleKME(kernel, m, rng=rng),
-              "herding": lambda m: KernelHerding(kernel, m, rng=rng),
-              "rff": lambda m: RandomFeatureKME(kernel, m, rng=rng)}
-    chosen = ["nystrom", *[b for b in baselines if b in makers and b != "nystrom"]]
-    records = []
-    steps, done = len(ns) * n_repeats, 0
-    for n in ns:
-        grid = ms if ms is not None else np.unique(np.geomspace(4, min(n, 4000), 12).astype(int))
-        for _ in range(n_repeats):
-            X = mixture.sample(int(n), rng=rng)
-            t0 = time.perf_counter()
-            emp = EmpiricalKME(kernel).fit(X)
-            seconds = time.perf_counter() - t0  # fit only, as for the others
-            records.append({"n": n, "m": n, "estimator": "empirical",
-                            "error": mixture.error_of(emp), "runtime_s": seconds})
-            for m in grid:
-                for name in chosen:
-                    t0 = time.perf_counter()
-                    est = makers[name](int(m)).fit(X)
-                    seconds = time.perf_counter() - t0
-                    records.append({"n": n, "m": int(m), "estimator": name,
-                                    "error": mixture.error_of(est), "runtime_s": seconds})
-            done += 1
-            if progress is not None:
-                progress(done, steps)
-    raw = pd.DataFrame(records)
+    chosen = ("nystrom", *[b for b in baselines if b in ESTIMATORS and b != "nystrom"])
+    items = [(int(n), ms if ms is not None
+              else np.unique(np.geomspace(4, min(n, 4000), 12).astype(int)), seed)
+             for n in ns for seed in trial_seeds(rng, n_repeats)]
+    trials = run_trials(partial(_error_trial, mixture, kernel, chosen, replace), items,
+                        executor=executor, progress=progress)
+    raw = pd.DataFrame([record for records in trials for record in records])
     out = raw.groupby(["n", "estimator", "m"], as_index=False).agg(
         mean_error=("error", "mean"), p05=("error", lambda e: np.quantile(e, 0.05)),
         p95=("error", lambda e: np.quantile(e, 0.95)), runtime_s=("runtime_s", "mean"),
         repeats=("error", "size"))
     out.attrs["bandwidth"] = kernel.bandwidth
     return out
+
+
+#: The estimators ``nystrom_error_vs_m`` compares (``baselines`` picks among them).
+ESTIMATORS = ("nystrom", "uniform", "herding", "rff")
+
+
+def _make_estimator(name, kernel, m, replace, rng):
+    from ..embeddings.kme import KernelHerding, NystromKME, RandomFeatureKME, UniformSubsampleKME
+
+    if name == "nystrom":
+        return NystromKME(kernel, m, replace=replace, rng=rng)
+    if name == "uniform":
+        return UniformSubsampleKME(kernel, m, rng=rng)
+    if name == "herding":
+        return KernelHerding(kernel, m, rng=rng)
+    return RandomFeatureKME(kernel, m, rng=rng)
+
+
+def _error_trial(mixture, kernel, chosen, replace, item) -> list[dict]:
+    """One draw of n points: the exact error of the empirical KME and of every estimator
+    at every m of the grid."""
+    from ..embeddings.kme import EmpiricalKME
+
+    n, grid, seed = item
+    rng = np.random.default_rng(seed)
+    X = mixture.sample(n, rng=rng)
+    t0 = time.perf_counter()
+    emp = EmpiricalKME(kernel).fit(X)
+    seconds = time.perf_counter() - t0  # fit only, as for the others
+    records = [{"n": n, "m": n, "estimator": "empirical", "error": mixture.error_of(emp),
+                "runtime_s": seconds}]
+    for m in grid:
+        for name in chosen:
+            t0 = time.perf_counter()
+            est = _make_estimator(name, kernel, int(m), replace, rng).fit(X)
+            seconds = time.perf_counter() - t0
+            records.append({"n": n, "m": int(m), "estimator": name,
+                            "error": mixture.error_of(est), "runtime_s": seconds})
+    return records
