@@ -116,12 +116,12 @@ tests = {
                      "n_resamples": 99},
 }
 size = rejection_rates(null_sampler(150), tests, n_repeats=100, rng=1)
-power = rejection_rates(lambda g: K.blobs_two_sample(150, epsilon=3.0, rng=g), tests,
+power = rejection_rates(lambda g: K.blobs_two_sample(150, epsilon=6.0, rng=g), tests,
                         n_repeats=40, rng=2)
 cols = ["test", "rejections", "repeats", "rate", "ci_low", "ci_high"]
 print("size (P = Q = N(0, I)):")
 print(size[cols].round(3).to_string(index=False))
-print("\npower (blob grid, ε = 3):")
+print("\npower (blob grid, ε = 6):")
 print(power[cols].round(3).to_string(index=False))
 
 # %% tags=["check", "remove-cell"]

@@ -1,0 +1,17 @@
+"""Loaded by pytest before any test module: dask is an optional extra.
+
+``KMEVIZ_WITHOUT_DASK=1 python -m pytest`` runs the suite as on a machine without dask
+(``import dask`` fails), to check that the core and every non-dask test work there; the
+dask tests and the dask-only doctests are then skipped.
+"""
+
+import os
+import sys
+
+if os.environ.get("KMEVIZ_WITHOUT_DASK"):
+    sys.modules.update(dask=None, distributed=None)  # import dask -> ImportError
+
+try:
+    import dask  # noqa: F401
+except ImportError:
+    collect_ignore = ["kmeviz/chunked.py"]  # its doctests draw dask arrays
