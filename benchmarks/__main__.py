@@ -23,3 +23,11 @@ bench_nystrom.run(quick=args.quick)
 bench_cme.run(quick=args.quick)
 bench_ksd.run(quick=args.quick)
 bench_apps.run(quick=args.quick)
+try:
+    import distributed  # noqa: F401  (the dask extra)
+except ImportError:
+    print("\n(bench_dask skipped: pip install 'kmeviz[dask]')")
+else:
+    from . import bench_dask
+
+    bench_dask.main(["--quick"] if args.quick else [])

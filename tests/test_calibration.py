@@ -53,3 +53,10 @@ def ksd_size_table(*, n, d, n_repeats, methods, rng, level=0.99):
 def test_type_one_error_of_ksd_tests():
     df = ksd_size_table(n=500, d=5, n_repeats=1000, methods=KSD_METHODS, rng=55)
     assert ((df.ci_low <= 0.05) & (0.05 <= df.ci_high)).all(), df.to_string()
+
+
+def test_type_one_error_of_the_nystrom_spectral_null_bounded():
+    """The CI-sized check of the Nyström spectral null (the slow tests cover it with 1000
+    draws): 400 null draws at n = 150 per sample, 99% interval around the rate."""
+    df = size_table(n=150, n_repeats=400, rng=404, pairs=[("nystrom", "spectral")])
+    assert ((df.ci_low <= 0.05) & (0.05 <= df.ci_high)).all(), df.to_string()
