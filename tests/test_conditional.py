@@ -126,6 +126,26 @@ def test_row_sparse_variant_zeroes_whole_rows(small_problem):
     assert np.all(np.diff(res.objective_history) <= 1e-12 * res.objective_history[0])
 
 
+def test_column_sparse_variant_is_the_row_variant_of_the_transposed_problem(small_problem):
+    """tr((M - W)ᵀK(M - W)L) = tr((Mᵀ - Wᵀ)ᵀ L (Mᵀ - Wᵀ) K) for symmetric K, L, and
+    ||Mᵀ||₂,₁ is the row penalty of Mᵀ: the column variant on (W, K, L) must equal the row
+    variant on (Wᵀ, L, K), transposed. Plus its optimality (KKT) conditions."""
+    W, Kx, L = small_problem
+    gamma = 2.0
+    cols = sparse_cme(W, Kx, L, gamma=gamma, penalty="l1/l2-columns", tol=1e-13,
+                      max_iter=50_000)
+    rows_t = sparse_cme(W.T, L, Kx, gamma=gamma, penalty="l1/l2", tol=1e-13, max_iter=50_000)
+    np.testing.assert_allclose(cols.M, rows_t.M.T, atol=1e-6)
+    norms = np.linalg.norm(cols.M, axis=0)
+    assert np.any(norms == 0) and np.any(norms > 0)  # whole columns dropped, not all
+    grad = 2 * Kx @ (cols.M - W) @ L
+    active = norms > 0
+    # active column j: grad_j + γ M_j / ||M_j|| = 0; inactive: ||grad_j|| <= γ
+    np.testing.assert_allclose(grad[:, active] + gamma * cols.M[:, active] / norms[active], 0,
+                               atol=1e-4)
+    assert np.all(np.linalg.norm(grad[:, ~active], axis=0) <= gamma * (1 + 1e-6))
+
+
 def test_incomplete_cholesky_reconstructs_K(small_problem):
     _, Kx, _ = small_problem
     G, piv = incomplete_cholesky(Kx)

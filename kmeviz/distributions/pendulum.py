@@ -21,6 +21,14 @@ class Pendulum:
 
     θ̈ = (-μ θ̇ + m g l sin θ + u) / (m l²), integrated by RK4 over one step ``dt``.
     With |u| <= 5 N·m < m g l = 9.81 N·m the torque cannot swing it up directly.
+
+    Constants. Sec. 5.1 of Grünewälder et al. states only the torque range u ∈ [-5, 5] N·m,
+    the state ranges θ ∈ [-π, π], ω ∈ [-7, 7] rad/s and the reward; it defers the dynamics
+    to Deisenroth et al. (2009), which is not among the papers kmeviz reproduces. The
+    defaults here are the values usually quoted for that benchmark: mass m = 1 kg, length
+    l = 1 m, friction μ = 0.05 N·m·s/rad, g = 9.81 m/s², one step dt = 0.05 s, integrated
+    by RK4 (the paper does not say how it discretises). They were not checked against
+    Deisenroth et al.; every one is a field, so another reading is one argument away.
     """
 
     mass: float = 1.0

@@ -34,7 +34,7 @@ PAPER_METHODS = {
 }
 
 
-PROBLEMS = ("laplace", "student-t", "rbm", "null")
+PROBLEMS = ("laplace", "student-t", "student-t-multivariate", "rbm", "null")
 
 
 def nystrom_label(factor: float, kernel: str = "imq") -> str:
@@ -52,19 +52,29 @@ def base_kernel(name, X) -> object:
 
 
 def draw_problem(problem: str, parameter, n: int, rng):
-    """(target, sample) for one draw: Laplace(0, 1/√2)^d or Student-t (5 d.o.f.) against
-    N(0, I_d) with d = parameter; the RBM (d = 50, d_h = 40) against its perturbation with
-    noise σ = parameter; or ``"null"``: N(0, I_d) against itself."""
+    """(target, sample) for one draw, d = parameter unless stated:
+
+    - ``"laplace"``: Laplace(0, 1/√2)^d (unit variance) against N(0, I_d) (Fig. 1b);
+    - ``"student-t"``: d independent t₅ coordinates against N(0, (5/3) I_d), the
+      variance-matched problem of the authors' code for Fig. 1c (t₅ has variance 5/3);
+    - ``"student-t-multivariate"``: a multivariate t₅ against N(0, I_d), the problem as the
+      paper's text (Sec. 5) words it;
+    - ``"rbm"``: the RBM (d = 50, d_h = 40) against its perturbation with noise
+      σ = parameter (Fig. 1d);
+    - ``"null"``: N(0, I_d) against itself.
+    """
     check_choice(problem, "problem", PROBLEMS)
     if problem == "rbm":
         rbm = GaussBernoulliRBM.random(50, 40, rng=rng)
         sampler = rbm.perturbed(float(parameter), rng=rng) if parameter > 0 else rbm
         return rbm, sampler.sample(n, rng=rng)
     d = check_positive_int(int(parameter), "d")
+    if problem == "student-t":
+        return NormalTarget(np.zeros(d), 5.0 / 3.0), rng.standard_t(5.0, size=(n, d))
     target = NormalTarget(np.zeros(d))
     if problem == "laplace":
         return target, rng.laplace(scale=1 / np.sqrt(2), size=(n, d))
-    if problem == "student-t":
+    if problem == "student-t-multivariate":
         return target, StudentTTarget(5.0, np.zeros(d)).sample(n, rng=rng)
     return target, rng.standard_normal((n, d))
 
