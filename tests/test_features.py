@@ -46,3 +46,37 @@ def test_fastfood_kernel_error_comparable_to_fourier(dim, rng):
 def test_fastfood_only_for_gaussian():
     with pytest.raises(TypeError, match="Gaussian"):  # validated in fit (estimator convention)
         K.FastfoodFeatures(K.LaplaceKernel(1.0), 16).fit(np.zeros((3, 2)))
+
+
+@pytest.mark.parametrize("kernel", [K.GaussianKernel(1.0), K.LaplaceKernel(1.0),
+                                    K.IMQKernel()], ids=lambda k: type(k).__name__)
+def test_quasi_monte_carlo_frequencies_have_the_law_and_less_error(kernel):
+    """Scrambled Sobol/Halton frequencies through p(ω)'s inverse CDF: each coordinate has
+    the law of the i.i.d. draws (two-sample KS against 20000 of them), and FastMMD's error
+    against the exact MMD² shrinks (RMS over 40 seeds; measured 3-8x, asserted 2x)."""
+    from scipy import stats
+
+    quasi = kernel.quasi_frequencies(2048, 3, rng=1)
+    iid = kernel.sample_frequencies(20_000, 3, rng=2)
+    for j in range(3):
+        assert stats.ks_2samp(quasi[:, j], iid[:, j]).pvalue > 0.001
+    g = np.random.default_rng(0)
+    X, Y = g.normal(size=(300, 2)), g.normal(0.3, 1.0, size=(300, 2))
+    exact = K.mmd2(X, Y, kernel)
+
+    def rms(sampling):
+        errors = [K.mmd2_fastmmd(X, Y, kernel, n_features=256, sampling=sampling, rng=r)
+                  - exact for r in range(40)]
+        return np.sqrt(np.mean(np.square(errors)))
+
+    assert rms("sobol") < rms("iid") / 2 and rms("halton") < rms("iid") / 2
+
+
+def test_quasi_monte_carlo_options_are_checked():
+    X = np.zeros((5, 2))
+    with pytest.raises(ValueError, match="sampling"):
+        K.RandomFourierFeatures(K.GaussianKernel(1.0), 8, sampling="grid").fit(X)
+    with pytest.raises(ValueError, match="fourier"):
+        K.mmd2_fastmmd(X, X + 1, K.GaussianKernel(1.0), method="fastfood", sampling="sobol")
+    with pytest.raises(ValueError, match="method"):
+        K.GaussianKernel(1.0).quasi_frequencies(8, 2, method="lattice")

@@ -11,7 +11,13 @@ from functools import partial
 
 import numpy as np
 
-from .._validation import check_is_fitted, check_positive_int, check_rng, check_samples
+from .._validation import (
+    check_choice,
+    check_is_fitted,
+    check_positive_int,
+    check_rng,
+    check_samples,
+)
 from ..chunked import check_any_samples, is_dask_array, row_chunk_sums
 from ..config import get_config
 from ..kernels import GaussianKernel, check_kernel, tile_rows
@@ -81,6 +87,10 @@ def _chunk_cos_sin_sums(features, working_memory, start, X):
     return features._cos_sin_sums(X, working_memory)
 
 
+#: How ``RandomFourierFeatures`` draws its frequencies.
+SAMPLINGS = ("iid", "sobol", "halton")
+
+
 class RandomFourierFeatures(_RandomFeatures):
     """Random Fourier features (Rahimi & Recht 2007) with ω drawn from p(ω) (Bochner).
 
@@ -91,6 +101,9 @@ class RandomFourierFeatures(_RandomFeatures):
         L, the number of frequencies (the feature vector has 2L entries).
     frequencies : array (L, d), optional
         Fix ω instead of sampling it (then ``n_features`` is ignored).
+    sampling : {"iid", "sobol", "halton"}
+        i.i.d. draws from p(ω), or scrambled quasi-Monte Carlo points pushed through its
+        inverse CDF (``ShiftInvariantKernel.quasi_frequencies``).
     rng : Generator, int or None
 
     Examples
@@ -104,10 +117,12 @@ class RandomFourierFeatures(_RandomFeatures):
     True
     """
 
-    def __init__(self, kernel, n_features: int = 1024, *, frequencies=None, rng=None):
+    def __init__(self, kernel, n_features: int = 1024, *, frequencies=None,
+                 sampling: str = "iid", rng=None):
         self.kernel = kernel
         self.n_features = n_features
         self.frequencies = frequencies
+        self.sampling = sampling
         self.rng = rng
 
     def fit(self, X):
@@ -123,8 +138,13 @@ class RandomFourierFeatures(_RandomFeatures):
             self.frequencies_ = frequencies
         else:
             n_features = check_positive_int(self.n_features, "n_features")
-            self.frequencies_ = self.kernel.sample_frequencies(n_features, dim,
-                                                               rng=check_rng(self.rng))
+            check_choice(self.sampling, "sampling", SAMPLINGS)
+            if self.sampling == "iid":
+                self.frequencies_ = self.kernel.sample_frequencies(n_features, dim,
+                                                                   rng=check_rng(self.rng))
+            else:
+                self.frequencies_ = self.kernel.quasi_frequencies(
+                    n_features, dim, method=self.sampling, rng=check_rng(self.rng))
         self.n_features_ = self.frequencies_.shape[0]
         self.dim_ = dim
         return self

@@ -192,6 +192,34 @@ class ShiftInvariantKernel(Kernel):
     def _sample_frequencies(self, n_features, dim, rng) -> np.ndarray:
         raise NotImplementedError
 
+    def quasi_frequencies(self, n_features: int, dim: int, *, method: str = "sobol",
+                          rng=None) -> np.ndarray:
+        """Frequencies from a scrambled low-discrepancy sequence (randomised quasi-Monte
+        Carlo, ``scipy.stats.qmc``) pushed through p(ω)'s inverse CDF: each ω still has
+        law p(ω), but the set covers it more evenly than i.i.d. draws, which lowers the
+        variance of random-feature estimates (FastMMD Sec. 5 discusses QMC frequencies;
+        Yang et al. 2014). ``method`` is ``"sobol"`` or ``"halton"``."""
+        from scipy.stats import qmc
+
+        n_features = check_positive_int(n_features, "n_features")
+        dim = check_positive_int(dim, "dim")
+        if method not in ("sobol", "halton"):
+            raise ValueError(f"method must be 'sobol' or 'halton', got {method!r}")
+        engine = (qmc.Sobol if method == "sobol" else qmc.Halton)(
+            self._uniform_dim(dim), scramble=True, seed=check_rng(rng))
+        if method == "sobol":  # Sobol points are balanced in blocks of 2^k
+            U = engine.random_base2(max(0, (n_features - 1).bit_length()))[:n_features]
+        else:
+            U = engine.random(n_features)
+        tiny = np.finfo(float).eps
+        return self._frequencies_from_uniform(np.clip(U, tiny, 1.0 - tiny), dim)
+
+    def _uniform_dim(self, dim: int) -> int:
+        return dim
+
+    def _frequencies_from_uniform(self, U: np.ndarray, dim: int) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__} has no quasi-Monte Carlo frequencies")
+
 
 def check_kernel(kernel, name: str = "kernel", *, shift_invariant: bool = False) -> Kernel:
     """Raise TypeError unless ``kernel`` is a kmeviz kernel (of the required kind)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 from scipy.spatial.distance import cdist
 
 from .._validation import (
@@ -68,6 +69,9 @@ class GaussianKernel(ShiftInvariantKernel, RadialKernel):
     def _sample_frequencies(self, n_features, dim, rng):
         return rng.standard_normal((n_features, dim)) / self.bandwidth
 
+    def _frequencies_from_uniform(self, U, dim):
+        return stats.norm.ppf(U) / self.bandwidth
+
 
 @dataclass(frozen=True)
 class LaplaceKernel(ShiftInvariantKernel):
@@ -97,6 +101,9 @@ class LaplaceKernel(ShiftInvariantKernel):
 
     def _sample_frequencies(self, n_features, dim, rng):
         return rng.standard_cauchy((n_features, dim)) / self.bandwidth
+
+    def _frequencies_from_uniform(self, U, dim):
+        return np.tan(np.pi * (U - 0.5)) / self.bandwidth  # the Cauchy inverse CDF
 
 
 @dataclass(frozen=True)
@@ -143,6 +150,13 @@ class IMQKernel(ShiftInvariantKernel, RadialKernel):
     def _sample_frequencies(self, n_features, dim, rng):
         t = rng.gamma(shape=-self.beta, scale=1.0 / self.c**2, size=(n_features, 1))
         return rng.standard_normal((n_features, dim)) * np.sqrt(2.0 * t)
+
+    def _uniform_dim(self, dim):
+        return dim + 1  # one coordinate for the Gamma mixing variable t
+
+    def _frequencies_from_uniform(self, U, dim):
+        t = stats.gamma.ppf(U[:, :1], -self.beta, scale=1.0 / self.c**2)
+        return stats.norm.ppf(U[:, 1:]) * np.sqrt(2.0 * t)
 
 
 def median_heuristic(X, Y=None, *, max_samples: int = 1000, rng=None) -> float:

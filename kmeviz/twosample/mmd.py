@@ -190,14 +190,16 @@ FASTMMD_METHODS = ("fourier", "fastfood")
 FASTMMD_ALGORITHMS = ("features", "amplitude")
 
 
-def random_features(kernel, X, *, n_features, method="fourier", frequencies=None, rng=None):
+def random_features(kernel, X, *, n_features, method="fourier", frequencies=None, rng=None,
+                    sampling="iid"):
     """Fitted random features of ``method`` for clean sample ``X`` (the FastMMD ω's)."""
     check_choice(method, "method", FASTMMD_METHODS)
     if method == "fastfood":
-        if frequencies is not None:
-            raise ValueError("frequencies can only be fixed for method='fourier'")
+        if frequencies is not None or sampling != "iid":
+            raise ValueError("frequencies and sampling can only be set for method='fourier'")
         return FastfoodFeatures(kernel, n_features, rng=rng).fit(X)
-    return RandomFourierFeatures(kernel, n_features, frequencies=frequencies, rng=rng).fit(X)
+    return RandomFourierFeatures(kernel, n_features, frequencies=frequencies,
+                                 sampling=sampling, rng=rng).fit(X)
 
 
 def fastmmd_from_amplitudes(amp2, amp2_x, amp2_y, m, n, k0, estimator):
@@ -223,6 +225,7 @@ def mmd2_fastmmd(
     estimator: str = "biased",
     frequencies=None,
     algorithm: str = "features",
+    sampling: str = "iid",
     rng=None,
 ) -> float:
     """FastMMD: MMD² approximated with L random frequencies in O(L n d) time, O(L) memory.
@@ -243,6 +246,9 @@ def mmd2_fastmmd(
     algorithm : {"features", "amplitude"}
         Alg. 2 (norm of mean random-feature vectors) or Alg. 1 (amplitude and
         phase of the summed sinusoids, steps 4–6). They agree to round-off.
+    sampling : {"iid", "sobol", "halton"}
+        i.i.d. frequencies (the paper's), or scrambled quasi-Monte Carlo ones (Fourier
+        method only; ``RandomFourierFeatures``).
     rng : Generator, int or None
 
     Examples
@@ -259,9 +265,8 @@ def mmd2_fastmmd(
     check_choice(algorithm, "algorithm", FASTMMD_ALGORITHMS)
     X, Y, _ = check_any_pair(X, Y, min_samples=2 if estimator == "unbiased" else 1)
     kernel = check_kernel(kernel, shift_invariant=True)
-    feats = random_features(
-        kernel, X, n_features=n_features, method=method, frequencies=frequencies, rng=rng
-    )
+    feats = random_features(kernel, X, n_features=n_features, method=method,
+                            frequencies=frequencies, rng=rng, sampling=sampling)
     cx, sx = feats._mean_cos_sin(X)
     cy, sy = feats._mean_cos_sin(Y)
     k0 = kernel.value_at_zero
