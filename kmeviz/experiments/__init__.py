@@ -7,8 +7,10 @@ from .cme import (
     sparsity_path,
 )
 from .fastmmd import (
+    FIG6_SIGMAS,
     FIG8B_TESTS,
     fastmmd_type2_vs_L,
+    kernel_family_mmd,
     null_sampler,
     size_table,
     type2_vs_epsilon,
@@ -31,12 +33,14 @@ from .runners import (
 )
 
 __all__ = [
+    "FIG6_SIGMAS",
     "FIG8B_TESTS",
     "PAPER_METHODS",
     "PROBLEMS",
     "binomial_interval",
     "draw_problem",
     "fastmmd_type2_vs_L",
+    "kernel_family_mmd",
     "ksd_power",
     "ksd_runtime_vs_n",
     "landmark_methods",

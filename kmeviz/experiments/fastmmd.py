@@ -6,11 +6,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
+import numpy as np
 import pandas as pd
 
 from .._validation import check_rng
 from ..distributions.datasets import blobs_two_sample
-from ..experiments.runners import Progress, _nested_progress, rejection_rates
+from ..experiments.runners import (
+    Progress,
+    _nested_progress,
+    rejection_rates,
+    run_trials,
+    trial_seeds,
+)
 from ..kernels import GaussianKernel
 from ..results import renamed_argument
 
@@ -122,3 +129,52 @@ def size_table(*, n: int = 200, m: int | None = None, n_repeats: int = 500,
                          executor=executor)
     df["within_interval"] = (df["ci_low"] <= alpha) & (alpha <= df["ci_high"])
     return df
+
+
+#: FastMMD Fig. 6's bandwidths: 0.1 to 100 in multiplicative steps of 10^(1/5).
+FIG6_SIGMAS = tuple(float(s) for s in 10.0 ** (np.arange(-5, 11) / 5))
+
+
+def kernel_family_mmd(sigmas=FIG6_SIGMAS, *, n: int = 200, n_draws: int = 100,
+                      n_features: int = 1024, rng=None, progress: Progress = None,
+                      executor=None) -> pd.DataFrame:
+    """FastMMD Fig. 6: MMD² of one ring data set (Sec. 4.2, ``rings_two_sample``) for a
+    family of Gaussian kernels, exact and approximated.
+
+    For each σ: the exact biased and unbiased MMD²; FastMMD-Fourier and -Fastfood
+    (L = ``n_features``) over ``n_draws`` frequency draws; the linear-time MMD and the
+    B-test (block √n) over ``n_draws`` random orderings of both samples, as the paper
+    permutes the samples for them. Columns: sigma, estimator, kind (biased/unbiased),
+    mean, std over the draws, exact, draws. Each σ is one trial (``run_trials``).
+    """
+    from ..distributions.datasets import rings_two_sample
+
+    rng = check_rng(rng)
+    X, Y = rings_two_sample(n, rng=rng)
+    items = list(zip([float(s) for s in sigmas], trial_seeds(rng, len(sigmas)), strict=True))
+    trials = run_trials(partial(_kernel_family_trial, X, Y, n_draws, n_features), items,
+                        executor=executor, progress=progress)
+    return pd.DataFrame([row for rows in trials for row in rows])
+
+
+def _kernel_family_trial(X, Y, n_draws, n_features, item) -> list[dict]:
+    from ..twosample.mmd import mmd2, mmd2_block, mmd2_fastmmd, mmd2_linear
+
+    sigma, seed = item
+    rng = np.random.default_rng(seed)
+    kernel = GaussianKernel(sigma)
+    exact = {kind: mmd2(X, Y, kernel, estimator=kind) for kind in ("biased", "unbiased")}
+    values: dict = {}
+    for _ in range(n_draws):
+        for method in ("fourier", "fastfood"):
+            draw = int(rng.integers(2**63))
+            for kind in ("biased", "unbiased"):  # the same frequencies for both
+                values.setdefault((f"FastMMD-{method.capitalize()}", kind), []).append(
+                    mmd2_fastmmd(X, Y, kernel, n_features=n_features, method=method,
+                                 estimator=kind, rng=draw))
+        Xp, Yp = X[rng.permutation(len(X))], Y[rng.permutation(len(Y))]
+        values.setdefault(("MMD-linear", "unbiased"), []).append(mmd2_linear(Xp, Yp, kernel))
+        values.setdefault(("B-test", "unbiased"), []).append(mmd2_block(Xp, Yp, kernel))
+    return [{"sigma": sigma, "estimator": name, "kind": kind, "mean": float(np.mean(v)),
+             "std": float(np.std(v, ddof=1)), "exact": exact[kind], "draws": len(v)}
+            for (name, kind), v in values.items()]
