@@ -82,9 +82,13 @@ class TestResult:
         return self.method
 
     def null_distribution(self):
-        """The frozen scipy distribution of an analytic null (Gamma or normal), else None."""
+        """The frozen scipy distribution of an analytic null (Gamma, Pearson III or normal),
+        else None."""
         if self.null == "gamma":
             return stats.gamma(self.null_params["shape"], scale=self.null_params["scale"])
+        if self.null == "pearson":
+            return stats.pearson3(self.null_params["skewness"], loc=self.null_params["mean"],
+                                  scale=np.sqrt(self.null_params["variance"]))
         if self.null == "normal":
             return stats.norm(0.0, self.null_params["scale"])
         return None

@@ -56,7 +56,7 @@ def test_fig8b_runner_shape_and_progress():
     seen = []
     df = type2_vs_epsilon(epsilons=(1.5, 3.0), n=60, n_repeats=2, n_resamples=19, rng=0,
                           progress=lambda d, t: seen.append((d, t)))
-    assert len(df) == 2 * 4 and set(df["epsilon"]) == {1.5, 3.0}
+    assert len(df) == 2 * 5 and set(df["epsilon"]) == {1.5, 3.0}  # five tests of Fig. 8b
     assert seen[-1] == (4, 4) and seen[0] == (1, 4)
 
 

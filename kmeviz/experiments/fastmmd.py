@@ -55,6 +55,7 @@ FIG8B_TESTS = {
     "Bootstrap (exact MMD_b)": {"estimator": "biased", "null": "permutation"},
     "Gamma": {"estimator": "biased", "null": "gamma"},
     "Spectrum": {"estimator": "biased", "null": "spectral"},
+    "Pearson": {"estimator": "unbiased", "null": "pearson"},
     "FastMMD-Fourier + bootstrap": {"estimator": "fastmmd-fourier", "null": "permutation"},
 }
 

@@ -8,6 +8,8 @@ Nulls (which estimator each is valid for is in ``VALID_NULLS``):
   FastMMD Sec. 4.5). Never a Python loop over replicates.
 - ``"gamma"``: two-parameter Gamma moment match of MMD²_b under H0 (Gretton et al.
   2012), moments from the centred joint Gram in O(N²).
+- ``"pearson"``: Pearson type III fitted to the H0 mean, variance and skewness of MMD²_u
+  (Gretton et al. 2012a; FastMMD Fig. 8b), equal sample sizes, O(N³).
 - ``"spectral"``: MMD² ≈ (1/m + 1/n) Σ_l λ_l (z_l² [- 1]) with λ_l the eigenvalues of
   the centred joint Gram / N (Gretton et al. 2009); simulated.
 - ``"normal"``: the asymptotic normal null of the linear-time and B-test statistics,
@@ -53,11 +55,19 @@ from ..twosample.mmd import (
     mmd2,
     random_features,
 )
+from .nulls import (  # noqa: F401  (their home before kmeviz 0.2; apps import them here)
+    _simulate_spectral,
+    centred_joint_gram,
+    gamma_null_params,
+    pearson_null,
+    simulate_spectral_null,
+    spectral_eigenvalues,
+)
 
 #: Estimator -> the nulls that are valid for it.
 VALID_NULLS = {
     "biased": ("permutation", "gamma", "spectral"),
-    "unbiased": ("permutation", "spectral"),
+    "unbiased": ("permutation", "spectral", "pearson"),
     "linear": ("normal",),
     "block": ("normal",),
     "fastmmd-fourier": ("permutation",),
@@ -66,7 +76,7 @@ VALID_NULLS = {
 }
 
 
-NULLS = ("permutation", "gamma", "spectral", "normal")
+NULLS = ("permutation", "gamma", "spectral", "pearson", "normal")
 
 
 def permutation_assignments(m: int, n: int, n_permutations: int, rng, *,
@@ -225,58 +235,6 @@ def _chunk_feature_moments(kernel, L, R, start, Z):
     return total, gram
 
 
-def centred_joint_gram(X, Y, kernel) -> tuple[np.ndarray, int]:
-    """H K H for the pooled sample (H the centring matrix) and N = m + n."""
-    Z = np.vstack([X, Y])
-    K = kernel.gram(Z, Z)
-    row = K.mean(axis=1)
-    Kc = K - row[:, None] - row[None, :] + row.mean()
-    return Kc, Z.shape[0]
-
-
-def spectral_eigenvalues(X, Y, kernel) -> np.ndarray:
-    """Eigenvalues of the centred joint Gram matrix divided by N (non-negative part)."""
-    Kc, N = centred_joint_gram(X, Y, kernel)
-    lam = linalg.eigvalsh(Kc / N)
-    return lam[lam > 1e-12 * max(lam.max(), 1e-300)]
-
-
-def gamma_null_params(X, Y, kernel) -> dict:
-    """Gamma(shape, scale) matching the H0 mean and variance of MMD²_b.
-
-    Under H0, MMD²_b ≈ c Σ λ_l z_l² with c = 1/m + 1/n, so E = c Σλ = c tr(Kc)/N and
-    Var = 2 c² Σλ² = 2 c² ||Kc||_F² / N². The moments come from the pooled centred Gram,
-    which is asymptotically equivalent to the h-statistic moments of Gretton et al.
-    (2009), not identical to them at finite n.
-    """
-    Kc, N = centred_joint_gram(X, Y, kernel)
-    c = 1.0 / X.shape[0] + 1.0 / Y.shape[0]
-    mean = c * np.trace(Kc) / N
-    var = 2.0 * c**2 * np.sum(Kc**2) / N**2
-    return {"shape": mean**2 / var, "scale": var / mean}
-
-
-def simulate_spectral_null(eigenvalues, m: int, n: int, *, estimator: str = "biased",
-                           n_resamples: int = 1000, rng=None) -> np.ndarray:
-    """Draws of the spectral null of MMD² (Gretton et al. 2009): (1/m + 1/n) Σ_l λ_l z_l²,
-    z_l ~ N(0, 1), centred (z_l² - 1) for the unbiased estimator; ``eigenvalues`` are those
-    of the centred joint Gram / N (``spectral_eigenvalues``)."""
-    check_choice(estimator, "estimator", ("biased", "unbiased"))
-    lam = np.asarray(eigenvalues, dtype=float)
-    if lam.ndim != 1 or not np.all(np.isfinite(lam)):
-        raise ValueError("eigenvalues must be a finite 1-D array")
-    return _simulate_spectral(lam, check_positive_int(m, "m"), check_positive_int(n, "n"),
-                              estimator, check_positive_int(n_resamples, "n_resamples"),
-                              check_rng(rng))
-
-
-def _simulate_spectral(lam, m, n, estimator, B, rng) -> np.ndarray:
-    z2 = rng.standard_normal((B, lam.size)) ** 2
-    if estimator == "unbiased":
-        z2 -= 1.0
-    return (1.0 / m + 1.0 / n) * (z2 @ lam)
-
-
 def _statistic_and_null(X, Y, kernel, estimator, null, B, rng, options):
     """Return (statistic, null_samples, analytic_dist, null_params) — the test's heart.
     For the normal null the first item is the array of i.i.d. summands."""
@@ -290,6 +248,9 @@ def _statistic_and_null(X, Y, kernel, estimator, null, B, rng, options):
         if null == "gamma":
             params = gamma_null_params(X, Y, kernel)
             return statistic, None, stats.gamma(params["shape"], scale=params["scale"]), params
+        if null == "pearson":
+            dist, moments = pearson_null(X, Y, kernel)
+            return statistic, None, dist, moments
         lam = spectral_eigenvalues(X, Y, kernel)
         return statistic, _simulate_spectral(lam, m, n, estimator, B, rng), None, {
             "eigenvalues": lam}
@@ -328,9 +289,10 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
     kernel : Kernel (shift-invariant for the FastMMD estimators)
     estimator : {"biased", "unbiased", "linear", "block", "fastmmd-fourier", "fastmmd-fastfood",
                  "nystrom"}
-    null : {"permutation", "gamma", "spectral", "normal"}
+    null : {"permutation", "gamma", "spectral", "pearson", "normal"}
         Valid pairs (``VALID_NULLS``): biased — permutation, gamma, spectral; unbiased —
-        permutation, spectral; linear and block — normal; FastMMD — permutation
+        permutation, spectral, pearson (Pearson III fitted to three H0 moments, equal
+        sample sizes; ``nulls.pearson_null``); linear and block — normal; FastMMD — permutation
         (the paper's FastMMD + bootstrap); nystrom — permutation or spectral (squared
         Nyström MMD with landmarks drawn from the pooled sample; the spectral null uses
         the eigenvalues of the pooled feature covariance, ``nystrom_spectral``). Other
