@@ -46,3 +46,14 @@ def test_every_core_module_stays_below_viz_and_apps():
 def test_viz_imports_holoviews_but_no_panel_and_no_app():
     loaded = loaded_after_import("kmeviz.viz")
     assert "holoviews" in loaded and not loaded & ({"panel"} | APPS), loaded
+
+
+def test_every_module_is_under_400_lines():
+    """The README's promise about the layout: small modules."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    long = {str(p.relative_to(root)): n for p in [*root.glob("kmeviz/**/*.py"),
+                                                  *root.glob("apps/*.py")]
+            if (n := len(p.read_text().splitlines())) >= 400}
+    assert long == {}
