@@ -36,6 +36,7 @@ from .embeddings import (
 )
 from .gof import ksd2, ksd2_nystrom, ksd_test, stein_witness
 from .kernels import (
+    CauchyKernel,
     GaussianKernel,
     IMQKernel,
     Kernel,
@@ -87,6 +88,7 @@ __all__ = [
     "VALID_NULLS",
     "mmd_test",
     "FastfoodFeatures",
+    "CauchyKernel",
     "GaussianKernel",
     "IMQKernel",
     "Kernel",

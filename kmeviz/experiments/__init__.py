@@ -16,6 +16,8 @@ from .fastmmd import (
     type2_vs_epsilon,
 )
 from .ksd import (
+    COMPETITOR_METHODS,
+    FIG1_METHODS,
     PAPER_METHODS,
     PROBLEMS,
     draw_problem,
@@ -33,6 +35,8 @@ from .runners import (
 )
 
 __all__ = [
+    "COMPETITOR_METHODS",
+    "FIG1_METHODS",
     "FIG6_SIGMAS",
     "FIG8B_TESTS",
     "PAPER_METHODS",

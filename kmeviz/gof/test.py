@@ -10,7 +10,12 @@ Methods (Kalinke et al. Sec. 4–5):
 - ``"linear"``: the linear-time KSD of Liu et al. (2016), mean of h_p over disjoint pairs,
   with its asymptotic normal null.
 - ``"fssd"``: FSSD with random test locations (Jitkrittum et al. 2017), U-statistic with
-  the simulated null Σ ω_k (Z_k² - 1) / n.
+  the simulated null Σ ω_k (Z_k² - 1) / n; ``"fssd-opt"``: locations and Gaussian
+  bandwidth chosen on 20 % of the sample by the power criterion, tested on the rest
+  (``kmeviz.gof.fssd``).
+- ``"rff"`` and ``"l1-imq"``: random feature Stein discrepancies of Huggins & Mackey
+  (2018) — RFF-KSD from a shift-invariant kernel's frequencies (Gauss or Cauchy RFF), and
+  L1 IMQ from an IMQ kernel (``kmeviz.gof.features``) — with a simulated normal null.
 
 Bootstrap signs follow the Markov chain of Eq. (10) (flip with probability 1/2), or are
 i.i.d. Rademacher (``wild="rademacher"``). p-values are (1 + #{null ≥ stat}) / (1 + D).
@@ -22,9 +27,15 @@ import time
 
 import numpy as np
 
-from .._validation import check_choice, check_in_interval, check_positive_int, check_rng
+from .._validation import (
+    check_choice,
+    check_in_interval,
+    check_positive_int,
+    check_rng,
+    check_samples,
+)
 from ..chunked import check_chunked_samples, is_dask_array, reject_dask
-from ..kernels import SteinKernel, prepared_rows, symmetric_quadratic_forms
+from ..kernels import SteinKernel, checked_score, prepared_rows, symmetric_quadratic_forms
 from ..results import (
     TestResult,
     normal_result,
@@ -32,9 +43,14 @@ from ..results import (
     renamed_argument,
     simulated_result,
 )
+from .features import NULL_COVARIANCES, l1_imq_ksd, rff_ksd
+from .fssd import fssd_features, fssd_opt, fssd_rand  # noqa: F401 - fssd_features re-exported
 from .ksd import nystrom_stein
 
-METHODS = ("full", "nystrom", "linear", "fssd")
+METHODS = ("full", "nystrom", "linear", "fssd", "fssd-opt", "rff", "l1-imq")
+
+#: the methods built on J random features or locations, and the function that runs each
+FEATURE_METHODS = {"fssd": fssd_rand, "fssd-opt": fssd_opt, "rff": rff_ksd, "l1-imq": l1_imq_ksd}
 
 
 WILD = ("markov", "rademacher")
@@ -134,40 +150,41 @@ def linear_ksd_terms(stein: SteinKernel, prepared) -> np.ndarray:
                                  prepared_rows(prepared, slice(1, 2 * half, 2)))
 
 
-def fssd_features(X, S, kernel, locations) -> np.ndarray:
-    """τ(x) = [s(x) k(x, v_j) + ∇ₓk(x, v_j)]_j / √(dJ) ∈ R^{dJ} (Jitkrittum et al. 2017)."""
-    n, d = X.shape
-    diff = X[:, None, :] - locations[None, :, :]  # (n, J, d)
-    phi, d1, _ = kernel.radial_derivatives(np.einsum("njd,njd->nj", diff, diff))
-    xi = S[:, None, :] * phi[..., None] + 2.0 * d1[..., None] * diff
-    return xi.reshape(n, -1) / np.sqrt(d * locations.shape[0])
-
-
 def ksd_test(X, target, kernel, *, method: str = "full", n_resamples: int | None = None,
              n_landmarks=None, landmarks=None, alpha: float = 0.05, wild: str = "markov",
-             n_locations: int = 10, rng=None, n_bootstrap: int | None = None) -> TestResult:
+             n_locations: int = 10, null_covariance: str = "sample", rng=None,
+             n_bootstrap: int | None = None) -> TestResult:
     """Test H0: the sample X comes from ``target`` (known through ``target.score``).
 
     Parameters
     ----------
     X : array (n, d); a dask array (``kmeviz.chunked``) for ``method="nystrom"``
     target : object with ``score(X)``, the gradient of log p, shape (n, d)
-    kernel : RadialKernel, the base kernel of the Stein kernel
-    method : {"full", "nystrom", "linear", "fssd"}
+    kernel : the base kernel: a RadialKernel for the Stein kernel (full, nystrom, linear,
+        fssd), a GaussianKernel for fssd-opt (its bandwidth is the start), a
+        ShiftInvariantKernel for rff (GaussianKernel: Gauss RFF, CauchyKernel: Cauchy
+        RFF), an IMQKernel for l1-imq
+    method : {"full", "nystrom", "linear", "fssd", "fssd-opt", "rff", "l1-imq"}
     n_resamples : int
         D, the number of bootstrap (or simulated) null replicates (default 500; scipy.stats'
         name). ``n_bootstrap`` is its deprecated name.
     n_landmarks, landmarks : the Nyström sample: m (default 4√n) or indices into X
     alpha : float in (0, 1)
     wild : {"markov", "rademacher"}, the bootstrap signs
-    n_locations : int, the FSSD test locations
+    n_locations : int, J: the FSSD test locations or the random features (default 10, the
+        paper's J)
+    null_covariance : {"sample", "target"}, for rff and l1-imq: the covariance of the
+        features that the simulated null uses, from X or from 5000 + 500d draws of
+        ``target.sample`` (Huggins & Mackey's choice; L1 IMQ needs it to hold its level)
     rng : Generator, int or None
 
     Returns
     -------
     TestResult
         ``method`` as given; ``null`` is ``"wild-bootstrap"``, ``"nystrom-bootstrap"``,
-        ``"normal"`` or ``"chi-square-mixture"``; a Nyström test's ``fitted`` holds its
+        ``"normal"``, ``"chi-square-mixture"`` (FSSD) or ``"feature-normal"`` (rff, l1-imq:
+        the norm of a normal vector, simulated); fssd-opt's ``fitted`` holds the chosen
+        ``locations``, ``bandwidth`` and the ``train``/``test`` indices; a Nyström test's ``fitted`` holds its
         ``landmarks``, the ``weights`` α = K_mm⁻β (for ``stein_witness``) and the fitted
         ``embedding`` (a ``NystromKME`` of the Stein kernel; ``evaluate`` is the witness).
 
@@ -186,8 +203,29 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_resamples: int | None
                                             n_resamples, 500), "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
     rng = check_rng(rng)
-    stein = SteinKernel(kernel, target)
     t0 = time.perf_counter()
+    if method in FEATURE_METHODS:
+        reject_dask(X, "X", f"ksd_test(method={method!r})",
+                    "ksd_test(method='nystrom') or ksd2_nystrom",
+                    reason="is not written for chunks yet and")
+        X = check_samples(X, "X", min_samples=2)
+        run = FEATURE_METHODS[method]
+        extra = {}
+        if method in ("rff", "l1-imq"):
+            check_choice(null_covariance, "null_covariance", NULL_COVARIANCES)
+            if null_covariance == "target":
+                if not callable(getattr(target, "sample", None)):
+                    raise TypeError("null_covariance='target' needs a target with a "
+                                    "sample(n, rng=) method; use null_covariance='sample'")
+                extra["target"] = target
+        stat, null_samples, *fitted = run(X, checked_score(target, X), kernel, n_locations,
+                                          D, rng, **extra)
+        return simulated_result(stat, null_samples, alpha, method=method,
+                                null="chi-square-mixture" if "fssd" in method
+                                else "feature-normal",
+                                runtime=one_pass_runtime(time.perf_counter() - t0),
+                                fitted=fitted[0] if fitted else None)
+    stein = SteinKernel(kernel, target)
     if is_dask_array(X):
         if method != "nystrom":
             reject_dask(X, "X", f"ksd_test(method={method!r})",
@@ -206,11 +244,6 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_resamples: int | None
         elapsed = time.perf_counter() - t0
         return normal_result(terms, alpha, method="linear",
                              runtime={"statistic": elapsed, "null": 0.0, "total": elapsed})
-    if method == "fssd":
-        stat, null_samples = _fssd(prepared, stein.kernel, n_locations, D, rng)
-        return simulated_result(stat, null_samples, alpha, method="fssd",
-                                null="chi-square-mixture",
-                                runtime=one_pass_runtime(time.perf_counter() - t0))
     if method == "full":
         W = wild_signs(n, D, rng, scheme=wild)
         stat, null_samples = full_wild_bootstrap(stein, prepared, W)
@@ -226,18 +259,3 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_resamples: int | None
                             fitted={"landmarks": nys.landmark_indices_,
                                     "weights": nys.weights_, "embedding": nys})
 
-
-def _fssd(prepared, kernel, n_locations, n_bootstrap, rng):
-    """FSSD²_u = (||Σ τ_i||² - Σ ||τ_i||²) / (n(n-1)) and draws of its H0 law
-    Σ_k ω_k (Z_k² - 1) / n, ω the eigenvalues of the covariance of τ."""
-    X, S = prepared[0], prepared[1]
-    n, d = X.shape
-    J = check_positive_int(n_locations, "n_locations")
-    cov = np.atleast_2d(np.cov(X, rowvar=False)) + 1e-8 * np.eye(d)
-    locations = rng.multivariate_normal(X.mean(axis=0), cov, size=J)
-    tau = fssd_features(X, S, kernel, locations)
-    total = tau.sum(axis=0)
-    stat = (total @ total - np.sum(tau * tau)) / (n * (n - 1))
-    omega = np.clip(np.linalg.eigvalsh(np.atleast_2d(np.cov(tau, rowvar=False))), 0.0, None)
-    Z = rng.standard_normal((n_bootstrap, omega.size))
-    return float(stat), (Z**2 - 1.0) @ omega / n

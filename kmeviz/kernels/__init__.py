@@ -13,10 +13,11 @@ from .base import (
     tiles_within,
 )
 from .engine import gram_pass, row_block_results, symmetric_quadratic_forms
-from .radial import GaussianKernel, IMQKernel, LaplaceKernel, median_heuristic
+from .radial import CauchyKernel, GaussianKernel, IMQKernel, LaplaceKernel, median_heuristic
 from .stein import SteinKernel, SteinPrepared, checked_score
 
 __all__ = [
+    "CauchyKernel",
     "DEFAULT_WORKING_MEMORY",
     "GaussianKernel",
     "IMQKernel",

@@ -1,0 +1,173 @@
+"""The competitors of Kalinke et al. Fig. 1: RFF-KSD (Gauss, Cauchy), L1 IMQ and FSSD-opt,
+and the Cauchy kernel. Each is checked against something independent: a slow loop with
+finite differences, a closed form (scipy's multivariate t density), a gradient by finite
+differences, and the type-I error law."""
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.optimize import approx_fprime
+
+from kmeviz import CauchyKernel, GaussianKernel, IMQKernel, NormalTarget, ksd_test
+from kmeviz.experiments import COMPETITOR_METHODS, ksd_power
+from kmeviz.gof.features import FourierSteinFeatures, IMQSteinFeatures
+from kmeviz.gof.fssd import optimise_locations, power_criterion
+
+
+def test_cauchy_kernel_gram_is_the_product_formula_and_its_frequencies_are_laplace(rng):
+    k = CauchyKernel(1.3)
+    X, Y = rng.normal(size=(6, 3)), rng.normal(size=(5, 3))
+    slow = np.array([[np.prod(1.0 / (1.0 + ((x - y) / 1.3) ** 2)) for y in Y] for x in X])
+    np.testing.assert_allclose(k(X, Y), slow, rtol=1e-14)
+    np.testing.assert_allclose(k.paired(X[:5], Y), np.diag(slow), rtol=1e-14)
+    # Bochner: E cos(ωᵀΔ) = k(Δ); 2·10⁵ draws, |cos| ≤ 1 so the SE is below 1/√(2·10⁵)
+    W = k.sample_frequencies(200_000, 3, rng=1)
+    delta = X[0] - Y[0]
+    assert abs(np.mean(np.cos(W @ delta)) - slow[0, 0]) < 5 / np.sqrt(200_000)
+    assert stats.kstest(k.quasi_frequencies(512, 1, rng=2)[:, 0] * 1.3, "laplace").pvalue > 1e-3
+
+
+def _finite_difference_stein_kernel(kfun, score, x, y, h=1e-4):
+    """h(x, y) = s(x)·s(y) k + s(x)·∇_y k + s(y)·∇ₓk + Σ_d ∂²k/∂x_d∂y_d by central
+    differences of k (the Stein kernel, Eq. 3, from its definition)."""
+    d = x.size
+    eye = np.eye(d) * h
+    gx = np.array([(kfun(x + e, y) - kfun(x - e, y)) / (2 * h) for e in eye])
+    gy = np.array([(kfun(x, y + e) - kfun(x, y - e)) / (2 * h) for e in eye])
+    mixed = sum((kfun(x + e, y + e) - kfun(x + e, y - e) - kfun(x - e, y + e)
+                 + kfun(x - e, y - e)) / (4 * h * h) for e in eye)
+    sx, sy = score(x), score(y)
+    return sx @ sy * kfun(x, y) + sx @ gy + sy @ gx + mixed
+
+
+@pytest.mark.parametrize("kernel", [GaussianKernel(1.5), CauchyKernel(1.5)])
+def test_rff_ksd_statistic_is_n_times_the_ksd_of_the_random_feature_kernel(kernel, rng):
+    """n · RFF-KSD² = (1/n) Σ_ab h̃(x_a, x_b), h̃ the Stein kernel of the random kernel
+    k̃(x, y) = (2/J) Σ_j cos(ω_jᵀx + b_j) cos(ω_jᵀy + b_j), by finite differences."""
+    X = rng.normal(size=(12, 2)) * 1.2
+    target = NormalTarget(np.zeros(2))
+    res = ksd_test(X, target, kernel, method="rff", n_locations=7, n_resamples=9, rng=3)
+    W, b = res.fitted["frequencies"], res.fitted["phases"]
+
+    def ktilde(x, y):
+        return 2.0 / 7 * np.sum(np.cos(W @ x + b) * np.cos(W @ y + b))
+
+    def score(x):
+        return target.score(x[None, :])[0]
+
+    slow = sum(_finite_difference_stein_kernel(ktilde, score, xa, xb)
+               for xa in X for xb in X) / X.shape[0]
+    assert res.statistic == pytest.approx(slow, rel=1e-6)
+
+
+def test_rff_ksd_approaches_the_exact_ksd_as_features_grow(rng):
+    from kmeviz import ksd2
+
+    X = rng.laplace(scale=1 / np.sqrt(2), size=(300, 2))
+    target = NormalTarget(np.zeros(2))
+    exact = ksd2(X, target, GaussianKernel(1.0))
+    res = ksd_test(X, target, GaussianKernel(1.0), method="rff", n_locations=20_000,
+                   n_resamples=2, rng=0)
+    # Monte Carlo over 2·10⁴ features: relative error O(1/√J) ≈ 1 %; allow 5 %
+    assert res.statistic / X.shape[0] == pytest.approx(exact, rel=0.05)
+
+
+def test_l1_imq_features_are_the_stein_operator_on_the_imq_features(rng):
+    d, J = 3, 5
+    X = rng.normal(size=(8, d))
+    target = NormalTarget(np.zeros(d))
+    S = target.score(X)
+    feats = IMQSteinFeatures(IMQKernel(c=2.0), X.mean(axis=0), J, np.random.default_rng(4))
+    xi, top = feats.tensor(X, S)
+
+    def f(x, j):
+        return (feats.c**2 + np.sum((x - feats.centers[j]) ** 2)) ** feats.beta
+
+    weights = np.exp(feats.log_weights)
+    h = 1e-5
+    slow = np.empty_like(xi)
+    for i, x in enumerate(X):
+        for j in range(J):
+            grad = [(f(x + e, j) - f(x - e, j)) / (2 * h) for e in np.eye(d) * h]
+            slow[i, :, j] = weights[j] * (S[i] * f(x, j) + np.array(grad))
+    np.testing.assert_allclose(xi * np.exp(top), slow, rtol=1e-6)
+    # the importance density ν: an isotropic multivariate t, checked against scipy's
+    scale = feats.c / np.sqrt(0.5)
+    nu = stats.multivariate_t(loc=X.mean(axis=0), shape=scale**2 * np.eye(d), df=0.5)
+    np.testing.assert_allclose(-feats.log_weights - np.log(J), nu.logpdf(feats.centers),
+                               rtol=1e-10)
+
+
+def test_fourier_stein_features_have_mean_zero_under_the_target(rng):
+    """Stein's identity: E_P Ξ = 0, so √n · mean Ξ is O(1) in units of its standard error."""
+    X = rng.normal(size=(20_000, 2))
+    feats = FourierSteinFeatures(GaussianKernel(1.0), 2, 6, np.random.default_rng(1))
+    xi, _ = feats.tensor(X, -X)
+    z = np.sqrt(X.shape[0]) * xi.mean(axis=0) / xi.std(axis=0)
+    assert np.all(np.abs(z) < 4.5)  # 12 near-normal z-scores: P(any > 4.5) < 1e-4
+
+
+def test_fssd_power_criterion_gradient_matches_finite_differences(rng):
+    X = rng.laplace(size=(60, 3))
+    V, t = rng.normal(size=(4, 3)), 0.2
+    _, d_locations, d_t = power_criterion(X, -X, V, t, gradient=True)
+    numeric = approx_fprime(np.append(V.ravel(), t),
+                            lambda th: power_criterion(X, -X, th[:-1].reshape(4, 3), th[-1]),
+                            1e-6)
+    np.testing.assert_allclose(d_locations.ravel(), numeric[:-1], atol=1e-7)
+    assert d_t == pytest.approx(numeric[-1], rel=1e-4)
+
+
+def test_fssd_opt_raises_the_power_criterion_and_tests_on_held_out_points(rng):
+    X = rng.laplace(scale=1 / np.sqrt(2), size=(500, 2))
+    target = NormalTarget(np.zeros(2))
+    V0 = rng.normal(size=(5, 2))
+    V, width = optimise_locations(X[:100], -X[:100], V0, 1.0)
+    assert power_criterion(X[:100], -X[:100], V, np.log(width)) > \
+        power_criterion(X[:100], -X[:100], V0, 0.0)
+    res = ksd_test(X, target, GaussianKernel(1.0), method="fssd-opt", rng=0)
+    train, test = res.fitted["train"], res.fitted["test"]
+    assert len(train) == 100 and len(test) == 400 and not set(train) & set(test)
+    assert res.fitted["locations"].shape == (10, 2) and res.null == "chi-square-mixture"
+
+
+@pytest.mark.parametrize("method,kernel", [("rff", "gauss"), ("l1-imq", GaussianKernel()),
+                                           ("fssd-opt", IMQKernel()),
+                                           ("fssd", CauchyKernel())])
+def test_competitors_name_the_kernel_they_need(method, kernel, rng):
+    X = rng.normal(size=(50, 2))
+    with pytest.raises(TypeError, match="kernel"):
+        ksd_test(X, NormalTarget(np.zeros(2)), kernel, method=method, rng=0)
+
+
+def test_null_covariance_from_the_target_needs_a_sampler(rng):
+    class ScoreOnly:
+        def score(self, X):
+            return -X
+
+    with pytest.raises(ValueError, match="null_covariance"):
+        ksd_test(rng.normal(size=(50, 2)), ScoreOnly(), GaussianKernel(), method="rff",
+                 null_covariance="both")
+    with pytest.raises(TypeError, match="sample"):
+        ksd_test(rng.normal(size=(50, 2)), ScoreOnly(), GaussianKernel(), method="rff",
+                 null_covariance="target")
+
+
+def _size_within_99(n_repeats, **kw):
+    table = ksd_power("null", [3], n=300, n_repeats=n_repeats, methods=COMPETITOR_METHODS,
+                      n_resamples=199, **kw)
+    for row in table.itertuples():
+        # the 99 % acceptance interval of Binomial(N, 0.05) around the expected count
+        lo, hi = stats.binom.ppf([0.005, 0.995], n_repeats, 0.05) / n_repeats
+        assert lo <= row.rate <= hi, (row.test, row.rate, (lo, hi))
+
+
+def test_type_one_error_of_the_competitors_bounded():
+    """Level 0.05, N(0, I_3) against itself, n = 300: 150 draws each (the slow test runs
+    1000); each rate inside the 99 % interval of Binomial(150, 0.05)."""
+    _size_within_99(150, rng=11)
+
+
+@pytest.mark.slow
+def test_type_one_error_of_the_competitors():
+    _size_within_99(1000, rng=12)
