@@ -184,9 +184,10 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_resamples: int | None
         ``method`` as given; ``null`` is ``"wild-bootstrap"``, ``"nystrom-bootstrap"``,
         ``"normal"``, ``"chi-square-mixture"`` (FSSD) or ``"feature-normal"`` (rff, l1-imq:
         the norm of a normal vector, simulated); fssd-opt's ``fitted`` holds the chosen
-        ``locations``, ``bandwidth`` and the ``train``/``test`` indices; a Nyström test's ``fitted`` holds its
-        ``landmarks``, the ``weights`` α = K_mm⁻β (for ``stein_witness``) and the fitted
-        ``embedding`` (a ``NystromKME`` of the Stein kernel; ``evaluate`` is the witness).
+        ``locations``, ``bandwidth`` and the ``train``/``test`` indices; a Nyström test's
+        ``fitted`` holds its ``landmarks``, the ``weights`` α = K_mm⁻β (for
+        ``stein_witness``) and the fitted ``embedding`` (a ``NystromKME`` of the Stein
+        kernel; ``evaluate`` is the witness).
 
     Examples
     --------
