@@ -1,5 +1,6 @@
 """Command line: ``kmeviz serve [--port P] [--address A] [--show] [--num-threads T]
-[--compute-threads C] [--num-procs P] [--allow-websocket-origin HOST[:PORT] ...]``."""
+[--compute-threads C] [--num-procs P] [--allow-websocket-origin HOST[:PORT] ...]`` and
+``kmeviz reproduce list | all | NAME [--quick] [--out DIR] [--rng SEED]``."""
 
 from __future__ import annotations
 
@@ -39,7 +40,19 @@ def main(argv=None) -> int:
         "--allow-websocket-origin", action="append", default=[], metavar="HOST[:PORT]",
         help="another host name the students' browsers use, e.g. 192.168.1.20:5006 or "
              "kmeviz.school.example (repeatable; needed with --address 0.0.0.0 or a proxy)")
+    rep = sub.add_parser("reproduce", help="rerun a figure of the papers: its table (CSV) "
+                         "and plot (PNG)")
+    rep.add_argument("figure", help="a figure name (see 'kmeviz reproduce list'), 'all' or "
+                     "'list'")
+    rep.add_argument("--quick", action="store_true",
+                     help="few draws: each figure in well under a minute")
+    rep.add_argument("--out", default="reproductions", help="folder for NAME.csv and NAME.png")
+    rep.add_argument("--rng", type=int, default=0, help="seed (default 0)")
     args = parser.parse_args(argv)
+    if args.command == "reproduce":
+        from .reproduce import main as reproduce_main
+
+        return reproduce_main(args)
 
     if args.command == "serve":
         from .server import build_server

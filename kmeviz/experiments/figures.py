@@ -1,0 +1,157 @@
+"""The papers' figures as named reproductions: ``FIGURES[name].run(quick=..., rng=...)``
+returns the figure's tidy table; ``kmeviz reproduce NAME`` writes it with its plot
+(``kmeviz.viz.figures``).
+
+Each entry says which columns make the plot (x, y, the series, an interval), and the
+numbers the paper reports, where it gives any (most figures are plots only). ``quick``
+runs in seconds with few draws (for tests and a first look); the full version uses the
+counts of ``docs/results/README.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .cme import sparsity_path
+from .fastmmd import FIG6_SIGMAS, fastmmd_type2_vs_L, kernel_family_mmd, type2_vs_epsilon
+from .ksd import FIG1_METHODS, ksd_power, ksd_runtime_vs_n
+from .nystrom import nystrom_error_vs_m
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """One figure of a paper: what to run and how to draw it."""
+
+    name: str
+    paper: str
+    title: str
+    runner: Callable[[bool, int], pd.DataFrame]
+    x: str
+    y: str
+    series: str
+    xlabel: str = ""
+    ylabel: str = ""
+    logx: bool = False
+    logy: bool = False
+    interval: tuple[str, str] | None = None
+    hline: float | None = None  # a reference level (α for rejection rates)
+    facet: str | None = None  # one panel per value of this column
+    paper_values: pd.DataFrame | None = field(default=None, compare=False)
+    note: str = ""
+
+    def run(self, *, quick: bool = False, rng: int = 0) -> pd.DataFrame:
+        """The figure's table (quick: seconds; full: the counts of docs/results)."""
+        return self.runner(quick, rng)
+
+
+def _fig6(quick, rng):
+    sigmas = FIG6_SIGMAS[::3] if quick else FIG6_SIGMAS
+    df = kernel_family_mmd(sigmas, n=100 if quick else 200, n_draws=10 if quick else 100,
+                           rng=rng)
+    df = df[df.kind == "biased"]
+    exact = df.drop_duplicates("sigma").assign(estimator="exact", mean=lambda t: t.exact,
+                                               std=0.0)
+    df = pd.concat([df, exact], ignore_index=True)
+    return df.assign(low=df["mean"] - df["std"], high=df["mean"] + df["std"])
+
+
+def _fig8a(quick, rng):
+    Ls = (1, 4, 16, 64) if quick else (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+    return fastmmd_type2_vs_L(Ls, n=200 if quick else 1000, n_repeats=10 if quick else 100,
+                              n_resamples=200 if quick else 1000, rng=rng)
+
+
+def _fig8b(quick, rng):
+    eps = (1.4, 2.2, 3.0) if quick else (1.2, 1.4, 1.6, 1.8, 2.0, 2.2, 2.4, 2.6, 2.8, 3.0)
+    return type2_vs_epsilon(eps, n=200 if quick else 1000, n_repeats=10 if quick else 100,
+                            n_resamples=200 if quick else 1000, rng=rng)
+
+
+def _nystrom_fig1(quick, rng):
+    if quick:
+        return nystrom_error_vs_m((500,), ms=np.array([4, 16, 64, 256]), n_repeats=3,
+                                  rng=np.random.default_rng(rng))
+    return nystrom_error_vs_m((1_000, 10_000), n_repeats=20, rng=np.random.default_rng(rng))
+
+
+def _nksd_fig1a(quick, rng):
+    ns = (200, 400) if quick else (100, 500, 1000, 1500, 2000, 5000)
+    return ksd_runtime_vs_n(ns, n_repeats=1 if quick else 10, n_resamples=100 if quick
+                            else 500, rng=rng)
+
+
+def _power(problem, params_quick, params_full, n_quick, n_full, repeats_full):
+    def run(quick, rng):
+        return ksd_power(problem, params_quick if quick else params_full,
+                         n=n_quick if quick else n_full, n_repeats=5 if quick else repeats_full,
+                         n_resamples=100 if quick else 500, methods=FIG1_METHODS, rng=rng)
+    return run
+
+
+def _cme_fig1(quick, rng):
+    if quick:
+        return sparsity_path(n_train=80, n_test=200, gammas=np.geomspace(1e-1, 1e-4, 4),
+                             ranks=np.array([2, 8, 32, 80]), rng=rng)
+    return sparsity_path(rng=rng)
+
+
+_FIG8B_PAPER = pd.DataFrame({
+    "test": ["Bootstrap (exact MMD_b)", "Pearson", "Spectrum", "Gamma",
+             "FastMMD-Fourier + bootstrap"],
+    "runtime_s": [88.7, 37.9, 33.2, 0.73, 4.5],
+    "what": "execution time of each approach in the Fig. 8b experiment (Sec. 4.5)",
+})
+
+FIGURES: dict[str, FigureSpec] = {f.name: f for f in [
+    FigureSpec("fastmmd-fig6", "FastMMD (Zhao & Meng)", "Fig. 6: MMD² of a Gaussian-kernel "
+               "family on the ring data", _fig6, x="sigma", y="mean", series="estimator",
+               xlabel="kernel bandwidth σ", ylabel="biased MMD²",
+               logx=True, interval=("low", "high"),
+               note="mean ± std over frequency draws / orderings; 'exact' is the exact MMD²"),
+    FigureSpec("fastmmd-fig8a", "FastMMD (Zhao & Meng)", "Fig. 8a: type-II error of "
+               "FastMMD-Fourier vs L (blobs, ε = 4)", _fig8a, x="L", y="type2_error",
+               xlabel="L (random features)", ylabel="type-II error", series="test",
+               logx=True, interval=("type2_ci_low", "type2_ci_high")),
+    FigureSpec("fastmmd-fig8b", "FastMMD (Zhao & Meng)", "Fig. 8b: type-II error vs ε "
+               "(L = 256)", _fig8b, x="epsilon", y="type2_error", series="test",
+               xlabel="ε (eigenvalue ratio of the blobs)", ylabel="type-II error",
+               interval=("type2_ci_low", "type2_ci_high"), paper_values=_FIG8B_PAPER,
+               note="the paper reports its runtimes (n = 1000, 100 trials) in the text"),
+    FigureSpec("nystrom-fig1", "Nyström KME (Chatalic et al.)", "Fig. 1: embedding error vs "
+               "m (exact, App. G)", _nystrom_fig1, x="m", y="mean_error", xlabel="m (landmarks)",
+               ylabel="embedding error ||μ̂ - μ||",
+               series="estimator", logx=True, logy=True, interval=("p05", "p95"), facet="n"),
+    FigureSpec("nksd-fig1a", "Nyström KSD (Kalinke et al.)", "Fig. 1a: runtime per test vs "
+               "n (d = 10)", _nksd_fig1a, x="n", y="runtime_s", series="test", xlabel="n",
+               ylabel="seconds per test", logx=True, logy=True),
+    FigureSpec("nksd-fig1b", "Nyström KSD (Kalinke et al.)", "Fig. 1b: power, Laplace vs "
+               "N(0, I_d)", _power("laplace", [1, 5], [1, 5, 10, 15], 300, 1000, 300),
+               x="parameter", y="rate", series="test", interval=("ci_low", "ci_high"),
+               xlabel="dimension d", ylabel="rejection rate (α = 0.05)"),
+    FigureSpec("nksd-fig1c", "Nyström KSD (Kalinke et al.)", "Fig. 1c: power, independent "
+               "t₅ vs N(0, 5/3 I_d)", _power("student-t", [1, 5], [1, 5, 10, 15], 300, 2000,
+                                               100),
+               x="parameter", y="rate", series="test", interval=("ci_low", "ci_high"),
+               xlabel="dimension d", ylabel="rejection rate (α = 0.05)"),
+    FigureSpec("nksd-fig1d", "Nyström KSD (Kalinke et al.)", "Fig. 1d: power, RBM vs its "
+               "perturbation σ", _power("rbm", [0.0, 0.06], [0.0, 0.02, 0.04, 0.06], 200, 1000,
+                                        50),
+               x="parameter", y="rate", series="test", interval=("ci_low", "ci_high"),
+               hline=0.05, xlabel="perturbation σ", ylabel="rejection rate (α = 0.05)",
+               note="σ = 0 is the null: its rate is the type-I error (α = 0.05)"),
+    FigureSpec("cme-fig1", "Conditional mean embeddings (Grünewälder et al.)", "Fig. 1: "
+               "relative error vs % non-zero coefficients (pendulum)", _cme_fig1,
+               x="nonzero_pct", y="relative_error", series="method", logy=True,
+               xlabel="% non-zero coefficients", ylabel="relative error (Eq. 16)"),
+]}
+
+
+def figure(name: str) -> FigureSpec:
+    """The ``FigureSpec`` called ``name``; a ValueError lists the names otherwise."""
+    if name not in FIGURES:
+        raise ValueError(f"unknown figure {name!r}; the figures are: {', '.join(FIGURES)}")
+    return FIGURES[name]

@@ -1,0 +1,77 @@
+"""Plots of the papers' figures (``kmeviz.experiments.figures``) and their PNG files.
+
+``figure_plot`` builds a HoloViews object from a figure's table: one curve with markers per
+series, its interval as error bars, a reference level, one panel per facet value, and the
+paper's numbers where it reports any. The same object shows interactively in a notebook
+(bokeh); ``save_png`` renders it with HoloViews' **matplotlib** backend, which needs no
+browser, so ``kmeviz reproduce`` works on a headless server.
+"""
+
+from __future__ import annotations
+
+import holoviews as hv
+import pandas as pd
+
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+           "#7f7f7f", "#bcbd22", "#17becf"]
+
+
+def _panel(spec, df: pd.DataFrame, title: str) -> hv.Overlay:
+    layers = []
+    for i, (label, part) in enumerate(df.groupby(spec.series, sort=False)):
+        part = part.sort_values(spec.x)
+        color = PALETTE[i % len(PALETTE)]
+        kdims, vdims = [spec.x], [spec.y]
+        if spec.interval:
+            low, high = spec.interval
+            band = part.assign(_neg=part[spec.y] - part[low], _pos=part[high] - part[spec.y])
+            fill = ({"facecolor": color, "edgecolor": "none"} if _backend() == "matplotlib"
+                    else {"fill_color": color, "line_alpha": 0})
+            layers.append(hv.Spread(band, kdims, [spec.y, "_neg", "_pos"])
+                          .opts(alpha=0.1, **fill))
+        layers.append(hv.Curve(part, kdims, vdims, label=str(label)).opts(color=color))
+        layers.append(hv.Scatter(part, kdims, vdims).opts(color=color))
+    if spec.hline is not None:
+        layers.append(hv.HLine(spec.hline).opts(color="black"))
+    return hv.Overlay(layers).opts(title=title, logx=spec.logx, logy=spec.logy,
+                                   xlabel=spec.xlabel or spec.x, ylabel=spec.ylabel or spec.y)
+
+
+def _backend() -> str:
+    return hv.Store.current_backend
+
+
+def figure_plot(spec, df: pd.DataFrame):
+    """The figure: one panel, or one per value of ``spec.facet``, plus the paper's reported
+    values (a bar chart next to ours) when ``spec.paper_values`` has any."""
+    if spec.facet:
+        panels = [_panel(spec, part, f"{spec.title}, {spec.facet} = {value}")
+                  for value, part in df.groupby(spec.facet)]
+    else:
+        panels = [_panel(spec, df, spec.title)]
+    if spec.paper_values is not None and "runtime_s" in df:
+        ours = (df.assign(total=df.runtime_s * df.repeats).groupby("test")["total"].sum()
+                .round(2).rename("kmeviz, this run (s)"))
+        theirs = spec.paper_values.set_index("test")["runtime_s"].rename("paper (s)")
+        table = pd.concat([ours, theirs], axis=1).reset_index(names="test")
+        panels.append(hv.Table(table).opts(title="total runtime per test"))
+    return hv.Layout(panels).cols(2) if len(panels) > 1 else panels[0]
+
+
+def save_png(spec, df: pd.DataFrame, path) -> None:
+    """Render ``figure_plot(spec, df)`` to a PNG file with the matplotlib backend."""
+    import holoviews.plotting.mpl  # noqa: F401 - registers the matplotlib renderer
+
+    previous = hv.Store.current_backend
+    hv.Store.set_current_backend("matplotlib")
+    try:
+        plot = figure_plot(spec, df)
+        n_panels = len(plot) if isinstance(plot, hv.Layout) else 1
+        plot = plot.opts(hv.opts.Overlay(fig_size=180, aspect=1.6, legend_position="right",
+                                         legend_limit=100, fontsize={"legend": 7, "title": 9}),
+                         hv.opts.Table(fig_size=180, aspect=1.6, fontsize={"title": 9}))
+        if n_panels > 1:
+            plot = plot.opts(hv.opts.Layout(sublabel_format="", fig_size=180))
+        hv.save(plot, str(path), backend="matplotlib", fmt="png", dpi=110)
+    finally:
+        hv.Store.set_current_backend(previous)
