@@ -207,6 +207,17 @@ class Explorer(pn.viewable.Viewer):
                        sizing_mode="stretch_width")
         return [first, *(pn.Row(*row, sizing_mode="stretch_width") for row in rows[1:])]
 
+    def failures(self) -> dict:
+        """{view: message} for each view (summary and plots) that shows an error message
+        instead of its result at the current settings; empty when all compute."""
+        views = ["summary_view", *(view for row in self.PLOTS for view, _ in row)]
+        out = {}
+        for name in views:
+            shown = getattr(self, name)()
+            if isinstance(shown, pn.pane.Alert) and "kmeviz-error" in shown.css_classes:
+                out[name] = shown.object
+        return out
+
     def __panel__(self):
         return pn.Row(pn.Column(self.controls(), width=320), pn.Column(*self.main()),
                       sizing_mode="stretch_width")

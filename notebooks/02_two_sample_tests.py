@@ -165,5 +165,21 @@ errors, high = fig8a.type2_error.to_numpy(), fig8a.type2_ci_high.to_numpy()
 assert np.all(errors[1:] <= high[:-1]) and errors[-1] < fig8a.type2_ci_low.iloc[0]
 
 # %% [markdown]
-# Try the **Bootstrap null explorer** (`kmeviz serve`): move α and watch the threshold
-# slide over the histogram, change B, switch nulls, and press *Repeat 100 times*.
+# ## Play with it
+# The **Bootstrap null explorer** below (the one `kmeviz serve` serves) starts on the blob
+# grid with ε = 4 and n = 300, the case of the table above. Move α and watch the threshold
+# slide over the histogram, change B, switch to the Gamma or spectral null, or to
+# FastMMD, and press *Repeat 100 times* to estimate the power. (Live in JupyterLab; a
+# rendered page shows a still picture.)
+
+# %% tags=["plot"]
+import panel as pn
+
+from kmeviz.apps import BootstrapExplorer
+
+pn.extension()
+explorer = BootstrapExplorer(epsilon=4.0, n=300)
+explorer
+
+# %% tags=["check", "remove-cell"]
+assert explorer.failures() == {} and (explorer.epsilon, explorer.n) == (4.0, 300)

@@ -174,5 +174,20 @@ assert np.isclose(exact_mmd, 0.067371389588, rtol=1e-6)
 assert abs(nystrom_mmd / exact_mmd - 1) < 0.01  # m = 300
 
 # %% [markdown]
-# Try the **Nyström error vs m** explorer (`kmeviz serve`) to change the mixture, n,
-# the landmark scheme and the baselines.
+# ## Play with it
+# The **Nyström error vs m** explorer below starts on a 2-D mixture with n = 2000 and
+# m = 30 landmarks in the map, as in Sec. 4 above. Change m and watch the Nyström map
+# approach the true embedding; change the mixture, n, the landmark scheme and the
+# baselines and watch the error curves. (Live in JupyterLab.)
+
+# %% tags=["plot"]
+import panel as pn
+
+from kmeviz.apps import NystromErrorExplorer
+
+pn.extension()
+explorer = NystromErrorExplorer(d=2, n=2000, m_view=30, m_max=300)
+explorer
+
+# %% tags=["check", "remove-cell"]
+assert explorer.failures() == {} and explorer.m_view == 30

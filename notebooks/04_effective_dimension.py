@@ -140,5 +140,20 @@ assert np.isclose(target, 0.0162573599478, rtol=1e-6)
 assert 2 < reached < rules.drop("measured: reaches empirical error").min()
 
 # %% [markdown]
-# Open the **Effective dimension spectrum** explorer (`kmeviz serve`) to try other
-# data (including real NYC taxi data shipped with HoloViews), kernels and bandwidths.
+# ## Play with it
+# The **Effective dimension spectrum** explorer below starts on the paper's mixture in
+# d = 10 with n = 1000, as above. Try other data (including real NYC taxi data shipped
+# with HoloViews), kernels and bandwidths, and move m to see λ(m) and N(λ) respond. (Live
+# in JupyterLab.)
+
+# %% tags=["plot"]
+import panel as pn
+
+from kmeviz.apps import EffectiveDimensionExplorer
+
+pn.extension()
+explorer = EffectiveDimensionExplorer(d=10, n=1000)
+explorer
+
+# %% tags=["check", "remove-cell"]
+assert explorer.failures() == {} and (explorer.d, explorer.n) == (10, 1000)

@@ -205,5 +205,19 @@ assert (power.repeats == 40).all() and (power.rate >= 0.9).all()
 assert ((size.ci_low <= 0.05) & (0.05 <= size.ci_high)).all()
 
 # %% [markdown]
-# Open the **Stein explorer** (`kmeviz serve`) to change the target, the sampling
-# distribution, the kernel and m, and watch the witness and both null distributions.
+# ## Play with it
+# The **Stein explorer** below starts where this notebook did: a standard normal target
+# and a Laplace sample of n = 500. Change the target, the sampling distribution, the
+# kernel and m, and watch the witness and both null distributions. (Live in JupyterLab.)
+
+# %% tags=["plot"]
+import panel as pn
+
+from kmeviz.apps import SteinExplorer
+
+pn.extension()
+explorer = SteinExplorer(sampler="Laplace (unit variance)", n=500)
+explorer
+
+# %% tags=["check", "remove-cell"]
+assert explorer.failures() == {} and explorer.sampler == "Laplace (unit variance)"

@@ -195,5 +195,20 @@ assert abs(rel / fista.loc[1e-2].relative_error - 1) < 5e-3
 assert 5.0 < nonzero < 7.0
 
 # %% [markdown]
-# Open the **CME explorer** (`kmeviz serve`) to change the conditional law, the
-# kernels, λ and the sparsity γ interactively.
+# ## Play with it
+# The **CME explorer** below starts on y = sin x + noise with n = 100 and sparsity
+# γ = 0.01, the γ of the FISTA run above. Change the conditional law, the kernels, λ and
+# γ, and watch the estimate, the embedding map and the sparse coefficients. (Live in
+# JupyterLab.)
+
+# %% tags=["plot"]
+import panel as pn
+
+from kmeviz.apps import CMEExplorer
+
+pn.extension()
+explorer = CMEExplorer(n=100, gamma=1e-2)
+explorer
+
+# %% tags=["check", "remove-cell"]
+assert explorer.failures() == {} and explorer.gamma == 1e-2

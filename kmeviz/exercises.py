@@ -1,0 +1,234 @@
+"""Exercises of the teaching notebooks, with checkers that say right or wrong and give a
+hint, never the answer.
+
+Each exercise has a data function (the notebook and the checker use the same draws) and a
+``check_…`` function that recomputes the answer from those data, compares with a stated
+tolerance and returns a ``Feedback`` (shown as one line in a notebook, truthy when right).
+The solutions live in ``tests/exercise_solutions.py``, where the tests run them through
+the checkers together with plausible wrong answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .conditional import ConditionalMeanEmbedding, sparse_cme
+from .distributions import GaussianMixture, NormalTarget
+from .embeddings import NystromKME, effective_dimension, gram_spectrum
+from .experiments.runners import binomial_interval
+from .gof import ksd2
+from .kernels import GaussianKernel, IMQKernel
+from .twosample import mmd2, mmd_test
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """The verdict on an answer: ``right`` and a message (a hint when wrong)."""
+
+    right: bool
+    message: str
+
+    def __bool__(self) -> bool:
+        return self.right
+
+    def __repr__(self) -> str:
+        return f"{'✓ Right' if self.right else '✗ Not yet'}: {self.message}"
+
+    def _repr_markdown_(self) -> str:
+        return f"**{'✓ Right' if self.right else '✗ Not yet'}**: {self.message}"
+
+
+def _number(answer, name: str):
+    """The answer as a float, or a Feedback saying what was expected."""
+    if answer is None:
+        return Feedback(False, f"replace None with your {name}")
+    try:
+        value = float(answer)
+    except (TypeError, ValueError):
+        return Feedback(False, f"the {name} is one number, got {type(answer).__name__}")
+    return value if np.isfinite(value) else Feedback(False, f"the {name} must be finite")
+
+
+def _close(answer, truth: float, name: str, hint: str, rtol: float = 1e-6) -> Feedback:
+    value = _number(answer, name)
+    if isinstance(value, Feedback):
+        return value
+    if abs(value - truth) <= rtol * abs(truth):
+        return Feedback(True, f"that is the {name}")
+    return Feedback(False, hint)
+
+
+def _choice(answer, truth, options, name: str, hint: str) -> Feedback:
+    if answer is None:
+        return Feedback(False, f"replace None with one of {list(options)}")
+    if answer not in options:
+        return Feedback(False, f"the {name} is one of {list(options)}, got {answer!r}")
+    return Feedback(True, f"that is the {name}") if answer == truth else Feedback(False, hint)
+
+
+# --- 01 MMD and the circular discrepancy -------------------------------------------------
+
+def mmd_data():
+    """X ~ N(0, I₂) and Y ~ N((0.5, 0), I₂), 200 points each (seeds 1 and 2)."""
+    X = np.random.default_rng(1).standard_normal((200, 2))
+    Y = np.random.default_rng(2).standard_normal((200, 2)) + np.array([0.5, 0.0])
+    return X, Y
+
+
+BANDWIDTHS = (0.1, 1.0, 10.0)
+
+
+def check_mmd2(answer) -> Feedback:
+    """The biased MMD² of ``mmd_data()`` with a Gaussian kernel of bandwidth 1 (1e-6)."""
+    X, Y = mmd_data()
+    value = _number(answer, "MMD²")
+    unbiased = mmd2(X, Y, GaussianKernel(1.0), estimator="unbiased")
+    hint = ("that is the unbiased estimate: the biased one (FastMMD Eq. 2, a V-statistic) "
+            "keeps the i = j terms"
+            if not isinstance(value, Feedback) and np.isclose(value, unbiased, rtol=1e-6)
+            else "use kmeviz.mmd2 with GaussianKernel(1.0) and estimator='biased'")
+    return _close(answer, mmd2(X, Y, GaussianKernel(1.0)), "biased MMD²", hint)
+
+
+def check_best_bandwidth(answer) -> Feedback:
+    """Which of ``BANDWIDTHS`` gives the largest biased MMD² on ``mmd_data()``."""
+    X, Y = mmd_data()
+    values = [mmd2(X, Y, GaussianKernel(s)) for s in BANDWIDTHS]
+    return _choice(answer, BANDWIDTHS[int(np.argmax(values))], BANDWIDTHS, "bandwidth",
+                   "compute the MMD² for each bandwidth: a kernel far narrower or far wider "
+                   "than the distances between points sees little difference")
+
+
+# --- 02 two-sample tests -----------------------------------------------------------------
+
+def check_permutation_p_value(answer) -> Feedback:
+    """p-value of ``mmd_test`` on ``mmd_data()``: Gaussian σ = 1, biased, permutation null,
+    999 resamples, rng=0 (exact: the same seed gives the same permutations)."""
+    X, Y = mmd_data()
+    truth = mmd_test(X, Y, GaussianKernel(1.0), n_resamples=999, rng=0).p_value
+    return _close(answer, truth, "p-value", "run mmd_test with n_resamples=999 and rng=0 "
+                  "and read .p_value (it is (1 + #{null ≥ statistic}) / (1 + B))", rtol=1e-12)
+
+
+def check_size_interval_upper(answer) -> Feedback:
+    """Upper end of the 95 % Clopper–Pearson interval of a rejection rate of 12 / 200."""
+    _, high = binomial_interval(12, 200, 0.95)
+    return _close(answer, high, "upper end of the 95 % interval", "use "
+                  "kmeviz.experiments.binomial_interval(rejections, repeats, level)", rtol=1e-9)
+
+
+# --- 03 Nyström kernel mean embeddings ---------------------------------------------------
+
+def nystrom_data():
+    """The mixture, 2000 points from it (seed 3) and the Gaussian kernel σ = 1."""
+    mixture = GaussianMixture(np.array([[-2.0, 0.0], [2.0, 0.0], [0.0, 2.5]]), [0.5, 0.8, 0.3])
+    return mixture, mixture.sample(2000, rng=3), GaussianKernel(1.0)
+
+
+LANDMARK_COUNTS = (5, 10, 20, 50, 100)
+
+
+def check_weight_sum(answer) -> Feedback:
+    """Σ α of ``NystromKME(kernel, 50, rng=0).fit(X)`` on ``nystrom_data()`` (1e-8)."""
+    _, X, kernel = nystrom_data()
+    truth = float(NystromKME(kernel, 50, rng=0).fit(X).weights_.sum())
+    return _close(answer, truth, "sum of the Nyström weights", "fit NystromKME(kernel, 50, "
+                  "rng=0) and sum its weights_ (they need not sum to 1: α = K_mm⁺ K_mn 1/n)",
+                  rtol=1e-8)
+
+
+def check_landmarks_for_error(answer) -> Feedback:
+    """The smallest m of ``LANDMARK_COUNTS`` whose Nyström KME (rng=0) has exact error
+    below 0.02 (``mixture.error_of``) on ``nystrom_data()``."""
+    mixture, X, kernel = nystrom_data()
+    truth = next((m for m in LANDMARK_COUNTS
+                  if mixture.error_of(NystromKME(kernel, m, rng=0).fit(X)) < 0.02), None)
+    return _choice(answer, truth, LANDMARK_COUNTS, "smallest m",
+                   "fit each m with rng=0 and compute mixture.error_of(estimator); take the "
+                   "first m whose error is below 0.02")
+
+
+# --- 04 effective dimension --------------------------------------------------------------
+
+def check_effective_dimension(answer) -> Feedback:
+    """N(λ) at λ = 1e-3 of the Gram spectrum of ``nystrom_data()``'s first 500 points."""
+    _, X, kernel = nystrom_data()
+    truth = float(effective_dimension(gram_spectrum(X[:500], kernel), 1e-3))
+    return _close(answer, truth, "effective dimension N(1e-3)", "N(λ) = Σ σ_i / (σ_i + λ) "
+                  "over the eigenvalues σ_i of K/n (kmeviz.gram_spectrum, then "
+                  "kmeviz.effective_dimension)", rtol=1e-6)
+
+
+def check_effective_dimension_trend(answer) -> Feedback:
+    """As λ decreases, does N(λ) "increase" or "decrease"?"""
+    return _choice(answer, "increase", ("increase", "decrease"), "direction",
+                   "each term σ_i / (σ_i + λ) moves towards 1 as λ shrinks")
+
+
+# --- 05 kernel Stein discrepancy ---------------------------------------------------------
+
+def stein_data():
+    """N(0, I₂) target; a sample of 300 from the target (seed 4) and one from Laplace with
+    unit variance (seed 5)."""
+    target = NormalTarget(np.zeros(2))
+    same = np.random.default_rng(4).standard_normal((300, 2))
+    laplace = np.random.default_rng(5).laplace(scale=1 / np.sqrt(2), size=(300, 2))
+    return target, same, laplace
+
+
+def check_ksd2(answer) -> Feedback:
+    """The V-statistic KSD² of the Laplace sample of ``stein_data()``, IMQ(c=1, β=-½)."""
+    target, _, laplace = stein_data()
+    return _close(answer, ksd2(laplace, target, IMQKernel()), "KSD² (V-statistic)",
+                  "use kmeviz.ksd2(sample, target, IMQKernel()) with the default "
+                  "estimator='biased'")
+
+
+def check_larger_ksd(answer) -> Feedback:
+    """Which sample of ``stein_data()`` has the larger KSD²: "target" or "laplace"?"""
+    target, same, laplace = stein_data()
+    bigger = "laplace" if ksd2(laplace, target, IMQKernel()) > ksd2(same, target,
+                                                                      IMQKernel()) else "target"
+    return _choice(answer, bigger, ("target", "laplace"), "sample",
+                   "KSD measures how far a sample is from the target: compute both")
+
+
+# --- 06 conditional mean embeddings ------------------------------------------------------
+
+def cme_data():
+    """x ~ U(-3, 3), y = sin x + 0.1 ε, 150 pairs (seed 6)."""
+    rng = np.random.default_rng(6)
+    X = rng.uniform(-3, 3, size=(150, 1))
+    return X, np.sin(X) + 0.1 * rng.standard_normal((150, 1))
+
+
+GAMMAS = (1e-3, 1e-2, 1e-1)
+
+
+def _fitted_cme():
+    X, Y = cme_data()
+    return ConditionalMeanEmbedding(GaussianKernel(0.5), GaussianKernel(0.5),
+                                    reg=1e-3).fit(X, Y)
+
+
+def check_conditional_mean(answer) -> Feedback:
+    """Ê[Y | x = 1] from a CME with Gaussian kernels σ = 0.5 and λ = 1e-3 on ``cme_data()``."""
+    _, Y = cme_data()
+    truth = float(_fitted_cme().expectation(Y[:, 0], np.array([[1.0]]))[0])
+    return _close(answer, truth, "estimate of E[Y | x = 1]", "fit ConditionalMeanEmbedding "
+                  "and call .expectation(h_values, X_new) with h(y) = y at the training "
+                  "points (it should be near sin 1)", rtol=1e-6)
+
+
+def check_sparsest_gamma(answer) -> Feedback:
+    """Which γ of ``GAMMAS`` gives sparse_cme the fewest non-zero coefficients?"""
+    cme = _fitted_cme()
+    _, Y = cme_data()
+    L = GaussianKernel(0.5)(Y)
+    counts = [np.count_nonzero(sparse_cme(cme.coefficients(), cme.gram_x_, L, gamma=g,
+                                          tol=1e-4).M) for g in GAMMAS]
+    return _choice(answer, GAMMAS[int(np.argmin(counts))], GAMMAS, "γ",
+                   "γ weighs the ℓ1 penalty against the fit: count the non-zeros of .M "
+                   "for each γ")
