@@ -13,7 +13,10 @@ import numpy as np
 
 class NotFittedError(ValueError, AttributeError, RuntimeError):
     """An estimator was used before ``fit``: a ValueError and an AttributeError as in
-    scikit-learn, and a RuntimeError, the type kmeviz raised before it had this class."""
+    scikit-learn, and a RuntimeError, the type kmeviz raised before it had this class.
+
+    (Infrastructure: implements no paper equation.)
+    """
 
 
 def check_is_fitted(estimator, attribute: str, fit_call: str = "fit(X)") -> None:

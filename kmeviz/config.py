@@ -56,7 +56,10 @@ def _current() -> dict:
 
 
 def get_config() -> dict:
-    """A copy of the settings in force in this thread."""
+    """A copy of the settings in force in this thread.
+
+    (Infrastructure of the tile engine: implements no paper equation.)
+    """
     return dict(_current())
 
 
@@ -77,7 +80,10 @@ def _checked(dtype, n_threads, tile_rows, working_memory=None) -> dict:
 
 def set_config(*, dtype: str | None = None, n_threads: int | None = None,
                tile_rows: int | None = None, working_memory: int | None = None) -> None:
-    """Change the settings for this thread and for threads started afterwards."""
+    """Change the settings for this thread and for threads started afterwards.
+
+    (Infrastructure of the tile engine: implements no paper equation.)
+    """
     changes = _checked(dtype, n_threads, tile_rows, working_memory)
     _global.update(changes)
     _current().update(changes)
@@ -86,7 +92,10 @@ def set_config(*, dtype: str | None = None, n_threads: int | None = None,
 @contextlib.contextmanager
 def config_context(*, dtype: str | None = None, n_threads: int | None = None,
                    tile_rows: int | None = None, working_memory: int | None = None):
-    """Settings in force inside the ``with`` block (this thread only), restored after."""
+    """Settings in force inside the ``with`` block (this thread only), restored after.
+
+    (Infrastructure of the tile engine: implements no paper equation.)
+    """
     changes = _checked(dtype, n_threads, tile_rows, working_memory)
     previous = get_config()
     _current().update(changes)

@@ -104,12 +104,14 @@ def check_best_bandwidth(answer) -> Feedback:
 # --- 02 two-sample tests -----------------------------------------------------------------
 
 def check_permutation_p_value(answer) -> Feedback:
-    """p-value of ``mmd_test`` on ``mmd_data()``: Gaussian σ = 1, biased, permutation null,
-    999 resamples, rng=0 (exact: the same seed gives the same permutations)."""
+    """p-value of ``mmd_test`` on the first 20 points of each sample of ``mmd_data()``:
+    Gaussian σ = 1, biased, permutation null, 999 resamples, rng=0 (exact: the same seed
+    gives the same permutations)."""
     X, Y = mmd_data()
-    truth = mmd_test(X, Y, GaussianKernel(1.0), n_resamples=999, rng=0).p_value
-    return _close(answer, truth, "p-value", "run mmd_test with n_resamples=999 and rng=0 "
-                  "and read .p_value (it is (1 + #{null ≥ statistic}) / (1 + B))", rtol=1e-12)
+    truth = mmd_test(X[:20], Y[:20], GaussianKernel(1.0), n_resamples=999, rng=0).p_value
+    return _close(answer, truth, "p-value", "run mmd_test on X[:20], Y[:20] with "
+                  "n_resamples=999 and rng=0 and read .p_value (it is (1 + #{null ≥ "
+                  "statistic}) / (1 + B))", rtol=1e-12)
 
 
 def check_size_interval_upper(answer) -> Feedback:
@@ -232,3 +234,23 @@ def check_sparsest_gamma(answer) -> Feedback:
     return _choice(answer, GAMMAS[int(np.argmin(counts))], GAMMAS, "γ",
                    "γ weighs the ℓ1 penalty against the fit: count the non-zeros of .M "
                    "for each γ")
+
+
+# --- 07 scaling out ----------------------------------------------------------------------
+
+def check_chunk_count(answer) -> Feedback:
+    """How many chunks has ``lazy_sample(draw, 2_500_000, dim=3, chunk_rows=1_000_000)``?"""
+    value = _number(answer, "number of chunks")
+    if isinstance(value, Feedback):
+        return value
+    if value == -(-2_500_000 // 1_000_000):
+        return Feedback(True, "that is the number of chunks")
+    return Feedback(False, "the rows are cut every chunk_rows; the last chunk keeps the "
+                    "remainder (look at X.numblocks or X.chunks)")
+
+
+def check_exact_on_dask(answer) -> Feedback:
+    """Which estimator refuses a dask array: "mmd2", "mmd2_linear" or "mmd2_nystrom"?"""
+    return _choice(answer, "mmd2", ("mmd2", "mmd2_linear", "mmd2_nystrom"), "estimator",
+                   "the linear-time and Nyström estimators work chunk by chunk; one of "
+                   "the three needs every pair of points at once")

@@ -54,6 +54,8 @@ class TestResult:
     fitted : dict
         What the test fitted on the data and a user may reuse: a Nyström test's
         ``landmarks`` (indices into the sample) and ``weights`` α; empty otherwise.
+
+    (Implements no paper equation: the common result of ``mmd_test`` and ``ksd_test``.)
     """
 
     __test__ = False  # not a pytest test class

@@ -202,3 +202,26 @@ explorer
 # %% tags=["check", "remove-cell"]
 # Every view of the explorer computes at this setting (an error would show as a message).
 assert explorer.failures() == {} and explorer.n_frequencies == 256
+
+# %% [markdown]
+# ## Exercises
+# Each `check_…` says whether your answer is right and, if not, gives a hint; it never
+# shows the answer.
+#
+# **1.** With `X, Y = mmd_data()` (two samples of 200 points), compute the biased MMD²
+# with a Gaussian kernel of bandwidth 1.
+
+# %%
+from kmeviz.exercises import BANDWIDTHS, check_best_bandwidth, check_mmd2, mmd_data
+
+X, Y = mmd_data()
+answer = None  # your biased MMD² here
+check_mmd2(answer)
+
+# %% [markdown]
+# **2.** Which bandwidth of `BANDWIDTHS` = (0.1, 1, 10) gives the largest MMD² on the same
+# data? Why do the other two see less?
+
+# %%
+answer = None  # one of BANDWIDTHS
+check_best_bandwidth(answer)

@@ -183,3 +183,27 @@ explorer
 
 # %% tags=["check", "remove-cell"]
 assert explorer.failures() == {} and (explorer.epsilon, explorer.n) == (4.0, 300)
+
+# %% [markdown]
+# ## Exercises
+# Each `check_…` says whether your answer is right and, if not, gives a hint; it never
+# shows the answer.
+#
+# **1.** On the first 20 points of each sample of `X, Y = mmd_data()`, run the biased
+# MMD test with a Gaussian kernel of bandwidth 1, the permutation null, B = 999 and
+# `rng=0`. What is its p-value? (Try all 200 points too: why is the p-value then 1/1000?)
+
+# %%
+from kmeviz.exercises import check_permutation_p_value, check_size_interval_upper, mmd_data
+
+X, Y = mmd_data()
+answer = None  # the p-value
+check_permutation_p_value(answer)
+
+# %% [markdown]
+# **2.** A test rejected 12 times in 200 draws under H0. What is the upper end of the 95 %
+# confidence interval of its type-I error? Is α = 0.05 inside the interval?
+
+# %%
+answer = None  # the upper end of the interval
+check_size_interval_upper(answer)

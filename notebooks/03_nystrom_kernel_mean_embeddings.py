@@ -191,3 +191,31 @@ explorer
 
 # %% tags=["check", "remove-cell"]
 assert explorer.failures() == {} and explorer.m_view == 30
+
+# %% [markdown]
+# ## Exercises
+# Each `check_…` says whether your answer is right and, if not, gives a hint; it never
+# shows the answer.
+#
+# **1.** With `mixture, X, kernel = nystrom_data()`, fit a Nyström KME with m = 50
+# landmarks and `rng=0`. What is the sum of its weights α? (Why need it not be 1?)
+
+# %%
+from kmeviz.exercises import (
+    LANDMARK_COUNTS,
+    check_landmarks_for_error,
+    check_weight_sum,
+    nystrom_data,
+)
+
+mixture, X, kernel = nystrom_data()
+answer = None  # the sum of the weights
+check_weight_sum(answer)
+
+# %% [markdown]
+# **2.** Which is the smallest m of `LANDMARK_COUNTS` = (5, 10, 20, 50, 100) whose Nyström
+# KME (`rng=0`) has an exact error `mixture.error_of(...)` below 0.02?
+
+# %%
+answer = None  # one of LANDMARK_COUNTS
+check_landmarks_for_error(answer)

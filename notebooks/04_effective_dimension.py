@@ -157,3 +157,27 @@ explorer
 
 # %% tags=["check", "remove-cell"]
 assert explorer.failures() == {} and (explorer.d, explorer.n) == (10, 1000)
+
+# %% [markdown]
+# ## Exercises
+# Each `check_…` says whether your answer is right and, if not, gives a hint; it never
+# shows the answer.
+#
+# **1.** With `mixture, X, kernel = nystrom_data()`, compute the effective dimension
+# N(λ) at λ = 10⁻³ of the Gram spectrum of the first 500 points.
+
+# %%
+from kmeviz.exercises import check_effective_dimension, check_effective_dimension_trend
+from kmeviz.exercises import nystrom_data
+
+mixture, X, kernel = nystrom_data()
+answer = None  # N(1e-3)
+check_effective_dimension(answer)
+
+# %% [markdown]
+# **2.** As λ decreases, does N(λ) `"increase"` or `"decrease"`? What does that mean for
+# the number of landmarks that Thm 4.1 asks for?
+
+# %%
+answer = None  # "increase" or "decrease"
+check_effective_dimension_trend(answer)

@@ -221,3 +221,26 @@ explorer
 
 # %% tags=["check", "remove-cell"]
 assert explorer.failures() == {} and explorer.sampler == "Laplace (unit variance)"
+
+# %% [markdown]
+# ## Exercises
+# Each `check_…` says whether your answer is right and, if not, gives a hint; it never
+# shows the answer.
+#
+# **1.** With `target, same, laplace = stein_data()`, compute the V-statistic KSD² of the
+# Laplace sample against the target with the IMQ kernel (c = 1, β = −½).
+
+# %%
+from kmeviz.exercises import check_ksd2, check_larger_ksd, stein_data
+
+target, same, laplace = stein_data()
+answer = None  # KSD²
+check_ksd2(answer)
+
+# %% [markdown]
+# **2.** Which sample has the larger KSD², `"target"` (drawn from the target) or
+# `"laplace"`? Predict first, then compute.
+
+# %%
+answer = None  # "target" or "laplace"
+check_larger_ksd(answer)

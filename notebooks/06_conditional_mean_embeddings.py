@@ -212,3 +212,26 @@ explorer
 
 # %% tags=["check", "remove-cell"]
 assert explorer.failures() == {} and explorer.gamma == 1e-2
+
+# %% [markdown]
+# ## Exercises
+# Each `check_…` says whether your answer is right and, if not, gives a hint; it never
+# shows the answer.
+#
+# **1.** With `X, Y = cme_data()`, fit a CME with Gaussian kernels of bandwidth 0.5 on both
+# sides and λ = 10⁻³. What is its estimate of E[Y | x = 1]? (Compare with sin 1.)
+
+# %%
+from kmeviz.exercises import GAMMAS, cme_data, check_conditional_mean, check_sparsest_gamma
+
+X, Y = cme_data()
+answer = None  # the estimate
+check_conditional_mean(answer)
+
+# %% [markdown]
+# **2.** Run `sparse_cme` on that CME for each γ of `GAMMAS` = (0.001, 0.01, 0.1). Which
+# γ gives the fewest non-zero coefficients?
+
+# %%
+answer = None  # one of GAMMAS
+check_sparsest_gamma(answer)

@@ -159,5 +159,25 @@ cluster.close()
 #
 # - Halve δ: how many points does the test need to keep rejecting? (MMD² scales as δ².)
 # - Replace `LocalCluster(...)` by `Client("tcp://<scheduler>:8786")` on a real cluster.
-# - `K.mmd2(X, Y, kernel)` on the dask arrays raises an error that names the linear-time
-#   alternatives: the exact MMD is quadratic in n.
+
+# %% [markdown]
+# ## Exercises
+# Each `check_…` says whether your answer is right and, if not, gives a hint; it never
+# shows the answer.
+#
+# **1.** How many chunks has `lazy_sample(draw, 2_500_000, dim=3, chunk_rows=1_000_000)`?
+# Build it (nothing is drawn until you compute) and look.
+
+# %%
+from kmeviz.exercises import check_chunk_count, check_exact_on_dask
+
+answer = None  # the number of chunks
+check_chunk_count(answer)
+
+# %% [markdown]
+# **2.** Which of `"mmd2"`, `"mmd2_linear"`, `"mmd2_nystrom"` refuses a dask array, and
+# why? (Try it: the error names the alternatives.)
+
+# %%
+answer = None  # the estimator's name
+check_exact_on_dask(answer)

@@ -26,6 +26,7 @@ from nbclient.exceptions import CellExecutionError
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 SOURCES = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py"))
 PLOT_MIME = "application/vnd.holoviews_exec.v0+json"
+EXECUTED = NOTEBOOKS.parent / "docs" / "_executed"
 
 
 def tagged(nb, tag: str) -> list[int]:
@@ -80,6 +81,9 @@ def test_notebook_runs_and_its_checks_pass(source, tmp_path):
     # Extra HoloViews output beyond the extension banner belongs to a tagged cell.
     assert set(cells_with_a_plot(nb)) <= set(plots) | {first_code_cell(nb)}
     nbformat.validate(nb)
+    # the documentation renders this run instead of executing the notebook again
+    EXECUTED.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, EXECUTED / f"{source.stem}.ipynb")
 
 
 def first_code_cell(nb) -> int:

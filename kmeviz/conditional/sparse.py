@@ -123,6 +123,8 @@ def incomplete_cholesky(K, *, rank: int | None = None,
 
     Stops at ``rank`` columns or when the residual trace falls below ``tol`` × tr(K).
     Returns G of shape (n, r) and the pivot indices (r,).
+
+    The baseline of Grünewälder et al. 2012, Sec. 5.1 and Fig. 1.
     """
     K = np.asarray(K, dtype=float)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:

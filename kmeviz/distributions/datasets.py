@@ -50,7 +50,10 @@ def blobs(
 def blobs_two_sample(n: int, m: int | None = None, *, epsilon: float = 4.0,
                      shift: float = 0.0, variance: float = 1.0,
                      rng=None) -> tuple[np.ndarray, np.ndarray]:
-    """X ~ P (round blobs), Y ~ Q (blobs with eigenvalue ratio ε, mean shift, variance ratio)."""
+    """X ~ P (round blobs), Y ~ Q (blobs with eigenvalue ratio ε, mean shift, variance ratio).
+
+    The Gaussian blobs of FastMMD Sec. 4.1 (after Gretton et al. 2012b).
+    """
     rng = check_rng(rng)
     X = blobs(n, epsilon=1.0, rng=rng)
     Y = blobs(n if m is None else m, epsilon=epsilon, shift=shift, variance=variance, rng=rng)

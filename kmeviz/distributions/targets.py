@@ -37,7 +37,10 @@ def _inputs(target, X) -> np.ndarray:
 
 
 class NormalTarget:
-    """N(mean, cov): score(x) = -cov⁻¹ (x - mean)."""
+    """N(mean, cov): score(x) = -cov⁻¹ (x - mean).
+
+    The target of Kalinke et al. Fig. 1b and 1c (Sec. 5).
+    """
 
     def __init__(self, mean, cov=None):
         self.mean = _vector(mean, "mean")
@@ -66,7 +69,10 @@ class NormalTarget:
 
 def GaussianMixtureTarget(means, scales, weights=None):  # noqa: N802 - the old class name
     """Deprecated: ``GaussianMixture(means, scales**2, weights)``, the one mixture class
-    (weights are normalised here as before)."""
+    (weights are normalised here as before).
+
+    The mixture of Chatalic et al. 2022, App. G.
+    """
     from .mixture import GaussianMixture
 
     warn_deprecated("GaussianMixtureTarget(means, scales, weights)",
@@ -84,7 +90,10 @@ def GaussianMixtureTarget(means, scales, weights=None):  # noqa: N802 - the old 
 
 class StudentTTarget:
     """Multivariate Student-t with ``df`` degrees of freedom, location ``loc``, scale
-    ``scale``·I: score(x) = -(ν + d) u / (scale (ν + ||u||²)), u = (x - loc) / scale."""
+    ``scale``·I: score(x) = -(ν + d) u / (scale (ν + ||u||²)), u = (x - loc) / scale.
+
+    The Student-t of Kalinke et al. Sec. 5 (Fig. 1c as worded).
+    """
 
     def __init__(self, df: float, loc, scale: float = 1.0):
         self.df = check_positive(df, "df")

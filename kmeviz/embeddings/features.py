@@ -157,6 +157,8 @@ def fwht(A: np.ndarray) -> np.ndarray:
     """Unnormalised fast Walsh–Hadamard transform along the last axis (length 2^p).
 
     Equals ``A @ scipy.linalg.hadamard(n)`` in O(n log n) per row.
+
+    The Hadamard step of Fastfood (Le et al. 2013), FastMMD Sec. 2.3.
     """
     A = np.asarray(A, dtype=np.float64)
     n = A.shape[-1]

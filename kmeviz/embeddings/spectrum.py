@@ -23,6 +23,8 @@ def gram_spectrum(X, kernel, *, max_exact: int = 3000, n_landmarks: int = 1000,
     with m = ``n_landmarks`` uniform landmarks, whose nonzero eigenvalues are those of
     the r × r matrix R K_mn K_nm Rᵀ (RᵀR = K_m⁻ from ``psd_inverse_factor``; streamed
     over n).
+
+    Chatalic et al. 2022, Sec. 4: the effective dimension N(λ) is computed from them.
     """
     X = check_samples(X, "X")
     kernel = check_kernel(kernel)
@@ -122,6 +124,8 @@ def fit_decay(eigenvalues, *, floor: float = 1e-12, max_terms: int = 200) -> Dec
 
     Uses the leading eigenvalues above ``floor`` × σ_1 (at most ``max_terms``) and
     reports the model with the larger R².
+
+    The two decay regimes of Chatalic et al. 2022, Cor. 4.1.
     """
     sigma = np.sort(np.asarray(eigenvalues, dtype=float))[::-1]
     check_positive_int(max_terms, "max_terms", minimum=3)

@@ -102,7 +102,10 @@ def ksd2_nystrom(X, target, kernel, *, n_landmarks=None, landmarks=None, rng=Non
 
 def stein_witness(X, target, kernel, grid, *, weights=None) -> np.ndarray:
     """x ↦ (1/n) Σ_i h_p(x_i, x), the witness of the full KSD, at each row of ``grid``; with
-    ``weights`` α, x ↦ Σ_i α_i h_p(x_i, x) (e.g. the Nyström weights of a test result)."""
+    ``weights`` α, x ↦ Σ_i α_i h_p(x_i, x) (e.g. the Nyström weights of a test result).
+
+    Kalinke et al. Eq. 6 (the full witness; the Nyström one projects it).
+    """
     stein = SteinKernel(kernel, target)
     values = stein.tile(stein.prepare(grid), stein.prepare(X))
     return values.mean(axis=1) if weights is None else values @ np.asarray(weights, float)

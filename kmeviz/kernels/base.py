@@ -51,6 +51,8 @@ class Kernel:
     Subclasses implement ``_prepare`` (per-sample quantities, computed once), ``_tile``
     (one block of Gram values from two prepared samples, written into ``out``) and
     ``paired``; everything else is derived from those.
+
+    (Implements no paper equation: the protocol every estimator is written against.)
     """
 
     shift_invariant = False
@@ -171,7 +173,10 @@ class RadialKernel(Kernel):
 
 
 class ShiftInvariantKernel(Kernel):
-    """A kernel k(x, y) = k0 * E_w cos(w'(x - y)), w ~ spectral measure (Bochner)."""
+    """A kernel k(x, y) = k0 * E_w cos(w'(x - y)), w ~ spectral measure (Bochner).
+
+    FastMMD Sec. 2.2: Bochner's theorem, the basis of the random features.
+    """
 
     shift_invariant = True
 

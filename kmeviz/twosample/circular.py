@@ -110,6 +110,8 @@ def circular_ensemble(X, Y, frequencies, *, kernel=None) -> np.ndarray:
     ``K(0) * mean(η²)`` over ω ~ p(ω) is the ensemble η̄² of Def. 3, equal to the
     random-feature MMD²_b with the same frequencies (Claim 6). With ``kernel`` the
     values are multiplied by its K(0), so the running mean estimates MMD²_b directly.
+
+    FastMMD Sec. 3: MMD² as the ensemble of circular discrepancies.
     """
     X, Y = check_pair(X, Y)
     W = check_samples(frequencies, "frequencies")

@@ -85,6 +85,8 @@ def mmd2_linear(X, Y, kernel) -> float:
     O(n) time and memory, high variance. Needs at least 2 points per sample; with
     unequal sizes only the first 2·min(m, n)//2 points of each sample are used. X and Y
     may be dask arrays (``kmeviz.chunked``).
+
+    Gretton et al. 2012 (JMLR), Sec. 6; the MMD-linear of FastMMD Sec. 4.
     """
     X, Y, chunked = check_any_pair(X, Y, min_samples=2)
     kernel = check_kernel(kernel)
@@ -311,7 +313,10 @@ def mmd2_nystrom(X, Y, kernel, *, n_landmarks=None, n_landmarks_y=None, rng=None
 
 
 def mmd_nystrom(X, Y, kernel, *, n_landmarks=None, n_landmarks_y=None, rng=None) -> float:
-    """Deprecated: the Nyström MMD itself, ``sqrt(mmd2_nystrom(...))``."""
+    """Deprecated: the Nyström MMD itself, ``sqrt(mmd2_nystrom(...))``.
+
+    Chatalic et al. 2022, Sec. 5 (Thm 5.1).
+    """
     warn_deprecated("mmd_nystrom", "mmd2_nystrom (it returns MMD², like every mmd2_*)")
     return float(np.sqrt(mmd2_nystrom(X, Y, kernel, n_landmarks=n_landmarks,
                                       n_landmarks_y=n_landmarks_y, rng=rng)))

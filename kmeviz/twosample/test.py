@@ -316,6 +316,8 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
         ``method`` is the estimator; ``runtime`` has ``statistic``, ``null`` and ``total``
         (NaN for the first two when one permutation pass computes both).
 
+    Gretton et al. 2012 (JMLR), Sec. 4–6; FastMMD Sec. 4.5 for the nulls of Fig. 8b.
+
     Examples
     --------
     >>> import numpy as np

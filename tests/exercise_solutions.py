@@ -1,0 +1,96 @@
+"""The solutions of the notebooks' exercises (kept out of the notebooks), each with a
+plausible wrong answer: the mistake a student is likely to make."""
+
+import numpy as np
+
+import kmeviz as K
+from kmeviz import exercises as E
+from kmeviz.experiments import binomial_interval
+
+
+def _mmd_pair():
+    return E.mmd_data()
+
+
+def mmd2_solution():
+    X, Y = _mmd_pair()
+    return K.mmd2(X, Y, K.GaussianKernel(1.0))
+
+
+def mmd2_wrong():  # the unbiased estimate instead of the biased one
+    X, Y = _mmd_pair()
+    return K.mmd2(X, Y, K.GaussianKernel(1.0), estimator="unbiased")
+
+
+def best_bandwidth_solution():
+    X, Y = _mmd_pair()
+    return max(E.BANDWIDTHS, key=lambda s: K.mmd2(X, Y, K.GaussianKernel(s)))
+
+
+def p_value_solution():
+    X, Y = _mmd_pair()
+    return K.mmd_test(X[:20], Y[:20], K.GaussianKernel(1.0), n_resamples=999, rng=0).p_value
+
+
+def p_value_wrong():  # another seed: another set of permutations
+    X, Y = _mmd_pair()
+    return K.mmd_test(X[:20], Y[:20], K.GaussianKernel(1.0), n_resamples=999, rng=1).p_value
+
+
+def weight_sum_solution():
+    _, X, kernel = E.nystrom_data()
+    return K.NystromKME(kernel, 50, rng=0).fit(X).weights_.sum()
+
+
+def landmarks_solution():
+    mixture, X, kernel = E.nystrom_data()
+    return next(m for m in E.LANDMARK_COUNTS
+                if mixture.error_of(K.NystromKME(kernel, m, rng=0).fit(X)) < 0.02)
+
+
+def effective_dimension_solution():
+    _, X, kernel = E.nystrom_data()
+    return K.effective_dimension(K.gram_spectrum(X[:500], kernel), 1e-3)
+
+
+def effective_dimension_wrong():  # the spectrum of K instead of K/n
+    _, X, kernel = E.nystrom_data()
+    return K.effective_dimension(np.clip(np.linalg.eigvalsh(kernel(X[:500])), 0, None), 1e-3)
+
+
+def ksd2_solution():
+    target, _, laplace = E.stein_data()
+    return K.ksd2(laplace, target, K.IMQKernel())
+
+
+def ksd2_wrong():  # the U-statistic
+    target, _, laplace = E.stein_data()
+    return K.ksd2(laplace, target, K.IMQKernel(), estimator="unbiased")
+
+
+def conditional_mean_solution():
+    X, Y = E.cme_data()
+    cme = K.ConditionalMeanEmbedding(K.GaussianKernel(0.5), K.GaussianKernel(0.5),
+                                     reg=1e-3).fit(X, Y)
+    return cme.expectation(Y[:, 0], np.array([[1.0]]))[0]
+
+
+#: checker name -> (solution, plausible wrong answer)
+SOLUTIONS = {
+    "check_mmd2": (mmd2_solution, mmd2_wrong),
+    "check_best_bandwidth": (best_bandwidth_solution, lambda: 10.0),
+    "check_permutation_p_value": (p_value_solution, p_value_wrong),
+    # the normal approximation 0.06 + 1.96 √(0.06 · 0.94 / 200) instead of Clopper–Pearson
+    "check_size_interval_upper": (lambda: binomial_interval(12, 200, 0.95)[1],
+                                  lambda: 0.06 + 1.96 * np.sqrt(0.06 * 0.94 / 200)),
+    "check_weight_sum": (weight_sum_solution, lambda: 1.0),
+    "check_landmarks_for_error": (landmarks_solution, lambda: 50),  # error 0.024 > 0.02
+    "check_effective_dimension": (effective_dimension_solution, effective_dimension_wrong),
+    "check_effective_dimension_trend": (lambda: "increase", lambda: "decrease"),
+    "check_ksd2": (ksd2_solution, ksd2_wrong),
+    "check_larger_ksd": (lambda: "laplace", lambda: "target"),
+    "check_conditional_mean": (conditional_mean_solution, lambda: float(np.sin(1.0))),
+    "check_sparsest_gamma": (lambda: 0.1, lambda: 0.001),
+    "check_chunk_count": (lambda: 3, lambda: 2),
+    "check_exact_on_dask": (lambda: "mmd2", lambda: "mmd2_nystrom"),
+}

@@ -1,0 +1,57 @@
+"""Every exercise checker accepts its stored solution, rejects a plausible wrong answer and
+None, and never shows the answer; every notebook ends with 2-3 exercises."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from kmeviz import exercises
+
+from .exercise_solutions import SOLUTIONS
+
+CHECKERS = sorted(name for name in dir(exercises) if name.startswith("check_"))
+CHOICES = {*exercises.BANDWIDTHS, *exercises.LANDMARK_COUNTS, *exercises.GAMMAS, 3.0}
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("0*.py"))
+
+
+def test_every_checker_has_a_solution():
+    assert CHECKERS and set(CHECKERS) == set(SOLUTIONS)
+
+
+@pytest.mark.parametrize("name", CHECKERS)
+def test_solution_passes_and_a_plausible_wrong_answer_fails(name):
+    check = getattr(exercises, name)
+    solution, wrong = SOLUTIONS[name]
+    right_answer, wrong_answer = solution(), wrong()
+    good, bad = check(right_answer), check(wrong_answer)
+    assert good and good.right, good
+    assert not bad and "Not yet" in repr(bad), bad
+    assert not check(None)
+    # a hint never contains a numeric answer (to 3 significant digits); a multiple-choice
+    # question lists its options, so there only the verdict tells
+    if not isinstance(right_answer, str) and float(right_answer) not in CHOICES:
+        shown = f"{float(right_answer):.3g}"
+        assert shown not in bad.message and shown not in check(None).message
+
+
+def test_a_wrong_type_is_told_not_raised():
+    assert "one number" in exercises.check_mmd2("0.1x").message
+    assert "one of" in exercises.check_larger_ksd("gaussian").message
+
+
+@pytest.mark.parametrize("source", NOTEBOOKS, ids=lambda p: p.stem)
+def test_each_notebook_ends_with_two_or_three_checked_exercises(source):
+    text = source.read_text()
+    assert "## Exercises" in text
+    tail = text[text.rindex("## Exercises"):]
+    used = set(re.findall(r"^(check_\w+)\(answer\)", tail, flags=re.M))
+    assert 2 <= len(used) <= 3 and used <= set(CHECKERS), used
+    assert "# %%" not in tail.split("check_")[-1].split("\n", 1)[1]  # nothing after them
+
+
+def test_every_checker_is_used_in_a_notebook():
+    used = set()
+    for source in NOTEBOOKS:
+        used |= set(re.findall(r"^(check_\w+)\(answer\)", source.read_text(), flags=re.M))
+    assert used == set(CHECKERS)

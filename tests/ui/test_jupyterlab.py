@@ -1,0 +1,90 @@
+"""The course in JupyterLab, in real Chromium: open a teaching notebook, run all its cells,
+move a widget of the explorer embedded in it and see its plot change (issue 15, point 1).
+
+JupyterLab runs headless on loopback with the token disabled, on a copy of the notebook
+as a student gets it (the ``.py`` source opened as a notebook by jupytext)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import jupytext
+import pytest
+from playwright.sync_api import expect
+
+from .helpers import widget
+
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "02_two_sample_tests.py"
+
+NULL_TITLES_JS = ("() => Bokeh.documents.flatMap(d => [...d.all_models]).filter(m => "
+                  "m.constructor.__name__ === 'Title' && String(m.text).startsWith('p = '))"
+                  ".map(m => String(m.text))")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    root = tmp_path_factory.mktemp("course")
+    jupytext.write(jupytext.read(NOTEBOOK), root / "02_two_sample_tests.ipynb")
+    port = free_port()
+    log = open(root / "lab.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
+         "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
+         f"--ServerApp.root_dir={root}", "--LabApp.news_url=None",
+         "--LabServerApp.extra_labextensions_path=[]"],
+        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "JUPYTER_PLATFORM_DIRS": "1"})
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/api/status", timeout=2)
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"JupyterLab did not start: {(root / 'lab.log').read_text()[-2000:]}")
+            time.sleep(0.5)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+def test_explorer_in_a_notebook_reacts_to_its_widget(page, lab):
+    page.set_default_timeout(60_000)
+    page.goto(f"{lab}/lab/tree/02_two_sample_tests.ipynb")
+    expect(page.locator(".jp-Notebook")).to_be_visible(timeout=120_000)
+    expect(page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+           ).to_have_count(1, timeout=120_000)
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    # the explorer near the end of the notebook renders its null plot
+    alpha = widget(page, "α").locator(".noUi-handle")
+    expect(alpha).to_be_attached(timeout=240_000)
+    page.wait_for_function(f"() => ({NULL_TITLES_JS})().some(t => t.includes('α = 0.05'))",
+                           timeout=120_000)
+    alpha.scroll_into_view_if_needed()
+    alpha.focus()
+    for _ in range(4):  # 0.05 -> 0.07 in steps of 0.005
+        alpha.press("ArrowRight")
+    # the kernel recomputes and the plot in the notebook shows the new level
+    page.wait_for_function(f"() => ({NULL_TITLES_JS})().some(t => t.includes('α = 0.07'))",
+                           timeout=120_000)
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
+    # and the exercises at the end ran: their checkers answered in the page
+    expect(page.get_by_text("replace None with your p-value")).to_be_visible()
