@@ -34,7 +34,7 @@ import kmeviz as K
 from kmeviz import viz
 from kmeviz.twosample.circular import running_mean
 
-hv.extension("bokeh", logo=False)
+hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 np.set_printoptions(precision=5, suppress=True)
 
 # %% [markdown]
@@ -195,7 +195,7 @@ import panel as pn
 
 from kmeviz.apps import CircularExplorer
 
-pn.extension()
+pn.extension(inline=True)
 explorer = CircularExplorer(n=300, n_frequencies=256)
 explorer
 

@@ -36,7 +36,7 @@ from kmeviz import viz
 from kmeviz.experiments import fastmmd_type2_vs_L, null_sampler, rejection_rates
 from kmeviz.twosample.test import gamma_null_params
 
-hv.extension("bokeh", logo=False)
+hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 kernel = K.GaussianKernel(1.0)
 
 # %% [markdown]
@@ -177,7 +177,7 @@ import panel as pn
 
 from kmeviz.apps import BootstrapExplorer
 
-pn.extension()
+pn.extension(inline=True)
 explorer = BootstrapExplorer(epsilon=4.0, n=300)
 explorer
 

@@ -34,7 +34,7 @@ import kmeviz as K
 from kmeviz import viz
 from kmeviz.experiments import nystrom_error_vs_m, paper_mixture
 
-hv.extension("bokeh", logo=False)
+hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 
 # %% [markdown]
 # ## 1. A distribution whose embedding we know
@@ -185,7 +185,7 @@ import panel as pn
 
 from kmeviz.apps import NystromErrorExplorer
 
-pn.extension()
+pn.extension(inline=True)
 explorer = NystromErrorExplorer(d=2, n=2000, m_view=30, m_max=300)
 explorer
 

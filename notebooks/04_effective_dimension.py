@@ -38,7 +38,7 @@ from kmeviz.embeddings.spectrum import (
 )
 from kmeviz.experiments import paper_mixture
 
-hv.extension("bokeh", logo=False)
+hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 
 # %% [markdown]
 # ## 1. Gram spectra decay at different speeds
@@ -151,7 +151,7 @@ import panel as pn
 
 from kmeviz.apps import EffectiveDimensionExplorer
 
-pn.extension()
+pn.extension(inline=True)
 explorer = EffectiveDimensionExplorer(d=10, n=1000)
 explorer
 

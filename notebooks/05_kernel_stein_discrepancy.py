@@ -37,7 +37,7 @@ import kmeviz as K
 from kmeviz import viz
 from kmeviz.experiments.ksd import ksd_power
 
-hv.extension("bokeh", logo=False)
+hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 
 # %% [markdown]
 # ## 1. Stein's identity
@@ -215,7 +215,7 @@ import panel as pn
 
 from kmeviz.apps import SteinExplorer
 
-pn.extension()
+pn.extension(inline=True)
 explorer = SteinExplorer(sampler="Laplace (unit variance)", n=500)
 explorer
 

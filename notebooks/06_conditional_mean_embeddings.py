@@ -35,7 +35,7 @@ from kmeviz import viz
 from kmeviz.conditional import cross_validate, kl_norm2
 from kmeviz.experiments import sparsity_path
 
-hv.extension("bokeh", logo=False)
+hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 
 # %% [markdown]
 # ## 1. A conditional expectation from a regression
@@ -206,7 +206,7 @@ import panel as pn
 
 from kmeviz.apps import CMEExplorer
 
-pn.extension()
+pn.extension(inline=True)
 explorer = CMEExplorer(n=100, gamma=1e-2)
 explorer
 

@@ -37,7 +37,7 @@ from kmeviz import viz
 from kmeviz.chunked import lazy_sample
 from kmeviz.experiments import ksd_power
 
-hv.extension("bokeh", logo=False)
+hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 
 # %% [markdown]
 # ## 1. A cluster

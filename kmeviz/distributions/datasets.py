@@ -61,7 +61,7 @@ def blobs_two_sample(n: int, m: int | None = None, *, epsilon: float = 4.0,
 
 
 def rings_two_sample(n: int, m: int | None = None, *, rng=None) -> tuple[np.ndarray, np.ndarray]:
-    """Uniform points of [-5, 5]² labelled by the ring 1 ≤ |x|² ≤ 16 (FastMMD Sec. 4.2).
+    """Uniform points of [-5, 5]² labelled by the ring 1 ≤ ‖x‖² ≤ 16 (FastMMD Sec. 4.2).
 
     X holds ``n`` points inside the ring (label +1), Y ``m`` points outside (-1).
     """
