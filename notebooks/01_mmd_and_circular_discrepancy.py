@@ -223,5 +223,6 @@ check_mmd2(answer)
 # data? Why do the other two see less?
 
 # %%
-answer = None  # one of BANDWIDTHS
+print("candidates:", BANDWIDTHS)
+answer = None  # one of them
 check_best_bandwidth(answer)

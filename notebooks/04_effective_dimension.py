@@ -167,8 +167,11 @@ assert explorer.failures() == {} and (explorer.d, explorer.n) == (10, 1000)
 # N(λ) at λ = 10⁻³ of the Gram spectrum of the first 500 points.
 
 # %%
-from kmeviz.exercises import check_effective_dimension, check_effective_dimension_trend
-from kmeviz.exercises import nystrom_data
+from kmeviz.exercises import (
+    check_effective_dimension,
+    check_effective_dimension_trend,
+    nystrom_data,
+)
 
 mixture, X, kernel = nystrom_data()
 answer = None  # N(1e-3)

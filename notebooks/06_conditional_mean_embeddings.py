@@ -222,7 +222,7 @@ assert explorer.failures() == {} and explorer.gamma == 1e-2
 # sides and λ = 10⁻³. What is its estimate of E[Y | x = 1]? (Compare with sin 1.)
 
 # %%
-from kmeviz.exercises import GAMMAS, cme_data, check_conditional_mean, check_sparsest_gamma
+from kmeviz.exercises import GAMMAS, check_conditional_mean, check_sparsest_gamma, cme_data
 
 X, Y = cme_data()
 answer = None  # the estimate
@@ -233,5 +233,6 @@ check_conditional_mean(answer)
 # γ gives the fewest non-zero coefficients?
 
 # %%
-answer = None  # one of GAMMAS
+print("candidates:", GAMMAS)
+answer = None  # one of them
 check_sparsest_gamma(answer)
