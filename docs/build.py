@@ -38,11 +38,28 @@ def executed_notebook(source: Path) -> tuple[Path, bool]:
     return saved, True
 
 
+#: MIME types read only by JupyterLab's pyviz extension; the static page uses the text/html
+#: and application/javascript of the same outputs
+LIVE_ONLY = ("application/vnd.holoviews_load.v0+json", "application/vnd.holoviews_exec.v0+json")
+
+
+def static_copy(notebook: Path, target: Path) -> None:
+    """``notebook`` written to ``target`` without the live-only MIME types."""
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            for mime in LIVE_ONLY:
+                output.get("data", {}).pop(mime, None)
+    nbformat.write(nb, target)
+
+
 def main() -> int:
     t0 = time.perf_counter()
     for source in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py")):
         notebook, ran = executed_notebook(source)
-        shutil.copy(notebook, COURSE / notebook.name)
+        static_copy(notebook, COURSE / notebook.name)
         print(f"{source.name}: {'executed now' if ran else 'saved run reused'}", flush=True)
     t1 = time.perf_counter()
     shutil.rmtree(DOCS / "generated", ignore_errors=True)

@@ -16,12 +16,6 @@ extensions = [
 # The course notebooks are rendered from the outputs of their one execution (the notebook
 # tests save them; build.py executes only what is missing): never executed here.
 nb_execution_mode = "off"
-# HoloViews/Panel outputs carry their own MIME types (read by JupyterLab's pyviz extension)
-# next to text/html and application/javascript, which the static pages use: rank them last.
-nb_mime_priority_overrides = [
-    ("html", "application/vnd.holoviews_load.v0+json", 1000),
-    ("html", "application/vnd.holoviews_exec.v0+json", 1000),
-]
 myst_enable_extensions = ["dollarmath", "colon_fence"]
 myst_heading_anchors = 3
 

@@ -20,7 +20,7 @@ class Pendulum:
     """Under-actuated pendulum (Deisenroth et al. 2009): θ = 0 is upright.
 
     θ̈ = (-μ θ̇ + m g l sin θ + u) / (m l²), integrated by RK4 over one step ``dt``.
-    With |u| <= 5 N·m < m g l = 9.81 N·m the torque cannot swing it up directly.
+    With ‖u‖ ≤ 5 N·m < m g l = 9.81 N·m the torque cannot swing it up directly.
 
     Constants. Sec. 5.1 of Grünewälder et al. states only the torque range u ∈ [-5, 5] N·m,
     the state ranges θ ∈ [-π, π], ω ∈ [-7, 7] rad/s and the reward; it defers the dynamics

@@ -282,13 +282,16 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
              rng=None, n_permutations: int | None = None) -> TestResult:
     """Kernel two-sample test of H0: P = Q with an MMD² statistic and a null distribution.
 
+    Gretton et al. 2012 (JMLR), Sec. 4–6; FastMMD Sec. 4.5 for the nulls of Fig. 8b.
+
     Parameters
     ----------
     X : array (m, d)
     Y : array (n, d)
     kernel : Kernel (shift-invariant for the FastMMD estimators)
-    estimator : {"biased", "unbiased", "linear", "block", "fastmmd-fourier", "fastmmd-fastfood",
-                 "nystrom"}
+    estimator : str
+        One of "biased", "unbiased", "linear", "block", "fastmmd-fourier",
+        "fastmmd-fastfood", "nystrom".
     null : {"permutation", "gamma", "spectral", "pearson", "normal"}
         Valid pairs (``VALID_NULLS``): biased — permutation, gamma, spectral; unbiased —
         permutation, spectral, pearson (Pearson III fitted to three H0 moments, equal
@@ -315,8 +318,6 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
     TestResult
         ``method`` is the estimator; ``runtime`` has ``statistic``, ``null`` and ``total``
         (NaN for the first two when one permutation pass computes both).
-
-    Gretton et al. 2012 (JMLR), Sec. 4–6; FastMMD Sec. 4.5 for the nulls of Fig. 8b.
 
     Examples
     --------
