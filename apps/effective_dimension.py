@@ -8,16 +8,13 @@ empirical error.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
-import pandas as pd
 import panel as pn
 import param
 
 import kmeviz as K
 from kmeviz import viz
+from kmeviz.distributions import nyc_taxi
 from kmeviz.embeddings import landmarks_for_empirical_accuracy
 from kmeviz.embeddings.spectrum import (
     lambda_of_m,
@@ -32,22 +29,8 @@ from ._common import KERNELS, Explorer, guarded, live_view, prompt
 
 
 def nyc_taxi_features() -> np.ndarray:
-    """Real data shipped inside the HoloViews package: hourly NYC taxi pickups, 2016.
-
-    Returns an (8784, 3) standardised array: hour of day, day of week and pickup count.
-    The file is located without importing HoloViews; raises FileNotFoundError if the
-    installed HoloViews does not ship it.
-    """
-    spec = importlib.util.find_spec("holoviews")
-    path = None if spec is None else (Path(spec.origin).parent / "examples" / "assets"
-                                      / "nyc_taxi.csv.gz")
-    if path is None or not path.exists():
-        raise FileNotFoundError("the NYC taxi data ships with holoviews' examples/assets; "
-                                "it is not in this installation")
-    df = pd.read_csv(path, parse_dates=["Pickup_date"])
-    t = df["Pickup_date"]
-    Z = np.column_stack([t.dt.hour, t.dt.dayofweek, df["Pickup_Count"]]).astype(float)
-    return (Z - Z.mean(axis=0)) / Z.std(axis=0)
+    """The NYC taxi data of ``kmeviz.distributions.nyc_taxi`` (standardised, (8784, 3))."""
+    return nyc_taxi()
 
 
 DATASETS = ("Gaussian mixture (paper)", "Uniform cube", "NYC taxi pickups (real data)")

@@ -5,9 +5,11 @@ generators (``datasets``) and the pendulum (``pendulum``)."""
 from .datasets import (
     blobs,
     blobs_two_sample,
+    nyc_taxi,
     rings_two_sample,
     uniform_boxes_two_sample,
 )
+from .empirical import EmpiricalDistribution
 from .mixture import GaussianMixture
 from .pendulum import (
     Pendulum,
@@ -20,6 +22,7 @@ from .targets import (
 )
 
 __all__ = [
+    "EmpiricalDistribution",
     "GaussianMixture",
     "GaussBernoulliRBM",
     "GaussianMixtureTarget",
@@ -28,6 +31,7 @@ __all__ = [
     "StudentTTarget",
     "blobs",
     "blobs_two_sample",
+    "nyc_taxi",
     "rings_two_sample",
     "uniform_boxes_two_sample",
 ]

@@ -90,3 +90,29 @@ def uniform_boxes_two_sample(
     dim = check_positive_int(dim, "dim")
     rng = check_rng(rng)
     return rng.uniform(0.0, 0.95, size=(n, dim)), rng.uniform(0.95, 1.0, size=(m, dim))
+
+
+def nyc_taxi() -> np.ndarray:
+    """Real data installed with HoloViews (PyPI): hourly NYC taxi pickups in 2016 as an
+    (8784, 3) standardised array of hour of day, day of week and pickup count.
+
+    The real-data stand-in of Chatalic et al. Fig. 2 (Sec. 6.2): like its Intel Lab
+    data (physical measurements, d = 5) it is a low-dimensional real time series, and it
+    needs no download. The file is found without importing HoloViews; a FileNotFoundError
+    says so when the installed HoloViews does not ship it.
+    """
+    import importlib.util
+    from pathlib import Path
+
+    import pandas as pd
+
+    spec = importlib.util.find_spec("holoviews")
+    path = None if spec is None else (Path(spec.origin).parent / "examples" / "assets"
+                                      / "nyc_taxi.csv.gz")
+    if path is None or not path.exists():
+        raise FileNotFoundError("the NYC taxi data ships with holoviews' examples/assets; "
+                                "it is not in this installation")
+    df = pd.read_csv(path, parse_dates=["Pickup_date"])
+    t = df["Pickup_date"]
+    Z = np.column_stack([t.dt.hour, t.dt.day_of_week, df["Pickup_Count"]]).astype(float)
+    return (Z - Z.mean(axis=0)) / Z.std(axis=0)

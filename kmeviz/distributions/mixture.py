@@ -100,11 +100,16 @@ class GaussianMixture:
 
     def squared_norm(self, kernel) -> float:
         """||μ||²_H = E k(X, X') for X, X' independent draws of the mixture."""
+        return self.inner(self, kernel)
+
+    def inner(self, other: GaussianMixture, kernel) -> float:
+        """⟨μ(self), μ(other)⟩_H = E k(X, Y), X ~ self, Y ~ other (App. G's closed form with
+        the two mixtures' components); MMD² = ⟨μ₁, μ₁⟩ + ⟨μ₂, μ₂⟩ - 2⟨μ₁, μ₂⟩."""
         tau2 = self._check_kernel(kernel)
         total = 0.0
         for w, m, s in zip(self.weights, self.means, self.variances, strict=True):
-            vals = self._scaled_gaussian(self.means, m, s + self.variances + tau2, tau2)
-            total += w * float(self.weights @ vals)
+            vals = self._scaled_gaussian(other.means, m, s + other.variances + tau2, tau2)
+            total += w * float(other.weights @ vals)
         return total
 
     def embedding_error(self, points, weights, kernel) -> float:

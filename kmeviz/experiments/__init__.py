@@ -27,6 +27,7 @@ from .ksd import (
 )
 from .nystrom import (
     nystrom_error_vs_m,
+    nystrom_mmd_error_vs_m,
     paper_mixture,
 )
 from .runners import (
@@ -50,6 +51,7 @@ __all__ = [
     "landmark_methods",
     "null_sampler",
     "nystrom_error_vs_m",
+    "nystrom_mmd_error_vs_m",
     "paper_mixture",
     "rejection_rates",
     "size_table",
