@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_positive_int, check_rng, check_samples
-from ..embeddings.kme import RandomFeatureKME, weighted_gram_sum
+from ..embeddings.kme import RandomFeatureKME
 from ..kernels import check_kernel
+from .mixture import GaussianMixture
 
 
 class EmpiricalDistribution:
@@ -54,15 +55,7 @@ class EmpiricalDistribution:
             self._norms[kernel] = total / self.points.shape[0] ** 2
         return self._norms[kernel]
 
-    def embedding_error(self, points, weights, kernel) -> float:
-        """Exact ||μ - Σ_j α_j φ(x_j)||_H of a weighted point set."""
-        points = check_samples(points, "points")
-        a = np.asarray(weights, dtype=float)
-        if a.shape != (points.shape[0],):
-            raise ValueError(f"weights must have shape ({points.shape[0]},), got {a.shape}")
-        cross = float(a @ self.embedding(points, kernel))
-        quad = weighted_gram_sum(kernel, points, a, points, a)
-        return float(np.sqrt(max(self.squared_norm(kernel) - 2.0 * cross + quad, 0.0)))
+    embedding_error = GaussianMixture.embedding_error
 
     def error_of(self, estimator) -> float:
         """The exact error of a fitted weighted embedding (in H); for ``RandomFeatureKME``
