@@ -107,7 +107,7 @@ def nystrom_mmd_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, shift: f
                            n_repeats: int = 10, rng=None, progress: Progress = None,
                            executor=None) -> pd.DataFrame:
     """The MMD-error curves of Chatalic et al. Sec. 6.1 ("the error of the MMD estimation
-    has exactly the same behavior") and Thm 5.1: |MMD(ρ₁, ρ₂) - MMD̂| vs m.
+    has exactly the same behavior") and Thm 5.1: the absolute error of the Nyström MMD vs m.
 
     ρ₁ is ``paper_mixture`` and ρ₂ the same mixture shifted by ``shift`` along the first
     axis; the exact MMD comes from App. G's closed form (``GaussianMixture.inner``). The
