@@ -27,12 +27,6 @@ from kmeviz.experiments import paper_mixture
 from ._cache import shared_cache
 from ._common import KERNELS, Explorer, guarded, live_view, prompt
 
-
-def nyc_taxi_features() -> np.ndarray:
-    """The NYC taxi data of ``kmeviz.distributions.nyc_taxi`` (standardised, (8784, 3))."""
-    return nyc_taxi()
-
-
 DATASETS = ("Gaussian mixture (paper)", "Uniform cube", "NYC taxi pickups (real data)")
 DATA_PARAMS = ("dataset", "d", "n", "seed")
 KERNEL_PARAMS = ("kernel", "bandwidth")
@@ -45,7 +39,7 @@ def make_data(dataset, d, n, seed):
         return paper_mixture(d=d, rng=rng).sample(n, rng=rng)
     if dataset == DATASETS[1]:
         return rng.uniform(size=(n, d))
-    Z = nyc_taxi_features()
+    Z = nyc_taxi()
     return Z[rng.choice(len(Z), size=min(n, len(Z)), replace=False)]
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_positive_int, check_rng, check_samples
-from ..embeddings.kme import RandomFeatureKME
+from ..embeddings.kme import EmpiricalKME, RandomFeatureKME
 from ..kernels import check_kernel
 from .mixture import GaussianMixture
 
@@ -15,7 +15,7 @@ from .mixture import GaussianMixture
 class EmpiricalDistribution:
     """The uniform distribution over the rows of ``points`` (N, d), with the same exact
     error methods as ``GaussianMixture`` (``embedding``, ``squared_norm``,
-    ``embedding_error``, ``error_of``), computed by streamed Gram sums, O(N · tile) memory.
+    ``embedding_error``, ``error_of``), computed by the tile engine, O(N · tile) memory.
 
     Examples
     --------
@@ -38,14 +38,9 @@ class EmpiricalDistribution:
         return self.points[check_rng(rng).integers(0, self.points.shape[0], size=n)]
 
     def embedding(self, Z, kernel) -> np.ndarray:
-        """μ(z) = (1/N) Σ_i k(x_i, z) for each row of Z, shape (n_z,)."""
-        kernel = check_kernel(kernel)
-        Z = check_samples(Z, "Z")
-        ones = np.full(self.points.shape[0], 1.0 / self.points.shape[0])
-        out = np.empty(Z.shape[0])
-        for start in range(0, Z.shape[0], 256):  # 256 × N values at a time
-            out[start:start + 256] = kernel(Z[start:start + 256], self.points) @ ones
-        return out
+        """μ(z) = (1/N) Σ_i k(x_i, z) for each row of Z, shape (n_z,): the empirical KME of
+        all N points, evaluated by the tile engine."""
+        return EmpiricalKME(check_kernel(kernel)).fit(self.points).evaluate(Z)
 
     def squared_norm(self, kernel) -> float:
         """||μ||² = (1/N²) Σ_ij k(x_i, x_j), streamed once per kernel and cached."""
@@ -61,9 +56,7 @@ class EmpiricalDistribution:
         """The exact error of a fitted weighted embedding (in H); for ``RandomFeatureKME``
         the distance in its feature space to the features' mean over the N points."""
         if isinstance(estimator, RandomFeatureKME):
-            cos_mean, sin_mean = estimator.features_._mean_cos_sin(self.points)
-            scale = np.sqrt(estimator.kernel.value_at_zero / estimator.features_.n_features_)
-            diff = estimator.mean_features_ - scale * np.concatenate([cos_mean, sin_mean])
+            diff = estimator.mean_features_ - estimator.mean_features_of(self.points)
             return float(np.linalg.norm(diff))
         estimator._check_fitted()
         return self.embedding_error(estimator.points_, estimator.weights_, estimator.kernel)

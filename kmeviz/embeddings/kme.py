@@ -358,10 +358,14 @@ class RandomFeatureKME:
         X = check_any_samples(X, "X")
         self.features_ = RandomFourierFeatures(self.kernel, self.n_features,
                                                rng=self.rng).fit(X)
+        self.mean_features_ = self.mean_features_of(X)
+        return self
+
+    def mean_features_of(self, X) -> np.ndarray:
+        """(1/n) Σ_i z(x_i) with the fitted features, for any sample X."""
         cos_mean, sin_mean = self.features_._mean_cos_sin(X)
         scale = np.sqrt(self.kernel.value_at_zero / self.features_.n_features_)
-        self.mean_features_ = scale * np.concatenate([cos_mean, sin_mean])
-        return self
+        return scale * np.concatenate([cos_mean, sin_mean])
 
     def _check_fitted(self):
         check_is_fitted(self, "mean_features_")

@@ -50,18 +50,29 @@ def nystrom_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, n_centres: i
         bandwidth = median_heuristic(mixture.sample(1000, rng=rng), rng=rng)
     kernel = GaussianKernel(bandwidth)
     chosen = ("nystrom", *[b for b in baselines if b in ESTIMATORS and b != "nystrom"])
-    items = [(int(n), ms if ms is not None
-              else np.unique(np.geomspace(4, min(n, 4000), 12).astype(int)), seed)
-             for n in ns for seed in trial_seeds(rng, n_repeats)]
-    trials = run_trials(partial(_error_trial, mixture, kernel, chosen, replace), items,
-                        executor=executor, progress=progress)
-    raw = pd.DataFrame([record for records in trials for record in records])
-    out = raw.groupby(["n", "estimator", "m"], as_index=False).agg(
-        mean_error=("error", "mean"), p05=("error", lambda e: np.quantile(e, 0.05)),
-        p95=("error", lambda e: np.quantile(e, 0.95)), runtime_s=("runtime_s", "mean"),
-        repeats=("error", "size"))
+    trials = run_trials(partial(_error_trial, mixture, kernel, chosen, replace),
+                        _trial_items(ns, ms, n_repeats, rng), executor=executor,
+                        progress=progress)
+    out = _error_summary(trials, runtime_s=("runtime_s", "mean"))
     out.attrs["bandwidth"] = kernel.bandwidth
     return out
+
+
+def _trial_items(ns, ms, n_repeats: int, rng) -> list[tuple]:
+    """(n, grid of m, seed) for each n and draw; the default grid is 12 values of m from 4
+    to min(n, 4000), geometrically spaced."""
+    return [(int(n), ms if ms is not None
+             else np.unique(np.geomspace(4, min(n, 4000), 12).astype(int)), seed)
+            for n in ns for seed in trial_seeds(rng, n_repeats)]
+
+
+def _error_summary(trials, **extra) -> pd.DataFrame:
+    """Per (n, estimator, m): mean error, its 5 % and 95 % quantiles over the draws, the
+    number of draws, and any ``extra`` aggregations."""
+    raw = pd.DataFrame([record for records in trials for record in records])
+    return raw.groupby(["n", "estimator", "m"], as_index=False).agg(
+        mean_error=("error", "mean"), p05=("error", lambda e: np.quantile(e, 0.05)),
+        p95=("error", lambda e: np.quantile(e, 0.95)), **extra, repeats=("error", "size"))
 
 
 #: The estimators ``nystrom_error_vs_m`` compares (``baselines`` picks among them).
@@ -126,39 +137,25 @@ def nystrom_mmd_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, shift: f
     kernel = GaussianKernel(median_heuristic(first.sample(1000, rng=rng), rng=rng))
     exact = float(np.sqrt(max(first.squared_norm(kernel) + second.squared_norm(kernel)
                               - 2.0 * first.inner(second, kernel), 0.0)))
-    items = [(int(n), ms if ms is not None
-              else np.unique(np.geomspace(4, min(n, 4000), 12).astype(int)), seed)
-             for n in ns for seed in trial_seeds(rng, check_positive_int(n_repeats,
-                                                                         "n_repeats"))]
+    items = _trial_items(ns, ms, check_positive_int(n_repeats, "n_repeats"), rng)
     trials = run_trials(partial(_mmd_error_trial, first, second, kernel, exact), items,
                         executor=executor, progress=progress)
-    raw = pd.DataFrame([record for records in trials for record in records])
-    out = raw.groupby(["n", "estimator", "m"], as_index=False).agg(
-        mean_error=("error", "mean"), p05=("error", lambda e: np.quantile(e, 0.05)),
-        p95=("error", lambda e: np.quantile(e, 0.95)), repeats=("error", "size"))
+    out = _error_summary(trials)
     out.attrs.update(mmd=exact, mixtures=(first, second), bandwidth=kernel.bandwidth)
     return out
 
 
 def _mmd_error_trial(first, second, kernel, exact, item) -> list[dict]:
-    from ..embeddings.kme import EmpiricalKME, NystromKME, weighted_gram_sum
+    from ..embeddings.kme import EmpiricalKME, NystromKME
 
     n, grid, seed = item
     rng = np.random.default_rng(seed)
     X, Y = first.sample(n, rng=rng), second.sample(n, rng=rng)
-
-    def mmd(a, b) -> float:
-        sq = (weighted_gram_sum(kernel, a.points_, a.weights_, a.points_, a.weights_)
-              + weighted_gram_sum(kernel, b.points_, b.weights_, b.points_, b.weights_)
-              - 2.0 * weighted_gram_sum(kernel, a.points_, a.weights_, b.points_, b.weights_))
-        return float(np.sqrt(max(sq, 0.0)))
-
-    records = [{"n": n, "m": n, "estimator": "empirical",
-                "error": abs(mmd(EmpiricalKME(kernel).fit(X), EmpiricalKME(kernel).fit(Y))
-                             - exact)}]
+    empirical = EmpiricalKME(kernel).fit(X).distance(EmpiricalKME(kernel).fit(Y))
+    records = [{"n": n, "m": n, "estimator": "empirical", "error": abs(empirical - exact)}]
     for m in grid:
         a = NystromKME(kernel, int(m), rng=rng).fit(X)
         b = NystromKME(kernel, int(m), rng=rng).fit(Y)
         records.append({"n": n, "m": int(m), "estimator": "nystrom",
-                        "error": abs(mmd(a, b) - exact)})
+                        "error": abs(a.distance(b) - exact)})
     return records

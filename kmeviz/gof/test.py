@@ -205,10 +205,12 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_resamples: int | None
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
     rng = check_rng(rng)
     t0 = time.perf_counter()
-    if method in FEATURE_METHODS:
+    if method != "nystrom":
         reject_dask(X, "X", f"ksd_test(method={method!r})",
                     "ksd_test(method='nystrom') or ksd2_nystrom",
-                    reason="is not written for chunks yet and")
+                    reason="is exact and quadratic in n, so it" if method == "full"
+                    else "is not written for chunks yet and")
+    if method in FEATURE_METHODS:
         X = check_samples(X, "X", min_samples=2)
         run = FEATURE_METHODS[method]
         extra = {}
@@ -227,12 +229,7 @@ def ksd_test(X, target, kernel, *, method: str = "full", n_resamples: int | None
                                 runtime=one_pass_runtime(time.perf_counter() - t0),
                                 fitted=fitted[0] if fitted else None)
     stein = SteinKernel(kernel, target)
-    if is_dask_array(X):
-        if method != "nystrom":
-            reject_dask(X, "X", f"ksd_test(method={method!r})",
-                        "ksd_test(method='nystrom') or ksd2_nystrom",
-                        reason="is exact and quadratic in n, so it" if method == "full"
-                        else "is not written for chunks yet and")
+    if is_dask_array(X):  # method == "nystrom" here
         prepared = check_chunked_samples(X, "X", min_samples=2)
         n = prepared.shape[0]
     else:

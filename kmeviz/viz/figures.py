@@ -1,10 +1,10 @@
 """Plots of the papers' figures (``kmeviz.experiments.figures``) and their PNG files.
 
 ``figure_plot`` builds a HoloViews object from a figure's table: one curve with markers per
-series, its interval as error bars, a reference level, one panel per facet value, and the
-paper's numbers where it reports any. The same object shows interactively in a notebook
-(bokeh); ``save_png`` renders it with HoloViews' **matplotlib** backend, which needs no
-browser, so ``kmeviz reproduce`` works on a headless server.
+series, its interval as a shaded band, a reference level, one panel per facet value, and
+the paper's numbers where it reports any (a table beside the plot). The same object shows
+interactively in a notebook (bokeh); ``save_png`` renders it with HoloViews' **matplotlib**
+backend, which needs no browser, so ``kmeviz reproduce`` works on a headless server.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ def _backend() -> str:
 
 
 def figure_plot(spec, df: pd.DataFrame):
-    """The figure: one panel, or one per value of ``spec.facet``, plus the paper's reported
-    values (a bar chart next to ours) when ``spec.paper_values`` has any."""
+    """The figure: one panel, or one per value of ``spec.facet``, plus a table of the
+    paper's reported values next to ours when ``spec.paper_values`` has any."""
     if spec.facet:
         panels = [_panel(spec, part, f"{spec.title}, {spec.facet} = {value}")
                   for value, part in df.groupby(spec.facet)]
