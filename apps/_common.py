@@ -15,6 +15,8 @@ from panel.viewable import Viewable
 import kmeviz as K
 from kmeviz import viz
 
+from ._ordered import order_sessions
+
 hv.extension("bokeh", logo=False)
 # A view whose callback is running is greyed out under a spinner until it is redrawn. Set
 # at import, before any app builds its panes (pn.extension in ``page`` comes too late).
@@ -44,6 +46,8 @@ def prompt(widget_type: type) -> type:
     ``_debounce``, which batches fast typing). A throttled slider or a number box sends one
     value per release or Enter, so there is nothing to batch: the delay was pure latency,
     a third of an α step's round trip."""
+    if widget_type._debounce == 0:
+        return widget_type
     return type(widget_type.__name__, (widget_type,), {"_debounce": 0})
 
 
@@ -221,8 +225,17 @@ class Explorer(pn.viewable.Viewer):
         return pn.param.ParamMethod(self.summary_view, inplace=True, loading_indicator=False,
                                     sizing_mode="stretch_width")
 
+    def _widget_spec(self, name: str) -> dict:
+        """The widget of parameter ``name``: its ``WIDGETS`` entry (a type or a dict of
+        options) or Panel's default widget, as a ``prompt`` type."""
+        spec = self.WIDGETS.get(name, {})
+        spec = dict(spec) if isinstance(spec, dict) else {"type": spec}
+        spec["type"] = prompt(spec.get("type") or pn.Param.widget_type(self.param[name]))
+        return spec
+
     def controls(self) -> pn.Column:
-        widgets = pn.Param(self.param, parameters=list(self.CONTROLS), widgets=self.WIDGETS,
+        widgets = pn.Param(self.param, parameters=list(self.CONTROLS),
+                           widgets={name: self._widget_spec(name) for name in self.CONTROLS},
                            show_name=False, sizing_mode="stretch_width")
         return pn.Column(widgets, *self.buttons(), sizing_mode="stretch_width")
 
@@ -252,6 +265,7 @@ class Explorer(pn.viewable.Viewer):
     @classmethod
     def create_app(cls):
         """A fresh explorer on the common page template (one per browser session)."""
+        order_sessions()  # also under ``panel serve --num-threads``
         explorer = cls()
         return page(cls.title, [explorer.controls()], explorer.main(), explorer)
 

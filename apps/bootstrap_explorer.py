@@ -21,7 +21,7 @@ from kmeviz.experiments import binomial_interval, rejection_rates
 from kmeviz.twosample.test import gamma_null_params, simulate_spectral_null, spectral_eigenvalues
 
 from ._cache import shared_cache
-from ._common import KERNELS, Explorer, error_message, guarded, live_view, prompt
+from ._common import KERNELS, Explorer, error_message, guarded, live_view
 
 DATASETS = ("Blob grid: eigenvalue ratio ε", "Blob grid: mean shift",
             "Blob grid: variance ratio", "Same distribution (H0 true)")
@@ -81,12 +81,12 @@ class BootstrapExplorer(Explorer):
     title = "Bootstrap null explorer"
     CONTROLS = ("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
                 "bandwidth", "estimator", "null", "n_resamples", "alpha", "n_features")
-    WIDGETS = {name: {"type": prompt(pn.widgets.FloatSlider), "throttled": True}
+    WIDGETS = {name: {"type": pn.widgets.FloatSlider, "throttled": True}
                for name in ("epsilon", "shift", "variance_ratio", "alpha")} | {
-        "n": {"type": prompt(pn.widgets.IntSlider), "throttled": True},
-        "n_resamples": {"type": prompt(pn.widgets.IntInput), "step": 100},
-        "n_features": {"type": prompt(pn.widgets.IntInput), "step": 64},
-        "bandwidth": {"type": prompt(pn.widgets.FloatInput), "step": 0.1}}
+        "n": {"type": pn.widgets.IntSlider, "throttled": True},
+        "n_resamples": {"type": pn.widgets.IntInput, "step": 100},
+        "n_features": {"type": pn.widgets.IntInput, "step": 64},
+        "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.1}}
     SUMMARY_WIDTH = 360
     PLOTS = ((("null_view", "null"),),
              (("runtime_view", "runtime"), ("repeat_view", "rejection")))

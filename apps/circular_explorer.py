@@ -16,7 +16,7 @@ from kmeviz import viz
 from kmeviz.twosample.circular import running_mean
 
 from ._cache import shared_cache
-from ._common import KERNELS, Explorer, guarded, prompt, with_caption
+from ._common import KERNELS, Explorer, guarded, with_caption
 
 DATASETS = ("Blobs (ε ratio)", "Blobs with mean shift", "Rings in a square")
 
@@ -67,11 +67,11 @@ class CircularExplorer(Explorer):
 
     title = "Circular discrepancy explorer"
     CONTROLS = (*DATA_PARAMS, "kernel", "bandwidth", *OMEGA_PARAMS, "n_frequencies")
-    WIDGETS = {name: {"type": prompt(pn.widgets.FloatSlider), "throttled": True}
+    WIDGETS = {name: {"type": pn.widgets.FloatSlider, "throttled": True}
                for name in ("epsilon", "shift", "angle", "scale")} | {
-        "n": {"type": prompt(pn.widgets.IntSlider), "throttled": True},
-        "n_frequencies": {"type": prompt(pn.widgets.IntSlider), "throttled": True},
-        "bandwidth": {"type": prompt(pn.widgets.FloatInput), "step": 0.1}}
+        "n": {"type": pn.widgets.IntSlider, "throttled": True},
+        "n_frequencies": {"type": pn.widgets.IntSlider, "throttled": True},
+        "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.1}}
 
     dataset = param.Selector(default=DATASETS[0], objects=list(DATASETS))
     epsilon = param.Number(

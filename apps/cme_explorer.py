@@ -17,7 +17,7 @@ from kmeviz import viz
 from kmeviz.conditional import cross_validate
 
 from ._cache import shared_cache
-from ._common import Explorer, guarded, prompt
+from ._common import Explorer, guarded
 
 LAWS = ("y = sin x + noise", "heteroscedastic noise", "bimodal conditional")
 H = {"y": lambda y: y, "y²": lambda y: y**2, "bump exp(−4y²)": lambda y: np.exp(-4 * y**2)}
@@ -86,11 +86,11 @@ class CMEExplorer(Explorer):
 
     title = "Conditional mean embedding explorer"
     CONTROLS = ("law", "n", "seed", "bandwidth_x", "bandwidth_y", "log10_reg", "h", "gamma")
-    WIDGETS = {"n": {"type": prompt(pn.widgets.IntSlider), "throttled": True},
-               "log10_reg": {"type": prompt(pn.widgets.FloatSlider), "throttled": True},
-               "bandwidth_x": {"type": prompt(pn.widgets.FloatInput), "step": 0.1},
-               "bandwidth_y": {"type": prompt(pn.widgets.FloatInput), "step": 0.1},
-               "gamma": {"type": prompt(pn.widgets.FloatInput), "step": 1e-3}}
+    WIDGETS = {"n": {"type": pn.widgets.IntSlider, "throttled": True},
+               "log10_reg": {"type": pn.widgets.FloatSlider, "throttled": True},
+               "bandwidth_x": {"type": pn.widgets.FloatInput, "step": 0.1},
+               "bandwidth_y": {"type": pn.widgets.FloatInput, "step": 0.1},
+               "gamma": {"type": pn.widgets.FloatInput, "step": 1e-3}}
     SUMMARY_WIDTH = 360
     PLOTS = ((("data_view", "cme_data"),),
              (("map_view", "cme_map"), ("cv_view", "cme_cv")),

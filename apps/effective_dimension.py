@@ -25,7 +25,7 @@ from kmeviz.embeddings.spectrum import (
 from kmeviz.experiments import paper_mixture
 
 from ._cache import shared_cache
-from ._common import KERNELS, Explorer, guarded, live_view, prompt
+from ._common import KERNELS, Explorer, guarded, live_view
 
 DATASETS = ("Gaussian mixture (paper)", "Uniform cube", "NYC taxi pickups (real data)")
 DATA_PARAMS = ("dataset", "d", "n", "seed")
@@ -62,10 +62,10 @@ class EffectiveDimensionExplorer(Explorer):
 
     title = "Effective dimension spectrum"
     CONTROLS = ("dataset", "d", "n", "kernel", "bandwidth", "m", "delta", "seed")
-    WIDGETS = {"n": {"type": prompt(pn.widgets.IntSlider), "throttled": True},
-               "m": {"type": prompt(pn.widgets.IntInput), "step": 10},
-               "bandwidth": {"type": prompt(pn.widgets.FloatInput), "step": 0.5},
-               "delta": {"type": prompt(pn.widgets.FloatSlider), "throttled": True}}
+    WIDGETS = {"n": {"type": pn.widgets.IntSlider, "throttled": True},
+               "m": {"type": pn.widgets.IntInput, "step": 10},
+               "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.5},
+               "delta": {"type": pn.widgets.FloatSlider, "throttled": True}}
     SUMMARY_WIDTH = 420
     PLOTS = ((("spectrum_view", "spectrum"),),
              (("effective_dimension_view", "effective_dimension"), ("rules_view", "rules")))

@@ -16,7 +16,7 @@ from kmeviz import viz
 from kmeviz.experiments import nystrom_error_vs_m, paper_mixture
 
 from ._cache import shared_cache
-from ._common import Explorer, guarded, live_view, prompt
+from ._common import Explorer, guarded, live_view
 
 MIXTURE_PARAMS = ("d", "n_centres", "spread", "n", "seed")
 
@@ -66,10 +66,10 @@ class NystromErrorExplorer(Explorer):
     title = "Nyström error vs m"
     CONTROLS = ("d", "n_centres", "spread", "n", "m_min", "m_max", "n_repeats", "replace",
                 "baselines", "m_view", "seed")
-    WIDGETS = {"spread": {"type": prompt(pn.widgets.FloatSlider), "throttled": True},
-               "n": {"type": prompt(pn.widgets.IntInput), "step": 500},
-               "m_view": {"type": prompt(pn.widgets.IntInput), "step": 10},
-               "m_min": prompt(pn.widgets.IntInput), "m_max": prompt(pn.widgets.IntInput),
+    WIDGETS = {"spread": {"type": pn.widgets.FloatSlider, "throttled": True},
+               "n": {"type": pn.widgets.IntInput, "step": 500},
+               "m_view": {"type": pn.widgets.IntInput, "step": 10},
+               "m_min": pn.widgets.IntInput, "m_max": pn.widgets.IntInput,
                "baselines": pn.widgets.CheckButtonGroup}
     SUMMARY_WIDTH = 380
     PLOTS = ((("error_view", "nystrom_error"),),

@@ -64,7 +64,8 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     """A started-but-not-running Panel server for all apps; returns (server, url).
 
     Sessions' callbacks run in a pool of ``num_threads`` threads (``pn.config.nthreads``),
-    so a heavy computation in one session does not block the others, and each
+    so a heavy computation in one session does not block the others; one session's
+    callbacks run one at a time in the order of its events (``_ordered``); and each
     computation uses ``compute_threads`` cores (``limit_compute_threads``).
     """
     import panel as pn
@@ -72,6 +73,8 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     limit_compute_threads(compute_threads)
 
     from kmeviz.viz import set_sizing
+
+    from ._ordered import order_sessions
 
     set_sizing("stretch")  # dashboards: plots stretch with the page
     registry = app_registry()
@@ -81,6 +84,7 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     origins += list(allow_websocket_origin)
     if pn.config.nthreads != num_threads and "PANEL_NUM_THREADS" not in os.environ:
         pn.config.nthreads = num_threads  # PANEL_NUM_THREADS, when set, has started its pool
+    order_sessions()  # each session's events in order, sessions in parallel
     server = pn.serve(
         apps,
         address=address,

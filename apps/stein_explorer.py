@@ -16,7 +16,7 @@ from kmeviz import viz
 from kmeviz.gof.ksd import stein_witness
 
 from ._cache import shared_cache
-from ._common import Explorer, guarded, live_view, prompt
+from ._common import Explorer, guarded, live_view
 
 TARGETS = ("standard normal", "Gaussian mixture", "Student-t (5 d.o.f.)")
 SAMPLERS = ("the target itself", "shifted by s", "scaled by 1 + s", "Laplace (unit variance)",
@@ -112,10 +112,10 @@ class SteinExplorer(Explorer):
 
     title = "Stein explorer"
     CONTROLS = (*DATA_PARAMS, *KERNEL_PARAMS, *TEST_PARAMS)
-    WIDGETS = {name: {"type": prompt(pn.widgets.FloatSlider), "throttled": True}
+    WIDGETS = {name: {"type": pn.widgets.FloatSlider, "throttled": True}
                for name in ("strength", "alpha")} | {
-        "n": {"type": prompt(pn.widgets.IntSlider), "throttled": True}} | {
-        name: {"type": prompt(pn.widgets.FloatInput), "step": 0.1}
+        "n": {"type": pn.widgets.IntSlider, "throttled": True}} | {
+        name: {"type": pn.widgets.FloatInput, "step": 0.1}
         for name in ("bandwidth", "imq_c", "imq_beta")}
     SUMMARY_WIDTH = 420
     PLOTS = ((("target_view", "stein_target"),),

@@ -6,6 +6,7 @@ import threading
 import time
 
 import numpy as np
+import panel as pn
 import pytest
 from kmeviz_apps._cache import shared_cache
 from kmeviz_apps.cli import default_threads, main
@@ -207,3 +208,83 @@ def test_a_result_made_stale_by_a_newer_change_is_dropped():
     assert app.view().object == "x = 1"  # x = 1 itself is drawn
     pane = pn.panel(Slow().view)
     assert pane._pane.object == "x = 1"  # in a pane, the stale x = 0 result never shows
+
+
+def test_one_sessions_browser_changes_reach_the_explorer_in_order():
+    """With ``pn.config.nthreads`` Panel applies each browser change in a pool thread of
+    its own; two quick changes (α 0.065 then 0.07) could run concurrently and leave the
+    explorer at the older value (seen in CI). The server's pool runs one session's changes
+    in order of arrival (apps/_ordered), here through Panel's own change handler."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import param
+    from bokeh.document import Document
+    from kmeviz_apps._common import Explorer
+    from kmeviz_apps._ordered import SessionOrderedExecutor
+
+    class Slow(Explorer):
+        CONTROLS = ("alpha",)
+        alpha = param.Number(default=0.05, bounds=(0, 1))
+        seen = param.List(default=[])
+
+        @param.depends("alpha", watch=True)
+        def _compute(self):
+            alpha = self.alpha
+            if alpha == 0.065:
+                time.sleep(0.3)  # the older change takes longer, as a first redraw may
+            self.seen = [*self.seen, alpha]
+
+    app = Slow()
+    slider = next(w for w in app.controls().select(pn.widgets.Widget) if w.name == "Alpha")
+    doc = Document()
+    with ThreadPoolExecutor(2) as threads:
+        pool = SessionOrderedExecutor(threads)  # what Panel does with each change:
+        slider._events.update({"value": 0.065})
+        first = pool.submit(slider._change_event, doc)
+        time.sleep(0.05)
+        slider._events.update({"value": 0.07})
+        second = pool.submit(slider._change_event, doc)
+        first.result(), second.result()
+    assert (app.seen, app.alpha) == ([0.065, 0.07], 0.07)
+
+
+def test_sessions_run_in_parallel_and_each_in_order():
+    """Two sessions' tasks overlap in time (one waits for the other's signal); one
+    session's tasks never overlap and run in submission order; a failing task hands its
+    exception to its future and the session's next task still runs; a task of no session
+    goes straight to the pool."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bokeh.document import Document
+    from kmeviz_apps._ordered import SessionOrderedExecutor, session_of
+
+    a, b = Document(), Document()
+    order, running = [], []
+    b_started = threading.Event()
+
+    def task(doc, name, wait=None, fail=False):
+        running.append(doc)
+        assert running.count(doc) == 1, "two tasks of one session overlapped"
+        if wait is not None:
+            assert wait.wait(5), "the other session did not run in parallel"
+        order.append(name)
+        running.remove(doc)
+        if fail:
+            raise ValueError(name)
+        return name
+
+    def b_task(doc):
+        b_started.set()
+        return task(doc, "b1")
+
+    with ThreadPoolExecutor(3) as threads:
+        pool = SessionOrderedExecutor(threads)
+        futures = [pool.submit(task, a, "a1", b_started), pool.submit(task, a, "a2", fail=True),
+                   pool.submit(task, a, "a3"), pool.submit(b_task, b),
+                   pool.submit(lambda: "free")]
+        assert futures[0].result(timeout=10) == "a1"
+        with pytest.raises(ValueError, match="a2"):
+            futures[1].result(timeout=10)
+        assert [f.result(timeout=10) for f in futures[2:]] == ["a3", "b1", "free"]
+    assert [n for n in order if n.startswith("a")] == ["a1", "a2", "a3"]
+    assert session_of(print, ()) is None and pool._queues == {}
