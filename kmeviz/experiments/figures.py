@@ -148,7 +148,8 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in [
                "(L = 256)", _fig8b, x="epsilon", y="type2_error", series="test",
                xlabel="ε (eigenvalue ratio of the blobs)", ylabel="type-II error",
                interval=("type2_ci_low", "type2_ci_high"), paper_values=_FIG8B_PAPER,
-               note="the paper reports its runtimes (n = 1000, 100 trials) in the text"),
+               note="the paper's runtimes (Sec. 4.5 text, n = 1000) do not say how many "
+               "tests they cover; their sizes fit one test each"),
     FigureSpec("nystrom-fig1", "Nyström KME (Chatalic et al.)", "Fig. 1: embedding error vs "
                "m (exact, App. G)", _nystrom_fig1, x="m", y="mean_error", xlabel="m (landmarks)",
                ylabel="embedding error ||μ̂ - μ||",
