@@ -259,8 +259,17 @@ class Explorer(pn.viewable.Viewer):
         return out
 
     def __panel__(self):
-        return pn.Row(pn.Column(self.controls(), width=320), pn.Column(*self.main()),
-                      sizing_mode="stretch_width")
+        """The explorer in a notebook: controls, summary and each plot with its caption as
+        cards of their natural width that wrap to the next line when the notebook column
+        is narrow (a fixed row of them overflowed a 900 px column, plots over captions)."""
+        cards = [pn.Column(self.controls(), width=320),
+                 pn.Column(self.live_summary(), width=self.SUMMARY_WIDTH)]
+        cards += [pn.Column(getattr(self, view),
+                            pn.pane.Markdown(viz.CAPTIONS[key], css_classes=["kmeviz-caption"],
+                                             width=viz.NOTEBOOK_WIDTH))
+                  for row in self.PLOTS for view, key in row]
+        return pn.FlexBox(*cards, flex_wrap="wrap", align_items="flex-start",
+                          sizing_mode="stretch_width")
 
     @classmethod
     def create_app(cls):

@@ -72,6 +72,8 @@ class CircularExplorer(Explorer):
         "n": {"type": pn.widgets.IntSlider, "throttled": True},
         "n_frequencies": {"type": pn.widgets.IntSlider, "throttled": True},
         "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.1}}
+    PLOTS = ((("samples_view", "samples"), ("circle_view", "circle")),
+             (("objective_view", "objective"), ("ensemble_view", "ensemble")))
 
     dataset = param.Selector(default=DATASETS[0], objects=list(DATASETS))
     epsilon = param.Number(
@@ -192,18 +194,10 @@ class CircularExplorer(Explorer):
         return [pn.Row(self._median_button, self._redraw_button)]
 
     def main(self) -> list:
-        c = viz.CAPTIONS
-        return [
-            pn.Row(self.live_summary(), sizing_mode="stretch_width"),
-            pn.GridBox(
-                with_caption(self.samples_view, c["samples"]),
-                with_caption(self.circle_view, c["circle"]),
-                with_caption(self.objective_view, c["objective"]),
-                with_caption(self.ensemble_view, c["ensemble"]),
-                ncols=2,
-                sizing_mode="stretch_width",
-            ),
-        ]
+        views = [with_caption(getattr(self, view), viz.CAPTIONS[key])
+                 for row in self.PLOTS for view, key in row]
+        return [pn.Row(self.live_summary(), sizing_mode="stretch_width"),
+                pn.GridBox(*views, ncols=2, sizing_mode="stretch_width")]
 
 
 create_app = CircularExplorer.create_app

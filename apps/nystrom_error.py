@@ -122,7 +122,10 @@ class NystromErrorExplorer(Explorer):
         left = live_view(self, ("m_view",), self._landmark_map)
         xs, ys, _, true, _, _ = embedding_maps(self.problem_key, self.m_view, self.replace)
         right = viz.embedding_map(xs, ys, true, title="true μ (closed form)")
-        return pn.Row(pn.pane.HoloViews(left), pn.pane.HoloViews(right))
+        maps = pn.pane.HoloViews(left), pn.pane.HoloViews(right)
+        if viz.get_sizing() == "fixed":  # a notebook: the maps wrap in a narrow column
+            return pn.FlexBox(*maps, flex_wrap="wrap")
+        return pn.Row(*maps)
 
     @param.depends(*MIXTURE_PARAMS, "m_min", "m_max", "n_repeats", "replace", "baselines",
                    "m_view")

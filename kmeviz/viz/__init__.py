@@ -28,6 +28,8 @@ from .theme import (
     COLOR_Y,
     LABEL_X,
     LABEL_Y,
+    NOTEBOOK_WIDTH,
+    get_sizing,
     set_sizing,
     sizing,
 )
@@ -48,8 +50,9 @@ CAPTIONS = {**twosample.CAPTIONS, **embeddings.CAPTIONS, **conditional.CAPTIONS,
 
 __all__ = [
     "CAPTIONS", "COLOR_ACCENT", "COLOR_X", "COLOR_Y", "ESTIMATOR_COLORS", "LABEL_X", "LABEL_Y",
+    "NOTEBOOK_WIDTH",
     "circle_plot", "cme_data_plot", "cme_embedding_map", "coefficient_map", "cv_curve",
-    "effective_dimension_plot", "embedding_map", "ensemble_plot", "error_vs_m_plot",
+    "effective_dimension_plot", "embedding_map", "ensemble_plot", "error_vs_m_plot", "get_sizing",
     "null_histogram", "null_layers", "objective_plot", "rejection_plot", "rules_bars",
     "runtime_bars",
     "runtime_vs_m_plot", "samples_plot", "set_sizing", "sizing", "sparsity_path_plot",

@@ -14,8 +14,8 @@ CAPTIONS: dict[str, str] = {
     "(rff, with L = m features, is measured in its own feature space: it shows only the "
     "sampling error and is not comparable with the others.)",
     "nystrom_runtime": "Fit time vs m: the Nyström fit costs O(nm + m³).",
-    "nystrom_map": "Left: the Nyström embedding μ̂_m(z) with its landmarks, sized by |α_j|. "
-    "Right: the true embedding μ(z) of the mixture (App. G closed form).",
+    "nystrom_map": "The Nyström embedding μ̂_m(z) with its landmarks, sized by |α_j|, and "
+    "the true embedding μ(z) of the mixture (App. G closed form).",
     "spectrum": "Eigenvalues of K/n on log-log axes with the fitted decay: fast decay means few "
     "landmarks suffice.",
     "effective_dimension": "Effective dimension N(λ) = Σ σᵢ/(σᵢ + λ): the number of "
