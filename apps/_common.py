@@ -86,8 +86,12 @@ def guarded(view):
     return wrapper
 
 
-def with_caption(view, caption: str) -> pn.Column:
-    """A plot (or message) with its one-line caption underneath."""
+def with_caption(view, caption: str, width: int | None = None) -> pn.Column:
+    """A plot (or message) with its one-line caption underneath; the caption stretches
+    with the page, or is ``width`` wide (a notebook card of natural width)."""
+    if width is not None:
+        return pn.Column(view, pn.pane.Markdown(caption, css_classes=["kmeviz-caption"],
+                                                width=width))
     return pn.Column(
         view,
         pn.pane.Markdown(caption, css_classes=["kmeviz-caption"]),
@@ -264,9 +268,7 @@ class Explorer(pn.viewable.Viewer):
         is narrow (a fixed row of them overflowed a 900 px column, plots over captions)."""
         cards = [pn.Column(self.controls(), width=320),
                  pn.Column(self.live_summary(), width=self.SUMMARY_WIDTH)]
-        cards += [pn.Column(getattr(self, view),
-                            pn.pane.Markdown(viz.CAPTIONS[key], css_classes=["kmeviz-caption"],
-                                             width=viz.NOTEBOOK_WIDTH))
+        cards += [with_caption(getattr(self, view), viz.CAPTIONS[key], viz.NOTEBOOK_WIDTH)
                   for row in self.PLOTS for view, key in row]
         return pn.FlexBox(*cards, flex_wrap="wrap", align_items="flex-start",
                           sizing_mode="stretch_width")
