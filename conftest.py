@@ -1,4 +1,5 @@
-"""Loaded by pytest before any test module: dask is an optional extra.
+"""Loaded by pytest before any test module: the course under nbval
+(``tests/nbval_course.py``), and dask as an optional extra.
 
 ``KMEVIZ_WITHOUT_DASK=1 python -m pytest`` runs the suite as on a machine without dask
 (``import dask`` fails), to check that the core and every non-dask test work there; the
@@ -7,6 +8,9 @@ dask tests and the dask-only doctests are then skipped.
 
 import os
 import sys
+
+# ``pytest --nbval-lax`` runs the course notebooks from their jupytext sources
+pytest_plugins = ["tests.nbval_course"]
 
 if os.environ.get("KMEVIZ_WITHOUT_DASK"):
     sys.modules.update(dask=None, distributed=None)  # import dask -> ImportError

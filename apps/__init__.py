@@ -1,32 +1,7 @@
-"""kmeviz dashboards (installed as ``kmeviz_apps``): one Panel Viewer per app.
+"""kmeviz dashboards (installed as ``kmeviz_apps``): one Panel Viewer per app, the server
+and the ``kmeviz`` command.
 
-``APPS`` maps a URL slug to (title, "module:factory"); ``kmeviz serve`` serves
-them all with an index page.
+The apps are listed once, in ``kmeviz.apps.EXPLORERS`` (slug -> explorer class); the
+index page, ``kmeviz serve`` and ``kmeviz.apps`` read it. Each app file is also servable
+on its own, the HoloViz way: ``panel serve apps/bootstrap_explorer.py``.
 """
-
-APPS = {
-    "circular": (
-        "Circular discrepancy explorer",
-        "kmeviz_apps.circular_explorer:create_app",
-    ),
-    "bootstrap": (
-        "Bootstrap null explorer",
-        "kmeviz_apps.bootstrap_explorer:create_app",
-    ),
-    "nystrom": (
-        "Nyström error vs m",
-        "kmeviz_apps.nystrom_error:create_app",
-    ),
-    "spectrum": (
-        "Effective dimension spectrum",
-        "kmeviz_apps.effective_dimension:create_app",
-    ),
-    "cme": (
-        "Conditional mean embedding explorer",
-        "kmeviz_apps.cme_explorer:create_app",
-    ),
-    "stein": (
-        "Stein explorer",
-        "kmeviz_apps.stein_explorer:create_app",
-    ),
-}

@@ -1,4 +1,10 @@
-"""Helpers shared by the apps: readable errors instead of tracebacks, page layout."""
+"""Helpers shared by the apps: readable errors instead of tracebacks, page layout.
+
+Importing this module (or any explorer) changes no global Panel or HoloViews setting:
+what the server wants (session ordering, compute threads, no link hook, logging) is
+applied by ``kmeviz_apps.server.configure_server`` when a page is served, and what an
+explorer wants (stretching plots, loading spinners) is set on that explorer's panes.
+"""
 
 from __future__ import annotations
 
@@ -7,27 +13,13 @@ import json
 import logging
 
 import holoviews as hv
+import holoviews.plotting.bokeh  # noqa: F401 - the explorers draw with Bokeh (a backend, no setting)
 import panel as pn
 import param
-from panel.param import link_param_method
-from panel.viewable import Viewable
+from kmeviz_apps.server import configure_server
 
 import kmeviz as K
 from kmeviz import viz
-
-from ._ordered import order_sessions
-
-hv.extension("bokeh", logo=False)
-# A view whose callback is running is greyed out under a spinner until it is redrawn. Set
-# at import, before any app builds its panes (pn.extension in ``page`` comes too late).
-pn.config.loading_indicator = True
-# The server greys a view itself when its update starts. Panel's preprocessing hook
-# ``link_param_method`` adds a browser-side link from every widget to every view's
-# loading state on top of that (36 links in the Bootstrap explorer), and building them
-# cost 2.5 s of server CPU for each new session (measured with cProfile): 30 students
-# opening a page queued for over a minute. The hook is dropped; the spinner stays.
-if link_param_method in Viewable._preprocessing_hooks:
-    Viewable._preprocessing_hooks.remove(link_param_method)
 
 log = logging.getLogger("kmeviz.apps")
 
@@ -38,17 +30,6 @@ KERNELS = {"Gaussian": K.GaussianKernel, "Laplace": K.LaplaceKernel,
 CSS = """
 .kmeviz-caption { color: #555; font-size: 0.9em; margin-top: -6px; }
 """
-
-
-@functools.cache
-def prompt(widget_type: type) -> type:
-    """``widget_type`` without Panel's 50 ms delay of every browser change (its
-    ``_debounce``, which batches fast typing). A throttled slider or a number box sends one
-    value per release or Enter, so there is nothing to batch: the delay was pure latency,
-    a third of an α step's round trip."""
-    if widget_type._debounce == 0:
-        return widget_type
-    return type(widget_type.__name__, (widget_type,), {"_debounce": 0})
 
 
 def error_message(exc: Exception) -> pn.pane.Alert:
@@ -64,24 +45,18 @@ def error_message(exc: Exception) -> pn.pane.Alert:
 
 
 def guarded(view):
-    """Decorate a view method so that any exception renders as a message, and a result
-    made stale by a newer change is dropped: if one of the view's own parameters changed
-    while it computed (another thread is already computing the newer state), it raises
-    ``param.Skip`` and Panel keeps the pane as it is, so a slow old result never draws
-    over a newer one."""
+    """Decorate a view method so that any exception renders as a message, and its plots
+    are built with the explorer's sizing (``plot_sizing``). (A stale result never draws
+    over a newer one: the server runs one session's changes one at a time, in order,
+    ``_ordered``.)"""
 
     @functools.wraps(view)
     def wrapper(self, *args, **kwargs):
-        deps = [d.name for d in self.param.method_dependencies(view.__name__)
-                if d.inst is self]
-        started = [getattr(self, name) for name in deps]
         try:
-            out = view(self, *args, **kwargs)
+            with viz.sizing(self.plot_sizing):
+                return view(self, *args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - apps must keep working
-            out = error_message(exc)
-        if [getattr(self, name) for name in deps] != started:
-            raise param.Skip(f"{view.__name__}: superseded by a newer change")
-        return out
+            return error_message(exc)
 
     return wrapper
 
@@ -116,7 +91,8 @@ def live_view(explorer, params, build):
         if pending.pop("values", None) == values:  # first call, nothing changed since
             return last[0]
         try:
-            element = build()
+            with viz.sizing(explorer.plot_sizing):
+                element = build()
         except Exception as exc:  # noqa: BLE001 - apps must keep working
             explorer.show_notice(exc)
             return last[0]
@@ -191,6 +167,8 @@ class Explorer(pn.viewable.Viewer):
     browser session, its parameters kept in the URL)."""
 
     title = "kmeviz"
+    #: plots of a fixed notebook size, or stretching with the page (served)
+    plot_sizing = param.Selector(default="fixed", objects=list(viz.SIZINGS), precedence=-1)
     CONTROLS: tuple = ()
     WIDGETS: dict = {}
     #: width of the summary card left of the first row of plots
@@ -229,22 +207,21 @@ class Explorer(pn.viewable.Viewer):
         return pn.param.ParamMethod(self.summary_view, inplace=True, loading_indicator=False,
                                     sizing_mode="stretch_width")
 
-    def _widget_spec(self, name: str) -> dict:
-        """The widget of parameter ``name``: its ``WIDGETS`` entry (a type or a dict of
-        options) or Panel's default widget, as a ``prompt`` type."""
-        spec = self.WIDGETS.get(name, {})
-        spec = dict(spec) if isinstance(spec, dict) else {"type": spec}
-        spec["type"] = prompt(spec.get("type") or pn.Param.widget_type(self.param[name]))
-        return spec
-
     def controls(self) -> pn.Column:
         widgets = pn.Param(self.param, parameters=list(self.CONTROLS),
-                           widgets={name: self._widget_spec(name) for name in self.CONTROLS},
+                           widgets={name: self.WIDGETS[name] for name in self.CONTROLS
+                                    if name in self.WIDGETS},
                            show_name=False, sizing_mode="stretch_width")
         return pn.Column(widgets, *self.buttons(), sizing_mode="stretch_width")
 
+    def view_pane(self, name: str) -> pn.param.ParamMethod:
+        """The view method ``name`` as a pane that greys out under a spinner while it
+        recomputes (this explorer's setting, not ``pn.config``'s)."""
+        return pn.param.ParamMethod(getattr(self, name), loading_indicator=True,
+                                    sizing_mode="stretch_width")
+
     def main(self) -> list:
-        rows = [[with_caption(getattr(self, view), viz.CAPTIONS[key]) for view, key in row]
+        rows = [[with_caption(self.view_pane(view), viz.CAPTIONS[key]) for view, key in row]
                 for row in self.PLOTS]
         first = pn.Row(pn.Column(self.live_summary(), width=self.SUMMARY_WIDTH),
                        pn.Column(*rows[0], sizing_mode="stretch_width"),
@@ -268,17 +245,27 @@ class Explorer(pn.viewable.Viewer):
         is narrow (a fixed row of them overflowed a 900 px column, plots over captions)."""
         cards = [pn.Column(self.controls(), width=320),
                  pn.Column(self.live_summary(), width=self.SUMMARY_WIDTH)]
-        cards += [with_caption(getattr(self, view), viz.CAPTIONS[key], viz.NOTEBOOK_WIDTH)
+        cards += [with_caption(pn.param.ParamMethod(getattr(self, view), loading_indicator=True),
+                               viz.CAPTIONS[key], viz.NOTEBOOK_WIDTH)
                   for row in self.PLOTS for view, key in row]
         return pn.FlexBox(*cards, flex_wrap="wrap", align_items="flex-start",
                           sizing_mode="stretch_width")
 
     @classmethod
     def create_app(cls):
-        """A fresh explorer on the common page template (one per browser session)."""
-        order_sessions()  # also under ``panel serve --num-threads``
-        explorer = cls()
+        """A fresh explorer on the common page template (one per browser session), its
+        plots stretching with the page; the server's settings are applied first
+        (``configure_server``, also under ``panel serve apps/<app>.py``)."""
+        configure_server()
+        explorer = cls(plot_sizing="stretch")
         return page(cls.title, [explorer.controls()], explorer.main(), explorer)
+
+    @classmethod
+    def serve_if_script(cls, module_name: str) -> None:
+        """Under ``panel serve apps/<app>.py`` (the file run as a script), make this
+        explorer's page servable: the HoloViz way to serve one app file."""
+        if module_name.startswith("bokeh_app"):
+            cls.create_app().servable(title=f"kmeviz · {cls.title}")
 
 
 def page(title: str, sidebar, main, explorer=None) -> pn.template.FastListTemplate:

@@ -13,20 +13,22 @@ import asyncio
 import numpy as np
 import panel as pn
 import param
+from kmeviz_apps._cache import shared_cache
+from kmeviz_apps._common import KERNELS, Explorer, error_message, guarded, live_view
 from scipy import stats
 
 import kmeviz as K
 from kmeviz import viz
 from kmeviz.experiments import binomial_interval, rejection_rates
-from kmeviz.twosample.test import gamma_null_params, simulate_spectral_null, spectral_eigenvalues
-
-from ._cache import shared_cache
-from ._common import KERNELS, Explorer, error_message, guarded, live_view
+from kmeviz.twosample.nulls import gamma_null_params, simulate_spectral_null, spectral_eigenvalues
 
 DATASETS = ("Blob grid: eigenvalue ratio ε", "Blob grid: mean shift",
             "Blob grid: variance ratio", "Same distribution (H0 true)")
-ESTIMATORS = tuple(K.VALID_NULLS)
-NULLS = ("permutation", "gamma", "spectral", "normal")
+#: the choices are the test registry's (kmeviz.registry.MMD_TESTS)
+ESTIMATORS, NULLS = K.MMD_TESTS.estimators, K.MMD_TESTS.nulls
+#: the parameters that define the test problem: every view but the repeat one reads them
+PROBLEM = ("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
+           "bandwidth", "estimator", "null", "features", "n_features")
 REPEATS = 100
 #: the runtime panel times the O(N³) spectral null only up to this pooled size (about 1 s
 #: on one core); above it, only when the spectral null is the one selected
@@ -50,11 +52,12 @@ def make_samples(data_key: tuple, seed: int):
 
 
 @shared_cache(maxsize=32)
-def run_test(data_key, seed, kernel_key, estimator, null, B, n_features):
+def run_test(data_key, seed, kernel_key, estimator, null, B, features, n_features):
     """The test at α = 0.05; other levels come from ``TestResult.at_level`` for free."""
     X, Y = make_samples(data_key, seed)
     return K.mmd_test(X, Y, KERNELS[kernel_key[0]](kernel_key[1]), estimator=estimator,
-                      null=null, n_resamples=B, n_features=n_features, rng=seed)
+                      null=null, n_resamples=B, features=features, n_features=n_features,
+                      rng=seed)
 
 
 @shared_cache(maxsize=8)
@@ -80,7 +83,8 @@ class BootstrapExplorer(Explorer):
 
     title = "Bootstrap null explorer"
     CONTROLS = ("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
-                "bandwidth", "estimator", "null", "n_resamples", "alpha", "n_features")
+                "bandwidth", "estimator", "null", "n_resamples", "alpha", "features",
+                "n_features")
     WIDGETS = {name: {"type": pn.widgets.FloatSlider, "throttled": True}
                for name in ("epsilon", "shift", "variance_ratio", "alpha")} | {
         "n": {"type": pn.widgets.IntSlider, "throttled": True},
@@ -103,6 +107,8 @@ class BootstrapExplorer(Explorer):
     null = param.Selector(default="permutation", objects=list(NULLS))
     n_resamples = param.Integer(default=1000, bounds=(1, 5000), label="B (replicates)")
     alpha = param.Number(default=0.05, bounds=(0.005, 0.5), step=0.005, label="α")
+    features = param.Selector(default="fourier", objects=["fourier", "fastfood"],
+                              label="Features (FastMMD)")
     n_features = param.Integer(default=256, bounds=(1, 4096), label="L (FastMMD)")
     repeat_result = param.Parameter(default=None, precedence=-1)
 
@@ -126,7 +132,7 @@ class BootstrapExplorer(Explorer):
 
     def _result(self, null=None):
         res = run_test(self.data_key, self.seed, self.kernel_key, self.estimator,
-                       null or self.null, self.n_resamples, self.n_features)
+                       null or self.null, self.n_resamples, self.features, self.n_features)
         return res.at_level(self.alpha)
 
     def _use_median_heuristic(self, _event=None):
@@ -141,7 +147,7 @@ class BootstrapExplorer(Explorer):
             tests = {f"{self.estimator} / {self.null}": {
                 "kernel": KERNELS[self.kernel](self.bandwidth), "estimator": self.estimator,
                 "null": self.null, "n_resamples": self.n_resamples,
-                "n_features": self.n_features}}
+                "features": self.features, "n_features": self.n_features}}
             data_key, rng = self.data_key, np.random.default_rng([self.seed, 1])
             rejections, chunk = 0, 5
             for done in range(0, REPEATS, chunk):
@@ -160,8 +166,7 @@ class BootstrapExplorer(Explorer):
             self._progress.active = False
 
     # -- views -------------------------------------------------------------------
-    @param.depends("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
-                   "bandwidth", "estimator", "null", "n_features")
+    @param.depends(*PROBLEM)
     @guarded
     def null_view(self):
         """The null and statistic, rebuilt when the problem changes; B and α redraw the
@@ -182,8 +187,7 @@ class BootstrapExplorer(Explorer):
 
         return live_view(self, ("n_resamples", "alpha"), frame)
 
-    @param.depends("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
-                   "bandwidth", "estimator", "null", "n_resamples", "alpha", "n_features")
+    @param.depends(*PROBLEM, "n_resamples", "alpha")
     @guarded
     def summary_view(self):
         res = self._result()
@@ -199,8 +203,7 @@ class BootstrapExplorer(Explorer):
 | null replicates | <span class="kmeviz-replicates">{replicates}</span> |
 """, css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
 
-    @param.depends("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
-                   "bandwidth", "estimator", "null", "n_features")
+    @param.depends(*PROBLEM)
     @guarded
     def runtime_view(self):
         """Runtime of every valid null; re-measured when the data or estimator change
@@ -235,3 +238,4 @@ class BootstrapExplorer(Explorer):
 
 
 create_app = BootstrapExplorer.create_app
+BootstrapExplorer.serve_if_script(__name__)

@@ -10,13 +10,12 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import param
+from kmeviz_apps._cache import shared_cache
+from kmeviz_apps._common import KERNELS, Explorer, guarded, with_caption
 
 import kmeviz as K
 from kmeviz import viz
 from kmeviz.twosample.circular import running_mean
-
-from ._cache import shared_cache
-from ._common import KERNELS, Explorer, guarded, with_caption
 
 DATASETS = ("Blobs (ε ratio)", "Blobs with mean shift", "Rings in a square")
 
@@ -201,3 +200,4 @@ class CircularExplorer(Explorer):
 
 
 create_app = CircularExplorer.create_app
+CircularExplorer.serve_if_script(__name__)

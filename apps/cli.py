@@ -1,5 +1,7 @@
 """Command line: ``kmeviz serve [--port P] [--address A] [--show] [--num-threads T]
-[--compute-threads C] [--num-procs P] [--allow-websocket-origin HOST[:PORT] ...]`` and
+[--compute-threads C] [--num-procs P] [--allow-websocket-origin HOST[:PORT] ...]
+[--prefix /PATH] [--basic-auth PASSWORD|FILE] [--cookie-secret S] [--admin] [--warm]
+[--reuse-sessions] [--oauth-provider P --oauth-key K --oauth-secret S ...]`` and
 ``kmeviz reproduce list | all | NAME [--quick] [--out DIR] [--rng SEED]``."""
 
 from __future__ import annotations
@@ -9,11 +11,26 @@ import sys
 
 from kmeviz.config import usable_cores
 
+#: ``panel serve``'s options that ``kmeviz serve`` passes through (flag -> its help).
+OAUTH_OPTIONS = {
+    "--oauth-provider": "an OAuth provider (e.g. github, google, azure, generic)",
+    "--oauth-key": "the OAuth client id",
+    "--oauth-secret": "the OAuth client secret",
+    "--oauth-redirect-uri": "the OAuth redirect URI (the public address + /login)",
+    "--oauth-encryption-key": "key that encrypts the OAuth tokens in the cookies",
+}
+
 
 def default_threads() -> int:
     """Callback threads: numpy releases the GIL, so twice the cores keeps cheap changes
     responsive while heavy ones run."""
     return max(4, 2 * usable_cores())
+
+
+def oauth_settings(args) -> dict:
+    """The ``oauth_*`` keywords of ``pn.serve`` that the command line set."""
+    names = (flag[2:].replace("-", "_") for flag in OAUTH_OPTIONS)
+    return {name: getattr(args, name) for name in names if getattr(args, name)}
 
 
 def main(argv=None) -> int:
@@ -40,6 +57,23 @@ def main(argv=None) -> int:
         "--allow-websocket-origin", action="append", default=[], metavar="HOST[:PORT]",
         help="another host name the students' browsers use, e.g. 192.168.1.20:5006 or "
              "kmeviz.school.example (repeatable; needed with --address 0.0.0.0 or a proxy)")
+    serve.add_argument("--prefix", default="",
+                       help="URL prefix to serve under, e.g. /kme behind a reverse proxy")
+    serve.add_argument("--basic-auth", default=None, metavar="PASSWORD|FILE",
+                       help="one password for everyone, or a file of user:password lines "
+                            "(Panel's basic auth; use it with HTTPS and --cookie-secret)")
+    serve.add_argument("--cookie-secret", default=None,
+                       help="secret that signs the login cookies (needed with --basic-auth "
+                            "or OAuth across restarts)")
+    serve.add_argument("--admin", action="store_true",
+                       help="the Panel admin page at /admin (sessions, memory, logs)")
+    serve.add_argument("--warm", action="store_true",
+                       help="run each app once before serving, so the first student does "
+                            "not wait for imports")
+    serve.add_argument("--reuse-sessions", action="store_true",
+                       help="Panel's session reuse: a new page reuses a prepared document")
+    for flag, text in OAUTH_OPTIONS.items():
+        serve.add_argument(flag, default=None, help=text)
     rep = sub.add_parser("reproduce", help="rerun a figure of the papers: its table (CSV) "
                          "and plot (PNG)")
     rep.add_argument("figure", help="a figure name (see 'kmeviz reproduce list'), 'all' or "
@@ -49,14 +83,16 @@ def main(argv=None) -> int:
     rep.add_argument("--out", default="reproductions", help="folder for NAME.csv and NAME.png")
     rep.add_argument("--rng", type=int, default=0, help="seed (default 0)")
     args = parser.parse_args(argv)
-    if args.command == "reproduce":
-        from .reproduce import main as reproduce_main
+    if args.command == "reproduce":  # imported here: serve needs none of it, and back
+        from kmeviz_apps.reproduce import main as reproduce_main
 
         return reproduce_main(args)
 
-    if args.command == "serve":
-        from .server import build_server
+    if args.command == "serve":  # Panel is imported only to serve
+        from kmeviz_apps.server import build_server
 
+        if args.prefix and not args.prefix.startswith("/"):
+            parser.error(f"--prefix must start with /, got {args.prefix!r}")
         for name, low in (("num_threads", 1), ("num_procs", 0), ("compute_threads", 1)):
             value = getattr(args, name)
             if value is not None and value < low:
@@ -65,7 +101,9 @@ def main(argv=None) -> int:
             address=args.address, port=args.port, show=False,
             num_threads=args.num_threads or default_threads(), num_procs=args.num_procs,
             compute_threads=args.compute_threads,
-            allow_websocket_origin=args.allow_websocket_origin)
+            allow_websocket_origin=args.allow_websocket_origin, prefix=args.prefix.rstrip("/"),
+            basic_auth=args.basic_auth, cookie_secret=args.cookie_secret, admin=args.admin,
+            warm=args.warm, reuse_sessions=args.reuse_sessions, oauth=oauth_settings(args))
         server.start()
         print(f"kmeviz dashboards at {url}  (Ctrl+C to stop)", flush=True)
         if args.show:

@@ -11,13 +11,12 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import param
+from kmeviz_apps._cache import shared_cache
+from kmeviz_apps._common import Explorer, guarded
 
 import kmeviz as K
 from kmeviz import viz
 from kmeviz.conditional import cross_validate
-
-from ._cache import shared_cache
-from ._common import Explorer, guarded
 
 LAWS = ("y = sin x + noise", "heteroscedastic noise", "bimodal conditional")
 H = {"y": lambda y: y, "y²": lambda y: y**2, "bump exp(−4y²)": lambda y: np.exp(-4 * y**2)}
@@ -169,3 +168,4 @@ class CMEExplorer(Explorer):
 
 
 create_app = CMEExplorer.create_app
+CMEExplorer.serve_if_script(__name__)

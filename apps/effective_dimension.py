@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import param
+from kmeviz_apps._cache import shared_cache
+from kmeviz_apps._common import KERNELS, Explorer, guarded, live_view
 
 import kmeviz as K
 from kmeviz import viz
@@ -23,9 +25,6 @@ from kmeviz.embeddings.spectrum import (
     sufficient_landmarks,
 )
 from kmeviz.experiments import paper_mixture
-
-from ._cache import shared_cache
-from ._common import KERNELS, Explorer, guarded, live_view
 
 DATASETS = ("Gaussian mixture (paper)", "Uniform cube", "NYC taxi pickups (real data)")
 DATA_PARAMS = ("dataset", "d", "n", "seed")
@@ -166,3 +165,4 @@ class EffectiveDimensionExplorer(Explorer):
 
 
 create_app = EffectiveDimensionExplorer.create_app
+EffectiveDimensionExplorer.serve_if_script(__name__)

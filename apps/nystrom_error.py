@@ -10,15 +10,16 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import param
+from kmeviz_apps._cache import shared_cache
+from kmeviz_apps._common import Explorer, guarded, live_view
 
 import kmeviz as K
 from kmeviz import viz
 from kmeviz.experiments import nystrom_error_vs_m, paper_mixture
 
-from ._cache import shared_cache
-from ._common import Explorer, guarded, live_view
-
 MIXTURE_PARAMS = ("d", "n_centres", "spread", "n", "seed")
+#: the grid of m and the repeats behind the error table
+GRID_PARAMS = ("m_min", "m_max", "n_repeats", "replace", "baselines")
 
 
 @shared_cache(maxsize=8)
@@ -97,13 +98,13 @@ class NystromErrorExplorer(Explorer):
         return error_table(self.problem_key, m_grid(self.n, self.m_min, self.m_max),
                            self.n_repeats, self.replace, tuple(self.baselines))
 
-    @param.depends(*MIXTURE_PARAMS, "m_min", "m_max", "n_repeats", "replace", "baselines")
+    @param.depends(*MIXTURE_PARAMS, *GRID_PARAMS)
     @guarded
     def error_view(self):
         r = np.sqrt(self.n)
         return viz.error_vs_m_plot(self._table(), marker=r * np.log(r))
 
-    @param.depends(*MIXTURE_PARAMS, "m_min", "m_max", "n_repeats", "replace", "baselines")
+    @param.depends(*MIXTURE_PARAMS, *GRID_PARAMS)
     @guarded
     def runtime_view(self):
         return viz.runtime_vs_m_plot(self._table())
@@ -127,8 +128,7 @@ class NystromErrorExplorer(Explorer):
             return pn.FlexBox(*maps, flex_wrap="wrap")
         return pn.Row(*maps)
 
-    @param.depends(*MIXTURE_PARAMS, "m_min", "m_max", "n_repeats", "replace", "baselines",
-                   "m_view")
+    @param.depends(*MIXTURE_PARAMS, *GRID_PARAMS, "m_view")
     @guarded
     def summary_view(self):
         df = self._table()
@@ -150,3 +150,4 @@ class NystromErrorExplorer(Explorer):
 
 
 create_app = NystromErrorExplorer.create_app
+NystromErrorExplorer.serve_if_script(__name__)

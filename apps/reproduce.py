@@ -4,10 +4,18 @@ backend, no browser needed)."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import time
 from pathlib import Path
 
+from tqdm import tqdm
+
 from kmeviz.experiments.figures import FIGURES, figure
+
+#: The one line ``kmeviz reproduce`` prints when the PNG backend is missing.
+MISSING_MATPLOTLIB = ("kmeviz reproduce draws its PNG figures with matplotlib, which is not "
+                      "installed: pip install 'kmeviz[reproduce]'")
 
 
 def describe() -> str:
@@ -17,16 +25,31 @@ def describe() -> str:
                      for name, spec in FIGURES.items())
 
 
-def reproduce(name: str, *, quick: bool = False, out=".", rng: int = 0) -> dict:
+def progress_bar(name: str, *, file=None):
+    """A ``progress(done, total)`` callback drawing a tqdm bar on ``file`` (stderr), and
+    the bar to close."""
+    bar = tqdm(total=None, desc=name, unit="trial", file=file or sys.stderr, leave=True,
+               dynamic_ncols=True)
+
+    def progress(done: int, total: int) -> None:
+        if bar.total != total:
+            bar.reset(total=total)
+        bar.update(done - bar.n)
+
+    return progress, bar
+
+
+def reproduce(name: str, *, quick: bool = False, out=".", rng: int = 0,
+              progress=None) -> dict:
     """Run figure ``name`` and write ``out/name.csv`` and ``out/name.png``; returns the
-    paths and the wall time."""
-    from kmeviz.viz.figures import save_png
+    paths and the wall time. ``progress(done, total)`` follows the runner's trials."""
+    from kmeviz.viz.figures import save_png  # HoloViews' matplotlib backend
 
     spec = figure(name)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    table = spec.run(quick=quick, rng=rng)
+    table = spec.run(quick=quick, rng=rng, progress=progress)
     run_s = time.perf_counter() - t0
     csv, png = out / f"{name}.csv", out / f"{name}.png"
     table.to_csv(csv, index=False)
@@ -39,13 +62,22 @@ def main(args) -> int:
     if args.figure == "list":
         print(describe())
         return 0
+    if importlib.util.find_spec("matplotlib") is None:
+        print(MISSING_MATPLOTLIB, file=sys.stderr)
+        return 2
     names = list(FIGURES) if args.figure == "all" else [args.figure]
     for name in names:
         try:
-            done = reproduce(name, quick=args.quick, out=args.out, rng=args.rng)
+            figure(name)
         except ValueError as err:  # an unknown name: say which names exist
             print(f"kmeviz reproduce: {err}")
             return 2
+        progress, bar = progress_bar(name)
+        try:
+            done = reproduce(name, quick=args.quick, out=args.out, rng=args.rng,
+                             progress=progress)
+        finally:
+            bar.close()
         print(f"{name}: {done['csv']} and {done['png']} in {done['total_s']:.1f} s"
               f"{' (--quick)' if args.quick else ''}", flush=True)
     return 0

@@ -1,4 +1,6 @@
-"""Serve every kmeviz app with an index page (``kmeviz serve``).
+"""Serve every kmeviz app with an index page (``kmeviz serve``), and the settings a server
+applies (``configure_server``) whether it is ``kmeviz serve`` or ``panel serve`` on an
+app file.
 
 The server lives with the apps: the numerical core (``kmeviz``) never imports it, Panel,
 HoloViews or Bokeh.
@@ -6,33 +8,71 @@ HoloViews or Bokeh.
 
 from __future__ import annotations
 
+import html
 import importlib
 import os
+import threading
+
+import panel as pn
+from kmeviz_apps._ordered import order_sessions
+from panel.param import link_param_method
+from panel.viewable import Viewable
+from threadpoolctl import threadpool_limits
+
+import kmeviz
+from kmeviz.apps import EXPLORERS, explorer_class
+
+_configured = threading.Lock()
+_compute_limits = []  # the BLAS limit of the served process, kept alive
 
 
-def app_registry() -> dict:
-    """Slug -> (title, factory) for every app in ``apps/``."""
-    from kmeviz_apps import APPS
+def drop_link_hook() -> None:
+    """Remove Panel's ``link_param_method`` preprocessing hook from this server process.
 
-    registry = {}
-    for slug, (title, target) in APPS.items():
-        module, func = target.split(":")
-        registry[slug] = (title, getattr(importlib.import_module(module), func))
-    return registry
+    The hook adds a browser-side link from every widget to every view's loading state
+    (36 links in the Bootstrap explorer); building them cost 2.5 s of server CPU for each
+    new session (measured with cProfile), so 30 students opening a page queued for over a
+    minute. The server greys a view itself when its update starts, so the spinner stays.
+    ``tests/test_app_server.py`` pins the hook's name and place in Panel.
+    """
+    if link_param_method in Viewable._preprocessing_hooks:
+        Viewable._preprocessing_hooks.remove(link_param_method)
+
+
+def limit_compute_threads(compute_threads: int) -> None:
+    """Each computation uses at most ``compute_threads`` cores: kmeviz's engine threads
+    (``set_config(n_threads=...)``) and BLAS/LAPACK threads (threadpoolctl), process-wide.
+    With one thread per computation, a session running a heavy state leaves the other
+    cores to everyone else's cheap changes."""
+    kmeviz.set_config(n_threads=compute_threads)
+    while _compute_limits:
+        _compute_limits.pop().restore_original_limits()
+    _compute_limits.append(threadpool_limits(limits=compute_threads, user_api="blas"))
+
+
+def configure_server(compute_threads: int | None = None) -> None:
+    """What a kmeviz server process needs, applied once (later calls only change
+    ``compute_threads`` when given): no link hook, one session's events in order
+    (``_ordered``), and ``compute_threads`` cores per computation (default 1)."""
+    with _configured:
+        first = not getattr(configure_server, "done", False)
+        configure_server.done = True
+        drop_link_hook()
+        order_sessions()
+        if compute_threads is not None or first:
+            limit_compute_threads(compute_threads or 1)
 
 
 def index_page():
     """The landing page: every app with its title, description and link."""
-    import panel as pn
-
     pn.extension(notifications=False)
     cards = []
-    for slug, (title, factory) in app_registry().items():
-        owner = getattr(factory, "__self__", factory)  # create_app is bound to its Explorer
-        module = importlib.import_module(owner.__module__)
-        blurb = (module.__doc__ or "").strip().split("\n\n")[-1].replace("\n", " ")
-        card = pn.pane.Markdown(f"### [{title}](./{slug})\n\n{blurb}", width=390,
-                                css_classes=["kmeviz-app-card"])
+    for slug in EXPLORERS:
+        cls = explorer_class(slug)
+        blurb = (importlib.import_module(cls.__module__).__doc__ or "").strip()
+        blurb = blurb.split("\n\n")[-1].replace("\n", " ")
+        card = pn.pane.Markdown(f"### [{html.escape(cls.title)}](./{slug})\n\n{blurb}",
+                                width=390, css_classes=["kmeviz-app-card"])
         cards.append(pn.Column(card, margin=10, styles={
             "border": "1px solid #ddd", "border-radius": "8px", "padding": "0 12px"}))
     intro = pn.pane.Markdown(
@@ -42,49 +82,32 @@ def index_page():
     return pn.Column(intro, pn.FlexBox(*cards), margin=(10, 30))
 
 
-_compute_limits = []  # the BLAS limit of the served process, kept alive
-
-
-def limit_compute_threads(compute_threads: int) -> None:
-    """Each computation uses at most ``compute_threads`` cores: kmeviz's engine threads
-    (``set_config(n_threads=...)``) and BLAS/LAPACK threads (threadpoolctl), process-wide.
-    With one thread per computation, a session running a heavy state leaves the other
-    cores to everyone else's cheap changes."""
-    from threadpoolctl import threadpool_limits
-
-    import kmeviz
-
-    kmeviz.set_config(n_threads=compute_threads)
-    _compute_limits.append(threadpool_limits(limits=compute_threads, user_api="blas"))
-
-
 def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = False,
                  num_threads: int = 4, num_procs: int = 1, compute_threads: int = 1,
-                 allow_websocket_origin: list[str] | tuple = ()):
+                 allow_websocket_origin: list[str] | tuple = (), prefix: str = "",
+                 basic_auth: str | None = None, cookie_secret: str | None = None,
+                 admin: bool = False, warm: bool = False, reuse_sessions: bool = False,
+                 oauth: dict | None = None):
     """A started-but-not-running Panel server for all apps; returns (server, url).
 
     Sessions' callbacks run in a pool of ``num_threads`` threads (``pn.config.nthreads``),
     so a heavy computation in one session does not block the others; one session's
     callbacks run one at a time in the order of its events (``_ordered``); and each
-    computation uses ``compute_threads`` cores (``limit_compute_threads``).
+    computation uses ``compute_threads`` cores. ``prefix``, ``basic_auth``,
+    ``cookie_secret``, ``admin``, ``warm``, ``reuse_sessions`` and the ``oauth_*`` settings
+    in ``oauth`` are ``panel serve``'s own options.
     """
-    import panel as pn
-
-    limit_compute_threads(compute_threads)
-
-    from kmeviz.viz import set_sizing
-
-    from ._ordered import order_sessions
-
-    set_sizing("stretch")  # dashboards: plots stretch with the page
-    registry = app_registry()
-    apps = {"/": index_page, **{slug: factory for slug, (_, factory) in registry.items()}}
-    titles = {"/": "kmeviz", **{slug: title for slug, (title, _) in registry.items()}}
-    origins = [f"{host}:{port}" for host in {address, "localhost", "127.0.0.1"}]
-    origins += list(allow_websocket_origin)
     if pn.config.nthreads != num_threads and "PANEL_NUM_THREADS" not in os.environ:
         pn.config.nthreads = num_threads  # PANEL_NUM_THREADS, when set, has started its pool
-    order_sessions()  # each session's events in order, sessions in parallel
+    configure_server(compute_threads)
+    if reuse_sessions:
+        pn.config.reuse_sessions = True
+    apps = {"/": index_page,
+            **{slug: explorer_class(slug).create_app for slug in EXPLORERS}}
+    titles = {"/": "kmeviz", **{slug: explorer_class(slug).title for slug in EXPLORERS}}
+    origins = [f"{host}:{port}" for host in {address, "localhost", "127.0.0.1"}]
+    origins += list(allow_websocket_origin)
+    extra = {"prefix": prefix} if prefix else {}
     server = pn.serve(
         apps,
         address=address,
@@ -95,6 +118,12 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
         websocket_origin=origins,
         threaded=False,
         num_procs=num_procs,
+        basic_auth=basic_auth,
+        cookie_secret=cookie_secret,
+        admin=admin,
+        warm=warm,
+        **(oauth or {}),
+        **extra,
     )
     host = "localhost" if address in ("127.0.0.1", "0.0.0.0", "") else address
-    return server, f"http://{host}:{server.port}/"
+    return server, f"http://{host}:{server.port}{server.prefix}/"

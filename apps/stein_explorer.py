@@ -10,13 +10,12 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import param
+from kmeviz_apps._cache import shared_cache
+from kmeviz_apps._common import Explorer, guarded, live_view
 
 import kmeviz as K
 from kmeviz import viz
 from kmeviz.gof.ksd import stein_witness
-
-from ._cache import shared_cache
-from ._common import Explorer, guarded, live_view
 
 TARGETS = ("standard normal", "Gaussian mixture", "Student-t (5 d.o.f.)")
 SAMPLERS = ("the target itself", "shifted by s", "scaled by 1 + s", "Laplace (unit variance)",
@@ -66,8 +65,8 @@ def run_tests(data_key, kernel_key, m, D):
     X = make_sample(*data_key)
     target, kernel = make_target(data_key[0], data_key[2]), make_kernel(kernel_key)
     seed = data_key[-1] + 1
-    full = K.ksd_test(X, target, kernel, method="full", n_resamples=D, rng=seed)
-    nys = K.ksd_test(X, target, kernel, method="nystrom", n_landmarks=m, n_resamples=D,
+    full = K.ksd_test(X, target, kernel, estimator="full", n_resamples=D, rng=seed)
+    nys = K.ksd_test(X, target, kernel, estimator="nystrom", n_landmarks=m, n_resamples=D,
                      rng=seed)
     return full, nys, K.ksd2(X, target, kernel, estimator="unbiased")
 
@@ -226,3 +225,4 @@ U-statistic KSD² = {u_stat:.5f}. H0: the sample comes from p.
 
 
 create_app = SteinExplorer.create_app
+SteinExplorer.serve_if_script(__name__)

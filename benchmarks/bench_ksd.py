@@ -32,10 +32,10 @@ def _tests(n, d, m, D, rng):
     target, kernel = K.NormalTarget(np.zeros(d)), K.IMQKernel()
 
     def full():
-        return K.ksd_test(X, target, kernel, method="full", n_resamples=D, rng=0)
+        return K.ksd_test(X, target, kernel, estimator="full", n_resamples=D, rng=0)
 
     def nystrom():
-        return K.ksd_test(X, target, kernel, method="nystrom", n_landmarks=m, n_resamples=D,
+        return K.ksd_test(X, target, kernel, estimator="nystrom", n_landmarks=m, n_resamples=D,
                           rng=0)
 
     return full, nystrom

@@ -5,14 +5,13 @@ estimators and never imports plotting; ``kmeviz.viz`` draws them with HoloViews,
 Panel apps with their server (``kmeviz_apps``) put widgets on top.
 """
 
-from . import _compat  # noqa: F401  (old module paths such as kmeviz.bootstrap, one release)
+from . import _deprecated
 from ._validation import NotFittedError
 from .conditional import ConditionalMeanEmbedding, incomplete_cholesky, sparse_cme
 from .config import config_context, get_config, set_config
 from .distributions import (
     GaussBernoulliRBM,
     GaussianMixture,
-    GaussianMixtureTarget,
     NormalTarget,
     Pendulum,
     StudentTTarget,
@@ -46,6 +45,7 @@ from .kernels import (
     SteinKernel,
     median_heuristic,
 )
+from .registry import GOF_TESTS, MMD_TESTS
 from .results import TestResult
 from .twosample import (
     VALID_NULLS,
@@ -57,11 +57,11 @@ from .twosample import (
     mmd2_fastmmd,
     mmd2_linear,
     mmd2_nystrom,
-    mmd_nystrom,
     mmd_test,
 )
 
-__version__ = "0.1.0"
+#: The one version source (pyproject.toml, docs/conf.py and CITATION.cff read it).
+__version__ = "0.2.0"
 
 __all__ = [
     "NotFittedError",
@@ -82,10 +82,11 @@ __all__ = [
     "effective_dimension",
     "fit_decay",
     "gram_spectrum",
-    "mmd_nystrom",
     "mmd2_nystrom",
     "TestResult",
     "VALID_NULLS",
+    "MMD_TESTS",
+    "GOF_TESTS",
     "mmd_test",
     "FastfoodFeatures",
     "CauchyKernel",
@@ -109,7 +110,6 @@ __all__ = [
     "rings_two_sample",
     "uniform_boxes_two_sample",
     "GaussBernoulliRBM",
-    "GaussianMixtureTarget",
     "NormalTarget",
     "StudentTTarget",
     "SteinKernel",
@@ -118,3 +118,5 @@ __all__ = [
     "ksd_test",
     "stein_witness",
 ]
+
+_deprecated.install()  # last: the old names and arguments, until kmeviz 0.3

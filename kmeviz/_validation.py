@@ -10,6 +10,17 @@ import numbers
 
 import numpy as np
 
+#: The public names that take dask arrays (quoted by the errors of the others).
+DASK_ESTIMATORS = ("NystromKME", "mmd2_nystrom", "mmd2_fastmmd", "mmd2_linear", "mmd2_block",
+                   "RandomFeatureKME", "ksd2_nystrom",
+                   "mmd_test(estimator='nystrom', null='spectral' | 'linear' | 'block')",
+                   "ksd_test(estimator='nystrom')")
+
+
+def is_dask_array(x) -> bool:
+    """True for a ``dask.array.Array`` (checked without importing dask)."""
+    return type(x).__module__.split(".")[0] == "dask" and hasattr(x, "to_delayed")
+
 
 class NotFittedError(ValueError, AttributeError, RuntimeError):
     """An estimator was used before ``fit``: a ValueError and an AttributeError as in
@@ -39,9 +50,7 @@ def check_samples(X, name: str = "X", *, min_samples: int = 1) -> np.ndarray:
     """
     if isinstance(X, (str, bytes)) or X is None:
         raise TypeError(f"{name} must be a 2-D array of real numbers, got {type(X).__name__}")
-    if type(X).__module__.split(".")[0] == "dask":  # np.asarray would load all of it
-        from .chunked import DASK_ESTIMATORS
-
+    if is_dask_array(X):  # np.asarray would load all of it
         raise TypeError(f"{name} is a dask array, which this function needs in memory; the "
                         f"estimators that take dask arrays are {', '.join(DASK_ESTIMATORS)} "
                         f"(or pass {name}.compute())")

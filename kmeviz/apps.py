@@ -1,34 +1,58 @@
-"""The dashboards' explorers, for notebooks: ``from kmeviz.apps import BootstrapExplorer``
-then ``BootstrapExplorer(n=300)`` as a cell's last line shows the live explorer in
-JupyterLab, the same class that ``kmeviz serve`` serves.
+"""The dashboards' explorers, and the one registry of them.
+
+``EXPLORERS`` is the only list of the apps: the index page, ``kmeviz serve``, this
+module and the docs gallery all read it. For notebooks: ``from kmeviz.apps import
+BootstrapExplorer`` then ``BootstrapExplorer(n=300)`` as a cell's last line shows the live
+explorer in JupyterLab, the same class that ``kmeviz serve`` serves.
 
 The explorers live in ``kmeviz_apps`` (Panel, HoloViews, Bokeh); this module imports them
-on first use, so ``import kmeviz`` stays free of plotting libraries.
+on first use, so ``import kmeviz`` stays free of plotting libraries. Importing an explorer
+changes no global Panel setting: the server applies its own (``kmeviz_apps.server``).
 """
 
 from __future__ import annotations
 
 import importlib
 
-#: explorer name -> module of ``kmeviz_apps`` that defines it
+#: URL slug -> (explorer class, module of ``kmeviz_apps``), in the index page's order. An
+#: explorer's title is its class's ``title``. Adding an app is one line here.
 EXPLORERS = {
-    "CircularExplorer": "circular_explorer",
-    "BootstrapExplorer": "bootstrap_explorer",
-    "NystromErrorExplorer": "nystrom_error",
-    "EffectiveDimensionExplorer": "effective_dimension",
-    "SteinExplorer": "stein_explorer",
-    "CMEExplorer": "cme_explorer",
+    "circular": ("CircularExplorer", "circular_explorer"),
+    "bootstrap": ("BootstrapExplorer", "bootstrap_explorer"),
+    "nystrom": ("NystromErrorExplorer", "nystrom_error"),
+    "spectrum": ("EffectiveDimensionExplorer", "effective_dimension"),
+    "cme": ("CMEExplorer", "cme_explorer"),
+    "stein": ("SteinExplorer", "stein_explorer"),
 }
 
-__all__ = list(EXPLORERS)
+_BY_NAME = {name: module for name, module in EXPLORERS.values()}
+
+__all__ = list(_BY_NAME)
+
+
+def explorer_class(slug: str):
+    """The explorer class served at ``/slug`` (imports its module).
+
+    Parameters
+    ----------
+    slug : str
+        A key of ``EXPLORERS``.
+
+    Returns
+    -------
+    type
+        The ``kmeviz_apps`` Viewer class.
+    """
+    name, module = EXPLORERS[slug]
+    return getattr(importlib.import_module(f"kmeviz_apps.{module}"), name)
 
 
 def __getattr__(name: str):
-    if name in EXPLORERS:
-        return getattr(importlib.import_module(f"kmeviz_apps.{EXPLORERS[name]}"), name)
+    if name in _BY_NAME:
+        return getattr(importlib.import_module(f"kmeviz_apps.{_BY_NAME[name]}"), name)
     raise AttributeError(f"module 'kmeviz.apps' has no attribute {name!r}; the explorers "
-                         f"are {', '.join(EXPLORERS)}")
+                         f"are {', '.join(_BY_NAME)}")
 
 
 def __dir__():
-    return sorted([*globals(), *EXPLORERS])
+    return sorted([*globals(), *_BY_NAME])

@@ -18,20 +18,17 @@ import operator
 
 import numpy as np
 
+from ._validation import (
+    DASK_ESTIMATORS,  # noqa: F401  (quoted by the errors; kmeviz.chunked's public list)
+    check_pair,
+    check_positive_int,
+    check_rng,
+    check_samples,
+    is_dask_array,
+)
 from .config import config_context
 
 INSTALL_HINT = "pip install 'kmeviz[dask]'"
-
-#: The public names that take dask arrays (quoted by the errors of the others).
-DASK_ESTIMATORS = ("NystromKME", "mmd2_nystrom", "mmd2_fastmmd", "mmd2_linear", "mmd2_block",
-                   "RandomFeatureKME", "ksd2_nystrom",
-                   "mmd_test(estimator='nystrom', null='spectral' | 'linear' | 'block')",
-                   "ksd_test(method='nystrom')")
-
-
-def is_dask_array(x) -> bool:
-    """True for a ``dask.array.Array`` (checked without importing dask)."""
-    return type(x).__module__.split(".")[0] == "dask" and hasattr(x, "to_delayed")
 
 
 def require_dask(feature: str):
@@ -82,8 +79,6 @@ def check_chunked_samples(X, name: str = "X", *, min_samples: int = 1):
 
 def check_any_samples(X, name: str = "X", *, min_samples: int = 1):
     """``check_samples`` for numpy input, ``check_chunked_samples`` for a dask array."""
-    from ._validation import check_samples
-
     if is_dask_array(X):
         return check_chunked_samples(X, name, min_samples=min_samples)
     return check_samples(X, name, min_samples=min_samples)
@@ -93,8 +88,6 @@ def check_any_pair(X, Y, *, min_samples: int = 1):
     """``check_pair`` for two samples of which either may be a dask array: both come back
     as dask arrays if one is (an in-memory one becomes a single chunk), else as numpy.
     Returns ``(X, Y, chunked)``."""
-    from ._validation import check_pair, check_samples
-
     if not (is_dask_array(X) or is_dask_array(Y)):
         return (*check_pair(X, Y, min_samples=min_samples), False)
     da = require_dask("a dask sample")
@@ -108,6 +101,11 @@ def check_any_pair(X, Y, *, min_samples: int = 1):
         raise ValueError(f"X and Y must have the same dimension, got X.shape={pair[0].shape} "
                          f"and Y.shape={pair[1].shape}")
     return (*pair, True)
+
+
+def concatenate_rows(X, Y):
+    """[X; Y] of two dask arrays, still lazy."""
+    return require_dask("concatenate_rows").concatenate([X, Y], axis=0)
 
 
 def finite_chunk(block: np.ndarray, name: str) -> np.ndarray:
@@ -188,8 +186,6 @@ def lazy_sample(draw, n: int, *, dim: int, chunk_rows: int = 1_000_000, rng=None
     >>> bool(np.array_equal(X.compute(), X.compute()))  # the same draw every time
     True
     """
-    from ._validation import check_positive_int, check_rng
-
     da = require_dask("lazy_sample")
     import dask
 

@@ -8,14 +8,13 @@ a test.
 from __future__ import annotations
 
 import math
-import sys
-import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import stats
 
 from ._validation import check_in_interval
+from .registry import Outcome, TestSpec
 
 #: The keys ``TestResult.runtime`` always has.
 RUNTIME_KEYS = ("statistic", "null", "total")
@@ -37,9 +36,9 @@ class TestResult:
     alpha : float
     null_samples : array (B,) or None
         Simulated null statistics (None for the analytic Gamma and normal nulls).
-    method : str
-        The statistic: an MMD estimator (``"biased"``, ``"linear"``, ...) or a KSD test
-        method (``"full"``, ``"nystrom"``, ``"linear"``, ``"fssd"``).
+    estimator : str
+        The statistic: an MMD estimator (``"biased"``, ``"linear"``, ``"fastmmd"``, ...)
+        or a KSD estimator (``"full"``, ``"nystrom"``, ``"linear"``, ``"fssd"``, ...).
     null : str
         How the null was obtained: ``"permutation"``, ``"gamma"``, ``"spectral"``,
         ``"normal"``, ``"wild-bootstrap"``, ``"nystrom-bootstrap"`` or
@@ -66,7 +65,7 @@ class TestResult:
     reject: bool
     alpha: float
     null_samples: np.ndarray | None
-    method: str
+    estimator: str
     null: str
     null_params: dict = field(default_factory=dict)
     runtime: dict = field(default_factory=dict)
@@ -77,11 +76,48 @@ class TestResult:
         if missing:
             raise ValueError(f"runtime must have the keys {RUNTIME_KEYS}, missing {missing}")
 
-    @property
-    def estimator(self) -> str:
-        """Deprecated name of ``method``."""
-        warn_deprecated("TestResult.estimator", "TestResult.method")
-        return self.method
+    def __str__(self) -> str:
+        """One line per field that matters; the null samples summarised, not listed."""
+        if self.null_samples is None:
+            null = f"{self.null} (analytic)"
+        else:
+            null = f"{self.null} ({self.null_samples.size} replicates)"
+        lines = [f"TestResult: {self.estimator} / {null}",
+                 f"  statistic {self.statistic:.6g}",
+                 f"  p-value   {self.p_value:.4g}",
+                 f"  decision  {'reject H0' if self.reject else 'keep H0'} at "
+                 f"alpha = {self.alpha:g} (threshold {self.threshold:.6g})",
+                 f"  runtime   {self.runtime['total']:.3g} s"]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (f"TestResult(estimator={self.estimator!r}, null={self.null!r}, "
+                f"statistic={self.statistic:.6g}, p_value={self.p_value:.4g}, "
+                f"reject={self.reject}, alpha={self.alpha:g})")
+
+    def to_dict(self, *, null_samples: bool = False) -> dict:
+        """The fields as a flat dict of plain values (``runtime_s`` for the total time);
+        the null samples only with ``null_samples=True``. Fitted objects are left out.
+
+        Parameters
+        ----------
+        null_samples : bool
+            Include the array of null replicates.
+
+        Returns
+        -------
+        dict
+            ``estimator, null, statistic, p_value, threshold, reject, alpha, runtime_s,
+            n_resamples`` (and ``null_samples``).
+        """
+        out = {"estimator": self.estimator, "null": self.null,
+               "statistic": float(self.statistic), "p_value": float(self.p_value),
+               "threshold": float(self.threshold), "reject": bool(self.reject),
+               "alpha": float(self.alpha), "runtime_s": float(self.runtime["total"]),
+               "n_resamples": 0 if self.null_samples is None else int(self.null_samples.size)}
+        if null_samples:
+            out["null_samples"] = self.null_samples
+        return out
 
     def null_distribution(self):
         """The frozen scipy distribution of an analytic null (Gamma, Pearson III or normal),
@@ -106,12 +142,12 @@ class TestResult:
                        reject=bool(self.p_value <= alpha))
 
 
-def simulated_result(statistic, null_samples, alpha, *, method, null, runtime, fitted=None,
-                     null_params=None) -> TestResult:
+def simulated_result(statistic, null_samples, alpha, *, estimator, null, runtime,
+                     fitted=None, null_params=None) -> TestResult:
     """A ``TestResult`` whose null is a sample of B replicates."""
     p = p_value_from_samples(statistic, null_samples)
     return TestResult(float(statistic), p, threshold_from_samples(null_samples, alpha),
-                      bool(p <= alpha), alpha, null_samples, method, null, null_params or {},
+                      bool(p <= alpha), alpha, null_samples, estimator, null, null_params or {},
                       runtime, fitted or {})
 
 
@@ -134,21 +170,46 @@ class Moments(tuple):
         return Moments((n, mean_a + delta * n_b / n, m2_a + m2_b + delta**2 * n_a * n_b / n))
 
 
-def normal_result(terms, alpha, *, method, runtime) -> TestResult:
-    """A ``TestResult`` for the mean of i.i.d. summands with its asymptotic normal null
-    (linear-time MMD, B-test, linear KSD), given the summands or their ``Moments``.
-    Degenerate summands raise ValueError."""
+def normal_null(terms, estimator: str) -> tuple[float, float]:
+    """(mean, standard error) of i.i.d. summands or their ``Moments``: the statistic and the
+    scale of the asymptotic normal null of the linear-time MMD, B-test and linear KSD.
+    Degenerate summands raise ValueError naming the estimator."""
     count, mean, m2 = terms if isinstance(terms, Moments) else Moments.of(terms)
     if count < 2:
-        raise ValueError(f"the {method} statistic has {count} summand(s); "
+        raise ValueError(f"the {estimator} statistic has {count} summand(s); "
                          "the normal null needs at least 2 (use more samples)")
     scale = math.sqrt(m2 / (count - 1) / count)
     if scale == 0.0:
-        raise ValueError(f"the {method} summands are all equal: the normal null is degenerate")
-    statistic, null = float(mean), stats.norm(0.0, scale)
-    p = float(null.sf(statistic))
-    return TestResult(statistic, p, float(null.isf(alpha)), bool(p <= alpha), alpha, None,
-                      method, "normal", {"scale": scale}, runtime)
+        raise ValueError(f"the {estimator} summands are all equal: the normal null is "
+                         "degenerate")
+    return float(mean), scale
+
+
+def normal_outcome(terms, estimator: str) -> Outcome:
+    """The ``Outcome`` of a mean of i.i.d. summands with its asymptotic normal null."""
+    mean, scale = normal_null(terms, estimator)
+    return Outcome(mean, null_dist=stats.norm(0.0, scale), null_params={"scale": scale},
+                   one_pass=False)
+
+
+def result_from_outcome(outcome: Outcome, spec: TestSpec, alpha: float,
+                        seconds: float) -> TestResult:
+    """The ``TestResult`` of a registered test's ``Outcome`` at level α, run in ``seconds``."""
+    statistic = float(outcome.statistic)
+    if outcome.null_samples is not None:
+        p_value = p_value_from_samples(statistic, outcome.null_samples)
+    else:
+        p_value = float(outcome.null_dist.sf(statistic))
+    if outcome.one_pass:
+        runtime = one_pass_runtime(seconds)
+    elif outcome.null_dist is not None and spec.null == "normal":  # a closed-form null
+        runtime = {"statistic": seconds, "null": 0.0, "total": seconds}
+    else:  # the statistic, then an analytic or simulated null
+        runtime = {"statistic": math.nan, "null": math.nan, "total": seconds}
+    result = TestResult(statistic, float(p_value), math.nan, False, alpha,
+                        outcome.null_samples, spec.estimator, spec.null, outcome.null_params,
+                        runtime, outcome.fitted)
+    return result.at_level(alpha)
 
 
 def one_pass_runtime(seconds: float) -> dict:
@@ -172,30 +233,3 @@ def threshold_from_samples(null_samples: np.ndarray, alpha: float) -> float:
     if k < 0:
         return float("inf")
     return float(np.sort(null_samples)[::-1][k])
-
-
-_WARNED: set[str] = set()
-
-
-def warn_deprecated(old: str, new: str, *, stacklevel: int = 3) -> None:
-    """Warn once per process that ``old`` is deprecated in favour of ``new``; the warning
-    points at the user's line (``stacklevel`` frames up from here)."""
-    if old not in _WARNED:
-        _WARNED.add(old)
-        warnings.warn(f"{old} is deprecated and will be removed in the next release; "
-                      f"use {new}", DeprecationWarning, stacklevel=stacklevel)
-
-
-def renamed_argument(old_name: str, old_value, new_name: str, new_value, default):
-    """The value of a renamed keyword argument (both default to None in the signature),
-    warning once when the old name is used. Call it from the public function itself."""
-    if old_value is None:
-        return default if new_value is None else new_value
-    caller = sys._getframe(1).f_code.co_name
-    caller = type(sys._getframe(1).f_locals["self"]).__name__ if caller == "__init__" \
-        else caller
-    if new_value is not None:
-        raise TypeError(f"{caller}: give {new_name}= only ({old_name}= is its deprecated "
-                        "name)")
-    warn_deprecated(f"{caller}({old_name}=...)", f"{new_name}=", stacklevel=4)
-    return old_value

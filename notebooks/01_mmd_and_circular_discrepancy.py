@@ -152,7 +152,7 @@ exact = np.sqrt(exact_b)
 rows = []
 for L in (16, 64, 256, 1024, 4096):
     for method in ("fourier", "fastfood"):
-        est = [K.mmd2_fastmmd(X, Y, kernel, n_features=L, method=method, rng=s)
+        est = [K.mmd2_fastmmd(X, Y, kernel, n_features=L, features=method, rng=s)
                for s in range(10)]
         err = np.abs(np.sqrt(np.maximum(est, 0)) - exact) / exact
         rows.append({"L": L, "method": method, "mean relative error": err.mean()})

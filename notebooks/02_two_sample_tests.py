@@ -34,7 +34,7 @@ from scipy import stats
 import kmeviz as K
 from kmeviz import viz
 from kmeviz.experiments import fastmmd_type2_vs_L, null_sampler, rejection_rates
-from kmeviz.twosample.test import gamma_null_params
+from kmeviz.twosample.nulls import gamma_null_params
 
 hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 kernel = K.GaussianKernel(1.0)
@@ -112,7 +112,8 @@ tests = {
     "perm": {"kernel": kernel, "n_resamples": 99},
     "gamma": {"kernel": kernel, "null": "gamma"},
     "linear": {"kernel": kernel, "estimator": "linear", "null": "normal"},
-    "FastMMD L=64": {"kernel": kernel, "estimator": "fastmmd-fourier", "n_features": 64,
+    "FastMMD L=64": {"kernel": kernel, "estimator": "fastmmd", "features": "fourier",
+                     "n_features": 64,
                      "n_resamples": 99},
 }
 size = rejection_rates(null_sampler(150), tests, n_repeats=100, rng=1)

@@ -165,10 +165,10 @@ print(f"n = 8000, d = 10: Nyström (m = 358) is {'faster' if t_nys < t_full else
 # %%
 target = K.NormalTarget(np.zeros(5))
 X = np.random.default_rng(11).laplace(scale=1 / np.sqrt(2), size=(1000, 5))
-full = K.ksd_test(X, target, kernel, method="full", rng=0)
-nys = K.ksd_test(X, target, kernel, method="nystrom", rng=0)
+full = K.ksd_test(X, target, kernel, estimator="full", rng=0)
+nys = K.ksd_test(X, target, kernel, estimator="nystrom", rng=0)
 for r in (full, nys):
-    print(f"{r.method:8s} KSD² = {r.statistic:.5f}  p = {r.p_value:.4f}  reject: {r.reject}")
+    print(f"{r.estimator:8s} KSD² = {r.statistic:.5f}  p = {r.p_value:.4f}  reject: {r.reject}")
 
 # %% tags=["check", "remove-cell"]
 assert np.isclose(full.statistic, 0.0297761513147, rtol=1e-6)

@@ -149,16 +149,19 @@ def test_the_runtime_panel_skips_the_cubic_spectral_null_on_large_samples():
 
 def test_every_app_is_an_explorer_and_the_index_names_it_by_its_title():
     """One shared base (apps/_common.Explorer) gives every app its controls, __panel__
-    and create_app; the index titles in APPS are the explorers' own."""
-    import importlib
-
-    from kmeviz_apps import APPS
+    and create_app; the one registry (kmeviz.apps.EXPLORERS) feeds the index, kmeviz.apps
+    and the server, and the index titles are the explorers' own."""
     from kmeviz_apps._common import Explorer
+    from kmeviz_apps.server import index_page
 
-    for title, target in APPS.values():
-        module, name = target.split(":")
-        factory = getattr(importlib.import_module(module), name)
-        assert issubclass(factory.__self__, Explorer) and factory.__self__.title == title
+    import kmeviz.apps
+
+    index = index_page()
+    text = " ".join(str(pane.object) for pane in index.select(pn.pane.Markdown))
+    for slug, (name, _) in kmeviz.apps.EXPLORERS.items():
+        cls = kmeviz.apps.explorer_class(slug)
+        assert issubclass(cls, Explorer) and getattr(kmeviz.apps, name) is cls
+        assert f"[{cls.title}](./{slug})" in text
 
 
 def test_an_in_place_update_keeps_the_figure_and_a_failing_one_keeps_the_last_frame():
@@ -180,34 +183,6 @@ def test_an_in_place_update_keeps_the_figure_and_a_failing_one_keeps_the_last_fr
     assert app.notice.visible and "exceeds n = 200" in app.notice.object
     app.m_view = 40
     assert "m = 40" in figure.title.text and not app.notice.visible
-
-
-def test_a_result_made_stale_by_a_newer_change_is_dropped():
-    """A view whose own parameter changes while it computes (a newer change, computed by
-    another thread) raises param.Skip: Panel keeps the pane instead of drawing the stale
-    result over the newer one. A change of a parameter it does not use does not."""
-    import panel as pn
-    import param
-    from kmeviz_apps._common import Explorer, guarded
-
-    class Slow(Explorer):
-        x = param.Integer(default=0)
-        other = param.Integer(default=0)
-
-        @param.depends("x")
-        @guarded
-        def view(self):
-            if self.x == 0:
-                self.x = 1  # the newer change arrives while x = 0 is computing
-            self.other += 1  # not a dependency of this view
-            return pn.pane.Markdown(f"x = {self.x}")
-
-    app = Slow()
-    with pytest.raises(param.Skip):
-        app.view()
-    assert app.view().object == "x = 1"  # x = 1 itself is drawn
-    pane = pn.panel(Slow().view)
-    assert pane._pane.object == "x = 1"  # in a pane, the stale x = 0 result never shows
 
 
 def test_one_sessions_browser_changes_reach_the_explorer_in_order():
@@ -288,3 +263,73 @@ def test_sessions_run_in_parallel_and_each_in_order():
         assert [f.result(timeout=10) for f in futures[2:]] == ["a3", "b1", "free"]
     assert [n for n in order if n.startswith("a")] == ["a1", "a2", "a3"]
     assert session_of(print, ()) is None and pool._queues == {}
+
+
+def test_importing_the_explorers_changes_no_global_panel_setting():
+    """A student's own Panel app in the same notebook behaves the same after ``from
+    kmeviz.apps import BootstrapExplorer``: pn.config and Panel's preprocessing hooks are
+    untouched by importing every explorer (checked in a fresh interpreter). The server
+    applies its own settings (``configure_server``) when it serves a page."""
+    import json
+    import subprocess
+    import sys
+
+    code = """
+import json, panel as pn
+from panel.viewable import Viewable
+def snapshot():
+    config = {k: repr(v) for k, v in pn.config.param.values().items()}
+    return config, [h.__name__ for h in Viewable._preprocessing_hooks]
+before = snapshot()
+import kmeviz.apps
+from kmeviz.apps import EXPLORERS, explorer_class
+classes = [explorer_class(slug) for slug in EXPLORERS]
+explorer = classes[1]()  # an explorer object too, as a notebook makes one
+after = snapshot()
+print(json.dumps({"same_config": before[0] == after[0], "hooks": [before[1], after[1]],
+                  "changed": sorted(k for k in before[0] if before[0][k] != after[0][k])}))
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["same_config"], out["changed"]
+    assert out["hooks"][0] == out["hooks"][1] and "link_param_method" in out["hooks"][0]
+
+
+def test_the_server_drops_the_link_hook_where_panel_keeps_it():
+    """The one Panel internal the server changes for speed (``drop_link_hook``): pinned so
+    that a Panel upgrade that moves or renames it fails here, not silently in a class."""
+    from kmeviz_apps.server import drop_link_hook
+    from panel.param import link_param_method
+    from panel.viewable import Viewable
+
+    hooks = list(Viewable._preprocessing_hooks)
+    try:
+        if link_param_method not in Viewable._preprocessing_hooks:
+            Viewable._preprocessing_hooks.append(link_param_method)
+        drop_link_hook()
+        assert link_param_method not in Viewable._preprocessing_hooks
+    finally:
+        Viewable._preprocessing_hooks[:] = hooks
+
+
+def test_panel_still_routes_browser_changes_through_the_pool_the_server_orders():
+    """Pins the other Panel internal the server touches (``_ordered.order_sessions``):
+    Panel keeps its callback pool in ``state._thread_pool`` and submits each browser change
+    (``Syncable._change_event``) to it, so wrapping that pool orders one session's
+    changes. A Panel upgrade that moves either fails here."""
+    import inspect
+
+    from kmeviz_apps._ordered import SessionOrderedExecutor, order_sessions
+    from panel.io.state import state
+    from panel.reactive import Syncable
+
+    assert "state._thread_pool.submit(self._change_event" in inspect.getsource(Syncable)
+    before, pool = pn.config.nthreads, state._thread_pool
+    try:
+        pn.config.nthreads = 2
+        order_sessions()
+        assert isinstance(state._thread_pool, SessionOrderedExecutor)
+    finally:
+        pn.config.nthreads = before
+        state._thread_pool = pool

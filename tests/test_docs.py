@@ -15,7 +15,7 @@ CITATION = re.compile(r"Eqs?\. ?\(?\d|Sec\.|Secs\.|Alg\.|Thm|Theorem|App\. ?[A-Z
                       r"Lemma|Cor\.|et al\.|Zhao & Meng|Rahimi & Recht|Huggins|"
                       r"[Ii]mplements no paper equation")
 #: not callables (a dict) or deprecated aliases kept for one release
-UNDOCUMENTED = {"VALID_NULLS", "GaussianMixtureTarget"}
+UNDOCUMENTED = {"VALID_NULLS"}
 PUBLIC = [n for n in kmeviz.__all__ if n not in UNDOCUMENTED]
 
 

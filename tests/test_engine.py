@@ -28,7 +28,7 @@ def estimates() -> dict:
     """Every engine-backed estimate of kmeviz, as arrays of float64."""
     ny = K.NystromKME(GAUSS, 40, rng=0).fit(X)
     ksd_full = K.ksd_test(X, TARGET, K.IMQKernel(), n_resamples=50, rng=1)
-    ksd_nys = K.ksd_test(X, TARGET, K.IMQKernel(), method="nystrom", n_resamples=50, rng=1)
+    ksd_nys = K.ksd_test(X, TARGET, K.IMQKernel(), estimator="nystrom", n_resamples=50, rng=1)
     perm = K.mmd_test(X, Y, GAUSS, n_resamples=300, rng=2)  # 3 chunks of draws
     return {
         "mmd2 biased": K.mmd2(X, Y, GAUSS),
@@ -120,13 +120,13 @@ def test_working_memory_from_the_config_bounds_the_passes(monkeypatch):
     Z = RNG.normal(size=(4000, 10))
     target = K.NormalTarget(np.zeros(10))
     rows = []
-    original = K.SteinKernel._tile
+    original = K.SteinKernel.tile_into
 
     def spy(self, a, b, out):
         rows.append(out.shape[0])
         return original(self, a, b, out)
 
-    monkeypatch.setattr(K.SteinKernel, "_tile", spy)
+    monkeypatch.setattr(K.SteinKernel, "tile_into", spy)
     with K.config_context(working_memory=2**20):
         small = K.ksd2(Z, target, K.IMQKernel())
     assert max(rows) == 2**20 // (6 * 8 * 4000)  # 5 rows: 6 × 5 × 4000 × 8 B < 1 MiB

@@ -9,7 +9,6 @@ keyword-only wherever samples are drawn.
 from __future__ import annotations
 
 import inspect
-import warnings
 
 import numpy as np
 import pytest
@@ -76,10 +75,6 @@ def test_one_name_for_the_landmark_budget():
     for cls in (K.NystromKME, K.UniformSubsampleKME, K.KernelHerding):
         est = cls(GAUSS, n_landmarks=6, rng=0).fit(X)
         assert est.points_.shape == (6, 2), cls
-    with pytest.warns(DeprecationWarning, match="n_points"):
-        old = K.KernelHerding(GAUSS, n_points=6, rng=0)
-    np.testing.assert_array_equal(old.fit(X).points_,
-                                  K.KernelHerding(GAUSS, 6, rng=0).fit(X).points_)
 
 
 def test_rng_is_keyword_only_wherever_samples_are_drawn():
@@ -88,12 +83,6 @@ def test_rng_is_keyword_only_wherever_samples_are_drawn():
     for method in samplers:
         kind = inspect.signature(method).parameters["rng"].kind
         assert kind is inspect.Parameter.KEYWORD_ONLY, method.__qualname__
-    with pytest.warns(DeprecationWarning, match="by position"):
-        old = K.Pendulum().transitions(5, 3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        new = K.Pendulum().transitions(5, rng=3)
-    np.testing.assert_array_equal(old[0], new[0])
 
 
 def test_nystrom_ksd_is_nystrom_kme_on_a_stein_kernel():

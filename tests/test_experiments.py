@@ -99,24 +99,13 @@ def test_ksd_power_is_rejection_rates_on_ksd_tests():
 
     def nystrom(data, *, alpha, rng):
         target, X = data
-        return K.ksd_test(X, target, K.IMQKernel(), method="nystrom", n_landmarks=31,
+        return K.ksd_test(X, target, K.IMQKernel(), estimator="nystrom", n_landmarks=31,
                           n_resamples=49, alpha=alpha, rng=rng)
 
     direct = rejection_rates(lambda g: draw_problem("laplace", 2, 60, g),
                              {"nystrom": nystrom}, n_repeats=3, rng=4)
     cols = ["test", "rejections", "repeats", "rate", "ci_low", "ci_high"]
     assert power[cols].to_dict("records") == direct[cols].to_dict("records")
-
-
-def test_runner_repeat_counts_have_one_name():
-    from kmeviz.experiments import nystrom_error_vs_m
-
-    with pytest.warns(DeprecationWarning, match="n_trials"):
-        old = fastmmd_type2_vs_L(Ls=(2,), n=20, n_trials=2, n_resamples=19, rng=0)
-    new = fastmmd_type2_vs_L(Ls=(2,), n=20, n_repeats=2, n_resamples=19, rng=0)
-    assert old["rejections"].tolist() == new["rejections"].tolist()
-    with pytest.warns(DeprecationWarning, match="n_trials"):
-        nystrom_error_vs_m(ns=(50,), ms=(5,), d=2, n_trials=1, rng=0)
 
 
 def test_kernel_family_runner_is_unbiased_around_the_exact_mmd():

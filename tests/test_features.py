@@ -77,6 +77,6 @@ def test_quasi_monte_carlo_options_are_checked():
     with pytest.raises(ValueError, match="sampling"):
         K.RandomFourierFeatures(K.GaussianKernel(1.0), 8, sampling="grid").fit(X)
     with pytest.raises(ValueError, match="fourier"):
-        K.mmd2_fastmmd(X, X + 1, K.GaussianKernel(1.0), method="fastfood", sampling="sobol")
+        K.mmd2_fastmmd(X, X + 1, K.GaussianKernel(1.0), features="fastfood", sampling="sobol")
     with pytest.raises(ValueError, match="method"):
         K.GaussianKernel(1.0).quasi_frequencies(8, 2, method="lattice")

@@ -93,8 +93,8 @@ def test_a_user_kernel_works_in_ksd2_and_ksd_test(data):
         assert K.ksd2(X, target, RQ, estimator=estimator) == pytest.approx(
             SCALE * K.ksd2(X, target, IMQ, estimator=estimator), rel=1e-10)
     for method in ("full", "nystrom", "linear"):
-        ours = K.ksd_test(X, target, RQ, method=method, rng=3)
-        imq = K.ksd_test(X, target, IMQ, method=method, rng=3)
+        ours = K.ksd_test(X, target, RQ, estimator=method, rng=3)
+        imq = K.ksd_test(X, target, IMQ, estimator=method, rng=3)
         assert ours.statistic == pytest.approx(SCALE * imq.statistic, rel=1e-10), method
         assert ours.p_value == pytest.approx(imq.p_value, rel=1e-9), method
 

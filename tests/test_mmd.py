@@ -142,7 +142,7 @@ def test_fastmmd_converges_to_exact_on_blobs():
             L: np.mean(
                 [
                     abs(
-                        np.sqrt(K.mmd2_fastmmd(X, Y, k, n_features=L, method=method, rng=s))
+                        np.sqrt(K.mmd2_fastmmd(X, Y, k, n_features=L, features=method, rng=s))
                         - exact
                     )
                     / exact
@@ -159,6 +159,6 @@ def test_fastmmd_is_seeded(small_pair):
     X, Y = small_pair
     k = K.GaussianKernel(1.0)
     for method in ("fourier", "fastfood"):
-        a = K.mmd2_fastmmd(X, Y, k, n_features=32, method=method, rng=5)
-        assert a == K.mmd2_fastmmd(X, Y, k, n_features=32, method=method, rng=5)
-        assert a != K.mmd2_fastmmd(X, Y, k, n_features=32, method=method, rng=6)
+        a = K.mmd2_fastmmd(X, Y, k, n_features=32, features=method, rng=5)
+        assert a == K.mmd2_fastmmd(X, Y, k, n_features=32, features=method, rng=5)
+        assert a != K.mmd2_fastmmd(X, Y, k, n_features=32, features=method, rng=6)

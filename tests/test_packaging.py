@@ -21,7 +21,7 @@ def _name(requirement: str) -> str:
 def test_environment_yml_lists_the_same_packages_as_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     wanted = {_name(r) for r in project["dependencies"]}
-    for extra in ("test", "dev", "dask"):
+    for extra in ("test", "dev", "dask", "apps", "reproduce"):
         wanted |= {_name(r) for r in project["optional-dependencies"][extra]}
     wanted.discard("kmeviz")
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
@@ -37,7 +37,8 @@ def test_environment_yml_lists_the_same_packages_as_pyproject():
 def test_environment_yml_pins_match_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     reqs = project["dependencies"] + [
-        r for e in ("test", "dev", "dask") for r in project["optional-dependencies"][e]
+        r for e in ("test", "dev", "dask", "apps", "reproduce")
+        for r in project["optional-dependencies"][e]
     ]
     # conda-forge's dask package brings what pip's dask[array,distributed] extras do
     pins = {_name(r): re.sub(r"\[.*?\]", "", r.replace(" ", "")) for r in reqs
@@ -61,11 +62,10 @@ def test_readme_opens_with_the_two_setup_commands_and_ci_runs_the_test_one():
 def test_console_script_and_apps_are_registered():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["scripts"]["kmeviz"] == "kmeviz_apps.cli:main"
-    from kmeviz_apps.server import app_registry
+    from kmeviz.apps import EXPLORERS, explorer_class
 
-    registry = app_registry()
-    assert "circular" in registry
-    assert all(callable(factory) for _, factory in registry.values())
+    assert "circular" in EXPLORERS
+    assert all(callable(explorer_class(slug).create_app) for slug in EXPLORERS)
 
 
 def test_readme_example_runs_and_prints_what_it_says(capsys):

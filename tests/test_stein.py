@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import kmeviz as K
+from kmeviz.gof.fssd import fssd_features
 from kmeviz.gof.ksd import nystrom_stein
 from kmeviz.gof.test import (
-    fssd_features,
     full_wild_bootstrap,
     linear_ksd_terms,
     wild_signs,
@@ -215,8 +215,8 @@ def test_fssd_features_are_stein_operator_on_the_kernel_at_locations(rng):
 def test_tests_are_reproducible_and_reject_a_clear_alternative(method):
     target = K.NormalTarget(np.zeros(2))
     X = np.random.default_rng(4).normal(size=(600, 2)) + 0.5  # mean shifted by 0.5
-    a = K.ksd_test(X, target, K.IMQKernel(), method=method, n_resamples=200, rng=5)
-    b = K.ksd_test(X, target, K.IMQKernel(), method=method, n_resamples=200, rng=5)
+    a = K.ksd_test(X, target, K.IMQKernel(), estimator=method, n_resamples=200, rng=5)
+    b = K.ksd_test(X, target, K.IMQKernel(), estimator=method, n_resamples=200, rng=5)
     assert a.statistic == b.statistic and a.p_value == b.p_value
     assert a.reject and a.p_value <= 0.05
     assert a.reject == (a.statistic > a.threshold)
@@ -261,12 +261,12 @@ STD = K.NormalTarget(np.zeros(2))
      "n_landmarks"),
     (lambda: K.ksd2_nystrom(GOOD_X, STD, K.IMQKernel(), landmarks=[0, 99]), ValueError,
      "landmarks"),
-    (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), method="nystrom", n_landmarks=0),
+    (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), estimator="nystrom", n_landmarks=0),
      ValueError, "n_landmarks"),
     (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), n_resamples=0), ValueError, "n_resamples"),
     (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), n_resamples=2.5), TypeError,
      "n_resamples"),
-    (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), method="exact"), ValueError, "method"),
+    (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), estimator="exact"), ValueError, "estimator"),
     (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), wild="gaussian"), ValueError, "wild"),
     (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), alpha=1.5), ValueError, "alpha"),
     (lambda: K.IMQKernel(c=1.0, beta=0.5), ValueError, "beta"),

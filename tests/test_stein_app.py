@@ -75,6 +75,6 @@ def test_alpha_step_reruns_no_test_and_matches_a_direct_run():
     assert se.run_tests.cache_info().misses == misses  # only the threshold moved
     X = se.make_sample(*app.data_key)
     target = se.make_target(app.data_key[0], app.data_key[2])
-    direct = K.ksd_test(X, target, se.make_kernel(app.kernel_key), method="full",
+    direct = K.ksd_test(X, target, se.make_kernel(app.kernel_key), estimator="full",
                         n_resamples=app.n_resamples, alpha=0.1, rng=app.data_key[-1] + 1)
     assert (full.threshold, full.reject, full.alpha) == (direct.threshold, direct.reject, 0.1)

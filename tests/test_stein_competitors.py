@@ -46,7 +46,7 @@ def test_rff_ksd_statistic_is_n_times_the_ksd_of_the_random_feature_kernel(kerne
     k̃(x, y) = (2/J) Σ_j cos(ω_jᵀx + b_j) cos(ω_jᵀy + b_j), by finite differences."""
     X = rng.normal(size=(12, 2)) * 1.2
     target = NormalTarget(np.zeros(2))
-    res = ksd_test(X, target, kernel, method="rff", n_locations=7, n_resamples=9, rng=3)
+    res = ksd_test(X, target, kernel, estimator="rff", n_locations=7, n_resamples=9, rng=3)
     W, b = res.fitted["frequencies"], res.fitted["phases"]
 
     def ktilde(x, y):
@@ -66,7 +66,7 @@ def test_rff_ksd_approaches_the_exact_ksd_as_features_grow(rng):
     X = rng.laplace(scale=1 / np.sqrt(2), size=(300, 2))
     target = NormalTarget(np.zeros(2))
     exact = ksd2(X, target, GaussianKernel(1.0))
-    res = ksd_test(X, target, GaussianKernel(1.0), method="rff", n_locations=20_000,
+    res = ksd_test(X, target, GaussianKernel(1.0), estimator="rff", n_locations=20_000,
                    n_resamples=2, rng=0)
     # Monte Carlo over 2·10⁴ features: relative error O(1/√J) ≈ 1 %; allow 5 %
     assert res.statistic / X.shape[0] == pytest.approx(exact, rel=0.05)
@@ -125,7 +125,7 @@ def test_fssd_opt_raises_the_power_criterion_and_tests_on_held_out_points(rng):
     V, width = optimise_locations(X[:100], -X[:100], V0, 1.0)
     assert power_criterion(X[:100], -X[:100], V, np.log(width)) > \
         power_criterion(X[:100], -X[:100], V0, 0.0)
-    res = ksd_test(X, target, GaussianKernel(1.0), method="fssd-opt", rng=0)
+    res = ksd_test(X, target, GaussianKernel(1.0), estimator="fssd-opt", rng=0)
     train, test = res.fitted["train"], res.fitted["test"]
     assert len(train) == 100 and len(test) == 400 and not set(train) & set(test)
     assert res.fitted["locations"].shape == (10, 2) and res.null == "chi-square-mixture"
@@ -137,7 +137,7 @@ def test_fssd_opt_raises_the_power_criterion_and_tests_on_held_out_points(rng):
 def test_competitors_name_the_kernel_they_need(method, kernel, rng):
     X = rng.normal(size=(50, 2))
     with pytest.raises(TypeError, match="kernel"):
-        ksd_test(X, NormalTarget(np.zeros(2)), kernel, method=method, rng=0)
+        ksd_test(X, NormalTarget(np.zeros(2)), kernel, estimator=method, rng=0)
 
 
 def test_null_covariance_from_the_target_needs_a_sampler(rng):
@@ -146,10 +146,10 @@ def test_null_covariance_from_the_target_needs_a_sampler(rng):
             return -X
 
     with pytest.raises(ValueError, match="null_covariance"):
-        ksd_test(rng.normal(size=(50, 2)), ScoreOnly(), GaussianKernel(), method="rff",
+        ksd_test(rng.normal(size=(50, 2)), ScoreOnly(), GaussianKernel(), estimator="rff",
                  null_covariance="both")
     with pytest.raises(TypeError, match="sample"):
-        ksd_test(rng.normal(size=(50, 2)), ScoreOnly(), GaussianKernel(), method="rff",
+        ksd_test(rng.normal(size=(50, 2)), ScoreOnly(), GaussianKernel(), estimator="rff",
                  null_covariance="target")
 
 

@@ -15,7 +15,7 @@ ESTIMATORS = {
     "mmd2_block": lambda X, Y: K.mmd2_block(X, Y, KERNEL),
     "fastmmd_fourier": lambda X, Y: K.mmd2_fastmmd(X, Y, KERNEL, n_features=8, rng=0),
     "fastmmd_fastfood": lambda X, Y: K.mmd2_fastmmd(
-        X, Y, KERNEL, n_features=8, method="fastfood", rng=0
+        X, Y, KERNEL, n_features=8, features="fastfood", rng=0
     ),
     "circular": lambda X, Y: K.circular_discrepancy(X, Y, [1.0, 0.0]),
     "median_heuristic": lambda X, Y: K.median_heuristic(X, Y),
@@ -107,14 +107,14 @@ def test_bad_imq_parameters(kwargs, match):
 @pytest.mark.parametrize("method", ["fourier", "fastfood"])
 def test_bad_number_of_features(L, exc, method):
     with pytest.raises(exc, match="n_features"):
-        K.mmd2_fastmmd(GOOD, GOOD, KERNEL, n_features=L, method=method)
+        K.mmd2_fastmmd(GOOD, GOOD, KERNEL, n_features=L, features=method)
 
 
 def test_bad_options():
     with pytest.raises(ValueError, match="estimator must be one of"):
         K.mmd2(GOOD, GOOD, KERNEL, estimator="biassed")
-    with pytest.raises(ValueError, match="method must be one of"):
-        K.mmd2_fastmmd(GOOD, GOOD, KERNEL, method="nystrom")
+    with pytest.raises(ValueError, match="features must be one of"):
+        K.mmd2_fastmmd(GOOD, GOOD, KERNEL, features="nystrom")
     with pytest.raises(ValueError, match="algorithm must be one of"):
         K.mmd2_fastmmd(GOOD, GOOD, KERNEL, algorithm="3")
     with pytest.raises(ValueError, match="block_size"):

@@ -16,7 +16,6 @@ from .pendulum import (
 )
 from .targets import (
     GaussBernoulliRBM,
-    GaussianMixtureTarget,
     NormalTarget,
     StudentTTarget,
 )
@@ -25,7 +24,6 @@ __all__ = [
     "EmpiricalDistribution",
     "GaussianMixture",
     "GaussBernoulliRBM",
-    "GaussianMixtureTarget",
     "NormalTarget",
     "Pendulum",
     "StudentTTarget",

@@ -11,7 +11,6 @@ from .._validation import (
     check_positive_int,
     check_rng,
 )
-from ..results import warn_deprecated
 
 
 # -- the pendulum of Sec. 5.1 ------------------------------------------------------------
@@ -55,14 +54,10 @@ class Pendulum:
         omega2 = omega + self.dt / 6.0 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
         return np.angle(np.exp(1j * theta2)), omega2
 
-    def transitions(self, n: int, *positional_rng, rng=None) -> tuple[np.ndarray, np.ndarray]:
+    def transitions(self, n: int, *, rng=None) -> tuple[np.ndarray, np.ndarray]:
         """n uniform states θ ∈ [-π, π], ω ∈ [-7, 7], u ∈ [-5, 5]: inputs
         (sin θ, cos θ, ω, u) and outputs (sin θ', cos θ', ω'). ``rng`` is keyword-only, as
-        in every ``sample`` method (passing it by position is deprecated)."""
-        if positional_rng:
-            warn_deprecated("Pendulum.transitions(n, rng) with rng by position",
-                            "transitions(n, rng=...)")
-            rng = positional_rng[0]
+        in every ``sample`` method."""
         n = check_positive_int(n, "n")
         rng = check_rng(rng)
         th = rng.uniform(-np.pi, np.pi, n)

@@ -11,7 +11,6 @@ import numpy as np
 from scipy import special, stats
 
 from .._validation import check_positive, check_positive_int, check_rng, check_samples
-from ..results import warn_deprecated
 
 
 def _vector(value, name: str, dim: int | None = None) -> np.ndarray:
@@ -65,27 +64,6 @@ class NormalTarget:
     def sample(self, n: int, *, rng=None) -> np.ndarray:
         n = check_positive_int(n, "n")
         return self.mean + check_rng(rng).standard_normal((n, self.dim)) @ self._chol.T
-
-
-def GaussianMixtureTarget(means, scales, weights=None):  # noqa: N802 - the old class name
-    """Deprecated: ``GaussianMixture(means, scales**2, weights)``, the one mixture class
-    (weights are normalised here as before).
-
-    The mixture of Chatalic et al. 2022, App. G.
-    """
-    from .mixture import GaussianMixture
-
-    warn_deprecated("GaussianMixtureTarget(means, scales, weights)",
-                    "GaussianMixture(means, variances=scales**2, weights)")
-    means = np.atleast_2d(np.asarray(means, dtype=float))
-    scales = _vector(scales, "scales", means.shape[0])
-    if np.any(scales <= 0):
-        raise ValueError("scales must be > 0")
-    w = np.full(len(scales), 1.0 / len(scales)) if weights is None else _vector(
-        weights, "weights", len(scales))
-    if np.any(w < 0) or w.sum() <= 0:
-        raise ValueError("weights must be >= 0 with a positive sum")
-    return GaussianMixture(means, scales**2, w / w.sum())
 
 
 class StudentTTarget:

@@ -20,7 +20,7 @@ from .._validation import (
 )
 from ..chunked import check_any_samples, is_dask_array, row_chunk_sums
 from ..config import get_config
-from ..kernels import GaussianKernel, check_kernel, tile_rows
+from ..kernels import GaussianKernel, check_kernel, rows_within
 from ..kernels.engine import column_sums, run_tasks
 
 
@@ -69,7 +69,7 @@ class _RandomFeatures:
         not); the sums are float64 either way."""
         config = get_config()
         dtype = np.dtype(config["dtype"])
-        rows = min(tile_rows(2 * self.n_features_, working_memory), 4 * config["tile_rows"])
+        rows = min(rows_within(2 * self.n_features_, working_memory), 4 * config["tile_rows"])
 
         def work(start):
             P = self._project(X[start : start + rows]).astype(dtype, copy=False)

@@ -7,8 +7,6 @@ Gaussian mixture (App. G of Chatalic et al. 2022).
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
@@ -20,18 +18,11 @@ from .._validation import (
     check_rng,
     check_samples,
 )
-from ..chunked import (
-    check_any_samples,
-    check_chunked_samples,
-    is_dask_array,
-    row_chunk_sums,
-    take_rows,
-)
+from ..chunked import check_any_samples, is_dask_array, take_rows
 from ..config import working_memory_or_default
 from ..kernels import check_kernel, gram_pass
 from ..kernels.engine import column_sums
-from ..results import renamed_argument
-from .nystrom_pass import _chunk_mean_map, _row_source, mean_map_pass
+from .nystrom_pass import chunked_mean_map, mean_map_pass
 
 
 def weighted_gram_sum(kernel, A, a, B, b, working_memory=None) -> float:
@@ -167,8 +158,8 @@ class NystromKME(WeightedEmbedding):
     n is; time O(n m d + m³) (the m³ a pivoted Cholesky, not an eigendecomposition).
 
     Any kernel of the protocol works. On a ``SteinKernel`` this is the Nyström KSD of
-    Kalinke et al. (Lemma 1): ``squared_norm()`` is Eq. (8) and ``fit(X, project=W)`` gives
-    the K_mn W of the Nyström bootstrap (Eq. 11) in the same pass.
+    Kalinke et al. (Lemma 1): ``squared_norm()`` is Eq. (8) (``kmeviz.gof.nystrom_stein``
+    adds the K_mn W of the Nyström bootstrap, Eq. 11, in the same pass).
 
     Parameters
     ----------
@@ -191,7 +182,6 @@ class NystromKME(WeightedEmbedding):
     mean_map_ : β = (1/n) K_mn 1_n
     factor_ : R of shape (rank, m), RᵀR a generalized inverse of K_m (``psd_inverse_factor``)
     weights_ : α = RᵀR β = K_m⁻ β
-    projected_ : K_mn W when ``fit`` was given ``project=W``, else None
 
     Examples
     --------
@@ -214,41 +204,67 @@ class NystromKME(WeightedEmbedding):
         self.working_memory = working_memory
         self.rng = rng
 
-    def fit(self, X, *, project=None):
-        """Draw the landmarks and compute β (and K_mn W) in one pass over X.
+    def fit(self, X):
+        """Draw the landmarks and compute β = (1/n) K_mn 1_n in one pass over X.
 
-        ``project`` is an (n, D) array W, or a stream whose ``take(rows)`` returns the next
-        rows of W (e.g. ``WildSigns``), so W never needs to be held whole.
+        Parameters
+        ----------
+        X : array (n, d), or a dask array chunked by rows (``kmeviz.chunked``): the
+            landmarks are then read from their chunks and β is a sum of per-chunk passes,
+            equal to the in-memory result to round-off.
 
-        ``X`` may be a dask array chunked by rows (``kmeviz.chunked``): the landmarks are
-        read from their chunks, and β and K_mn W are sums of per-chunk passes, equal to the
-        in-memory result to round-off. W is then a dask array or a stream with
-        ``rows(start, stop)`` (``WildSigns`` is one).
+        Returns
+        -------
+        self
+        """
+        X = self.select_landmarks(X)
+        working_memory = working_memory_or_default(self.working_memory)
+        if is_dask_array(X):
+            beta, _ = chunked_mean_map(self.kernel, X, self.landmarks_, working_memory)
+        else:
+            beta, _ = mean_map_pass(self.kernel, X, self.landmarks_, working_memory)
+        return self.set_mean_map(beta, X.shape[0])
+
+    def select_landmarks(self, X):
+        """The first half of ``fit``: validate X, draw the landmarks and factor K_m.
+
+        For a pass that computes more than β in the same sweep over X (the Nyström KSD
+        bootstrap); ``set_mean_map`` finishes the fit.
+
+        Parameters
+        ----------
+        X : array (n, d) or dask array
+
+        Returns
+        -------
+        X : the validated sample
         """
         kernel = check_kernel(self.kernel)
-        chunked = is_dask_array(X)
-        X = check_chunked_samples(X, "X") if chunked else check_samples(X, "X")
+        X = check_any_samples(X, "X")
         rcond = check_positive(self.rcond, "rcond")
-        working_memory = working_memory_or_default(self.working_memory)
-        n = X.shape[0]
-        project_rows = _row_source(project, n, chunked)
-        idx = draw_landmarks(n, self.n_landmarks, self.landmarks, self.replace, self.rng)
-        if chunked:
-            L = take_rows(X, idx)
-            arrays = (X,) if not is_dask_array(project) else (X, project.rechunk(
-                {0: X.chunks[0], 1: -1}))
-            beta, projected = row_chunk_sums(
-                partial(_chunk_mean_map, kernel, L, None if len(arrays) == 2 else project_rows,
-                        working_memory), *arrays)
-        else:
-            L = X[idx]
-            beta, projected = mean_map_pass(kernel, X, L, project_rows, working_memory)
+        idx = draw_landmarks(X.shape[0], self.n_landmarks, self.landmarks, self.replace,
+                             self.rng)
+        L = take_rows(X, idx) if is_dask_array(X) else X[idx]
         self.landmark_indices_ = idx
         self.landmarks_ = self.points_ = L
-        self.mean_map_ = beta / n
         self.factor_ = psd_inverse_factor(kernel.gram(L, L), rcond)
+        return X
+
+    def set_mean_map(self, column_sums_kmn: np.ndarray, n: int):
+        """The second half of ``fit``: β = K_mn 1_n / n and the weights α = RᵀR β.
+
+        Parameters
+        ----------
+        column_sums_kmn : array (m,), K_mn 1_n
+        n : int, the number of points summed
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self, "factor_", "select_landmarks(X)")
+        self.mean_map_ = column_sums_kmn / n
         self.weights_ = self.factor_.T @ (self.factor_ @ self.mean_map_)
-        self.projected_ = projected
         return self
 
     def squared_norm(self) -> float:
@@ -302,14 +318,13 @@ class KernelHerding(WeightedEmbedding):
 
     x_{t+1} = argmax_x μ̂(x) - (1/(t+1)) Σ_{s<=t} k(x_s, x) over candidates x in X (at most
     ``max_candidates``, drawn uniformly); μ̂ is the empirical embedding of all of X.
-    ``n_landmarks`` is m (``n_points`` is its deprecated name).
+    ``n_landmarks`` is m.
     """
 
     def __init__(self, kernel, n_landmarks: int | None = None, *, max_candidates: int = 2000,
-                 rng=None, n_points: int | None = None):
+                 rng=None):
         self.kernel = kernel
-        self.n_landmarks = renamed_argument("n_points", n_points, "n_landmarks", n_landmarks,
-                                            None)
+        self.n_landmarks = n_landmarks
         self.max_candidates = max_candidates
         self.rng = rng
 

@@ -1,41 +1,19 @@
-"""The one pass of the Nyström embedding over a sample: K_mn 1_n and K_mn W, streamed by the
-tile engine in memory or summed over the row chunks of a dask array (``NystromKME.fit``)."""
+"""The one pass of the Nyström embedding over a sample: K_mn 1_n (and K_mn W for a caller
+that projects more in the same sweep, the Nyström KSD bootstrap), streamed by the tile
+engine in memory or summed over the row chunks of a dask array."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
-from ..chunked import is_dask_array
+from ..chunked import row_chunk_sums
 from ..kernels import gram_pass
 from ..kernels.engine import column_sums
 
 
-def _row_source(project, n: int, chunked: bool):
-    """``project`` as a function (start, stop) -> rows of W, or None (see ``NystromKME.fit``)."""
-    if project is None:
-        return None
-    if isinstance(project, np.ndarray) or is_dask_array(project):
-        if project.ndim != 2 or project.shape[0] != n:
-            raise ValueError(f"project must have shape (n, D) with n={n} rows, got "
-                             f"{project.shape}")
-        if chunked and isinstance(project, np.ndarray):
-            raise TypeError("with a dask X, project must be a dask array or a stream with "
-                            "rows(start, stop), not an in-memory (n, D) array")
-        if is_dask_array(project) and not chunked:
-            raise TypeError("project is a dask array but X is not; pass both as dask arrays")
-        return lambda start, stop: project[start:stop]
-    if chunked:
-        if not callable(getattr(project, "rows", None)):
-            raise TypeError("with a dask X, project must be a dask array or a stream with "
-                            f"rows(start, stop), got {type(project).__name__}")
-        return project.rows
-    if not callable(getattr(project, "take", None)):
-        raise TypeError("project must be an (n, D) array or a stream with take(rows), "
-                        f"got {type(project).__name__}")
-    return lambda start, stop: project.take(stop - start)  # called in row order
-
-
-def mean_map_pass(kernel, X: np.ndarray, L: np.ndarray, project_rows, working_memory,
+def mean_map_pass(kernel, X: np.ndarray, L: np.ndarray, working_memory, project_rows=None,
                   start: int = 0) -> tuple:
     """(K_mn 1_n, K_mn W or None) for the rows of a clean X, streamed by the tile engine.
 
@@ -62,7 +40,16 @@ def mean_map_pass(kernel, X: np.ndarray, L: np.ndarray, project_rows, working_me
     return beta, projected
 
 
-def _chunk_mean_map(kernel, L, project_rows, working_memory, start, X, W=None):
-    """``mean_map_pass`` of one row chunk of a dask X (and its rows of a dask W)."""
+def chunk_mean_map(kernel, L, working_memory, project_rows, start, X, W=None):
+    """``mean_map_pass`` of one row chunk of a dask X (and its rows of a dask W), for
+    ``kmeviz.chunked.row_chunk_sums``."""
     rows = project_rows if W is None else (lambda a, b: W[a - start : b - start])
-    return mean_map_pass(kernel, X, L, rows, working_memory, start)
+    return mean_map_pass(kernel, X, L, working_memory, rows, start)
+
+
+def chunked_mean_map(kernel, X, L, working_memory, project_rows=None, W=None) -> tuple:
+    """``mean_map_pass`` over the row chunks of a dask X (W: a dask array of X's rows, or
+    None), each chunk reduced where it lives."""
+    arrays = (X,) if W is None else (X, W.rechunk({0: X.chunks[0], 1: -1}))
+    return row_chunk_sums(partial(chunk_mean_map, kernel, L, working_memory,
+                                  None if W is not None else project_rows), *arrays)

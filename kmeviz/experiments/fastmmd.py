@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_rng
-from ..distributions.datasets import blobs_two_sample
+from ..distributions.datasets import blobs_two_sample, rings_two_sample
 from ..experiments.runners import (
     Progress,
     _nested_progress,
@@ -19,24 +19,23 @@ from ..experiments.runners import (
     trial_seeds,
 )
 from ..kernels import GaussianKernel
-from ..results import renamed_argument
+from ..registry import MMD_TESTS
+from ..twosample.mmd import FASTMMD_FEATURES, mmd2, mmd2_block, mmd2_fastmmd, mmd2_linear
 
 
 def fastmmd_type2_vs_L(Ls=(1, 2, 4, 8, 16, 32, 64, 128), *, n: int = 1000,
                        epsilon: float = 4.0, n_repeats: int | None = None,
                        n_resamples: int | None = None, rng=None, progress: Progress = None,
-                       n_permutations: int | None = None,
-                       n_trials: int | None = None, executor=None) -> pd.DataFrame:
+                       executor=None) -> pd.DataFrame:
     """FastMMD Fig. 8a: type-II error of FastMMD-Fourier + bootstrap vs L (blobs, ε = 4).
 
     Gaussian kernel σ = 1, α = 0.05, B = ``n_resamples`` (default 1000); returns L,
-    type2_error, its interval, runtime (``n_repeats`` draws; ``n_trials`` is its deprecated
-    name).
+    type2_error, its interval, runtime (``n_repeats`` draws.
     """
-    B = renamed_argument("n_permutations", n_permutations, "n_resamples", n_resamples, 1000)
-    n_repeats = renamed_argument("n_trials", n_trials, "n_repeats", n_repeats, 100)
+    B = 1000 if n_resamples is None else n_resamples
+    n_repeats = 100 if n_repeats is None else n_repeats
     rng = check_rng(rng)
-    tests = {f"L={L}": {"kernel": GaussianKernel(1.0), "estimator": "fastmmd-fourier",
+    tests = {f"L={L}": {"kernel": GaussianKernel(1.0), "estimator": "fastmmd",
                         "null": "permutation", "n_features": int(L),
                         "n_resamples": B} for L in Ls}
     df = rejection_rates(partial(blob_pair, n, epsilon), tests, n_repeats=n_repeats, rng=rng,
@@ -56,23 +55,23 @@ FIG8B_TESTS = {
     "Gamma": {"estimator": "biased", "null": "gamma"},
     "Spectrum": {"estimator": "biased", "null": "spectral"},
     "Pearson": {"estimator": "unbiased", "null": "pearson"},
-    "FastMMD-Fourier + bootstrap": {"estimator": "fastmmd-fourier", "null": "permutation"},
+    "FastMMD-Fourier + bootstrap": {"estimator": "fastmmd", "features": "fourier",
+                                    "null": "permutation"},
 }
 
 
 def type2_vs_epsilon(epsilons=(1.2, 1.4, 1.6, 1.8, 2.0, 2.2, 2.4, 2.6, 2.8, 3.0), *,
                      n: int = 1000, n_features: int = 256, n_repeats: int | None = None,
                      n_resamples: int | None = None, rng=None, progress: Progress = None,
-                     n_permutations: int | None = None,
-                     n_trials: int | None = None, executor=None) -> pd.DataFrame:
+                     executor=None) -> pd.DataFrame:
     """FastMMD Fig. 8b: type-II error vs ε for the permutation, Gamma, spectral and FastMMD tests.
 
     Gaussian kernel σ = 1, L = 256, α = 0.05. Tidy: one row per (ε, test) with the
     mean runtime per test. B = ``n_resamples`` (default 1000), ``n_repeats`` draws (default
-    100; ``n_trials`` is its deprecated name).
+    100).
     """
-    B = renamed_argument("n_permutations", n_permutations, "n_resamples", n_resamples, 1000)
-    n_repeats = renamed_argument("n_trials", n_trials, "n_repeats", n_repeats, 100)
+    B = 1000 if n_resamples is None else n_resamples
+    n_repeats = 100 if n_repeats is None else n_repeats
     rng = check_rng(rng)
     tests = {label: {"kernel": GaussianKernel(1.0), "n_resamples": B,
                      "n_features": n_features, **opts} for label, opts in FIG8B_TESTS.items()}
@@ -110,8 +109,7 @@ def _null_normal(n, m, rng):
 def size_table(*, n: int = 200, m: int | None = None, n_repeats: int = 500,
                n_resamples: int | None = None, alpha: float = 0.05, level: float = 0.99,
                data: str = "normal", bandwidth: float = 1.0, pairs=None, rng=None,
-               progress: Progress = None, n_permutations: int | None = None,
-               executor=None) -> pd.DataFrame:
+               progress: Progress = None, executor=None) -> pd.DataFrame:
     """Type-I error of every valid estimator/null pair over ``n_repeats`` null draws.
 
     Data: P = Q = N(0, I₂) (or the round blob grid with ``data="blobs"``), Gaussian
@@ -119,12 +117,9 @@ def size_table(*, n: int = 200, m: int | None = None, n_repeats: int = 500,
     integer); the Gamma, spectral and normal nulls are asymptotic approximations.
     ``n_resamples`` is B (default 199).
     """
-    from ..twosample.test import VALID_NULLS
-
-    B = renamed_argument("n_permutations", n_permutations, "n_resamples", n_resamples, 199)
-    pairs = pairs or [(e, nl) for e, ns in VALID_NULLS.items() for nl in ns]
-    tests = {f"{e} / {nl}": {"kernel": GaussianKernel(bandwidth), "estimator": e, "null": nl,
-                             "n_resamples": B} for e, nl in pairs}
+    B = 199 if n_resamples is None else n_resamples
+    tests = {name: {"kernel": GaussianKernel(bandwidth), "n_resamples": B, **options}
+             for name, options in registered_tests(pairs).items()}
     df = rejection_rates(null_sampler(n, m, data=data), tests, n_repeats=n_repeats,
                          alpha=alpha, level=level, rng=rng, progress=progress,
                          executor=executor)
@@ -148,8 +143,6 @@ def kernel_family_mmd(sigmas=FIG6_SIGMAS, *, n: int = 200, n_draws: int = 100,
     permutes the samples for them. Columns: sigma, estimator, kind (biased/unbiased),
     mean, std over the draws, exact, draws. Each σ is one trial (``run_trials``).
     """
-    from ..distributions.datasets import rings_two_sample
-
     rng = check_rng(rng)
     X, Y = rings_two_sample(n, rng=rng)
     items = list(zip([float(s) for s in sigmas], trial_seeds(rng, len(sigmas)), strict=True))
@@ -158,20 +151,34 @@ def kernel_family_mmd(sigmas=FIG6_SIGMAS, *, n: int = 200, n_draws: int = 100,
     return pd.DataFrame([row for rows in trials for row in rows])
 
 
-def _kernel_family_trial(X, Y, n_draws, n_features, item) -> list[dict]:
-    from ..twosample.mmd import mmd2, mmd2_block, mmd2_fastmmd, mmd2_linear
+def registered_tests(pairs=None) -> dict:
+    """"estimator / null" -> ``mmd_test`` options, for every test of the registry (or the
+    (estimator, null) ``pairs`` given); FastMMD once per random-feature kind
+    (``"fastmmd-fourier / permutation"``)."""
+    tests = {}
+    for spec in MMD_TESTS:
+        if pairs is not None and (spec.estimator, spec.null) not in pairs:
+            continue
+        options = {"estimator": spec.estimator, "null": spec.null}
+        if "features" not in spec.options:
+            tests[spec.name.replace("/", " / ")] = options
+        for kind in FASTMMD_FEATURES if "features" in spec.options else ():
+            tests[f"{spec.estimator}-{kind} / {spec.null}"] = {**options, "features": kind}
+    return tests
 
+
+def _kernel_family_trial(X, Y, n_draws, n_features, item) -> list[dict]:
     sigma, seed = item
     rng = np.random.default_rng(seed)
     kernel = GaussianKernel(sigma)
     exact = {kind: mmd2(X, Y, kernel, estimator=kind) for kind in ("biased", "unbiased")}
     values: dict = {}
     for _ in range(n_draws):
-        for method in ("fourier", "fastfood"):
+        for features in FASTMMD_FEATURES:
             draw = int(rng.integers(2**63))
             for kind in ("biased", "unbiased"):  # the same frequencies for both
-                values.setdefault((f"FastMMD-{method.capitalize()}", kind), []).append(
-                    mmd2_fastmmd(X, Y, kernel, n_features=n_features, method=method,
+                values.setdefault((f"FastMMD-{features.capitalize()}", kind), []).append(
+                    mmd2_fastmmd(X, Y, kernel, n_features=n_features, features=features,
                                  estimator=kind, rng=draw))
         Xp, Yp = X[rng.permutation(len(X))], Y[rng.permutation(len(Y))]
         values.setdefault(("MMD-linear", "unbiased"), []).append(mmd2_linear(Xp, Yp, kernel))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..distributions import EmpiricalDistribution, nyc_taxi
 from .cme import sparsity_path
 from .fastmmd import FIG6_SIGMAS, fastmmd_type2_vs_L, kernel_family_mmd, type2_vs_epsilon
 from .ksd import FIG1_METHODS, ksd_power, ksd_runtime_vs_n
@@ -29,7 +30,7 @@ class FigureSpec:
     name: str
     paper: str
     title: str
-    runner: Callable[[bool, int], pd.DataFrame]
+    runner: Callable[..., pd.DataFrame]  # runner(quick, rng, progress)
     x: str
     y: str
     series: str
@@ -43,15 +44,16 @@ class FigureSpec:
     paper_values: pd.DataFrame | None = field(default=None, compare=False)
     note: str = ""
 
-    def run(self, *, quick: bool = False, rng: int = 0) -> pd.DataFrame:
-        """The figure's table (quick: seconds; full: the counts of docs/results)."""
-        return self.runner(quick, rng)
+    def run(self, *, quick: bool = False, rng: int = 0, progress=None) -> pd.DataFrame:
+        """The figure's table (quick: seconds; full: the counts of docs/results);
+        ``progress(done, total)`` is called as the runner's trials finish."""
+        return self.runner(quick, rng, progress)
 
 
-def _fig6(quick, rng):
+def _fig6(quick, rng, progress=None):
     sigmas = FIG6_SIGMAS[::3] if quick else FIG6_SIGMAS
     df = kernel_family_mmd(sigmas, n=100 if quick else 200, n_draws=10 if quick else 100,
-                           rng=rng)
+                           rng=rng, progress=progress)
     return with_exact_series(df)
 
 
@@ -63,68 +65,69 @@ def with_exact_series(df: pd.DataFrame) -> pd.DataFrame:
     return df.assign(low=df["mean"] - df["std"], high=df["mean"] + df["std"])
 
 
-def _fig8a(quick, rng):
+def _fig8a(quick, rng, progress=None):
     Ls = (1, 4, 16, 64) if quick else (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
     return fastmmd_type2_vs_L(Ls, n=200 if quick else 1000, n_repeats=10 if quick else 100,
-                              n_resamples=200 if quick else 1000, rng=rng)
+                              n_resamples=200 if quick else 1000, rng=rng, progress=progress)
 
 
-def _fig8b(quick, rng):
+def _fig8b(quick, rng, progress=None):
     eps = (1.4, 2.2, 3.0) if quick else (1.2, 1.4, 1.6, 1.8, 2.0, 2.2, 2.4, 2.6, 2.8, 3.0)
     return type2_vs_epsilon(eps, n=200 if quick else 1000, n_repeats=10 if quick else 100,
-                            n_resamples=200 if quick else 1000, rng=rng)
+                            n_resamples=200 if quick else 1000, rng=rng, progress=progress)
 
 
-def _nystrom_fig1(quick, rng):
+def _nystrom_fig1(quick, rng, progress=None):
     if quick:
         return nystrom_error_vs_m((500,), ms=np.array([4, 16, 64, 256]), n_repeats=3,
-                                  rng=np.random.default_rng(rng))
-    return nystrom_error_vs_m((1_000, 10_000), n_repeats=20, rng=np.random.default_rng(rng))
+                                  rng=np.random.default_rng(rng), progress=progress)
+    return nystrom_error_vs_m((1_000, 10_000), n_repeats=20, rng=np.random.default_rng(rng),
+                              progress=progress)
 
 
-def _nystrom_mmd(quick, rng):
+def _nystrom_mmd(quick, rng, progress=None):
     if quick:
         return nystrom_mmd_error_vs_m((500,), ms=np.array([4, 16, 64, 256]), n_repeats=3,
-                                      rng=np.random.default_rng(rng))
+                                      rng=np.random.default_rng(rng), progress=progress)
     return nystrom_mmd_error_vs_m((1_000, 4_000), ms=np.unique(np.geomspace(4, 1000, 10)
                                                                   .astype(int)),
-                                  n_repeats=10, rng=np.random.default_rng(rng))
+                                  n_repeats=10, rng=np.random.default_rng(rng), progress=progress)
 
 
-def _nystrom_fig2(quick, rng):
-    from ..distributions import EmpiricalDistribution, nyc_taxi
-
+def _nystrom_fig2(quick, rng, progress=None):
     data = EmpiricalDistribution(nyc_taxi())
     if quick:
         return nystrom_error_vs_m((500,), ms=np.array([4, 16, 64, 256]), n_repeats=3,
-                                  mixture=data, rng=np.random.default_rng(rng))
+                                  mixture=data, rng=np.random.default_rng(rng), progress=progress)
     return nystrom_error_vs_m((1_000, 4_000), ms=np.unique(np.geomspace(4, 2000, 12)
                                                             .astype(int)),
-                              n_repeats=20, mixture=data, rng=np.random.default_rng(rng))
+                              n_repeats=20, mixture=data, rng=np.random.default_rng(rng),
+                              progress=progress)
 
 
-def _nksd_fig1a(quick, rng):
+def _nksd_fig1a(quick, rng, progress=None):
     ns = (200, 400) if quick else (100, 500, 1000, 1500, 2000, 5000)
     raw = ksd_runtime_vs_n(ns, n_repeats=2 if quick else 10, n_resamples=100 if quick
-                           else 500, rng=rng)
+                           else 500, rng=rng, progress=progress)
     # the paper's average with its spread: median and the range over the repeats
     return raw.groupby(["n", "test"], as_index=False, sort=False).runtime_s.agg(
         runtime_s="median", low="min", high="max", repeats="size")
 
 
 def _power(problem, params_quick, params_full, n_quick, n_full, repeats_full):
-    def run(quick, rng):
+    def run(quick, rng, progress=None):
         return ksd_power(problem, params_quick if quick else params_full,
                          n=n_quick if quick else n_full, n_repeats=5 if quick else repeats_full,
-                         n_resamples=100 if quick else 500, methods=FIG1_METHODS, rng=rng)
+                         n_resamples=100 if quick else 500, methods=FIG1_METHODS, rng=rng,
+                         progress=progress)
     return run
 
 
-def _cme_fig1(quick, rng):
+def _cme_fig1(quick, rng, progress=None):
     if quick:
         return sparsity_path(n_train=80, n_test=200, gammas=np.geomspace(1e-1, 1e-4, 4),
-                             ranks=np.array([2, 8, 32, 80]), rng=rng)
-    return sparsity_path(rng=rng)
+                             ranks=np.array([2, 8, 32, 80]), rng=rng, progress=progress)
+    return sparsity_path(rng=rng, progress=progress)
 
 
 _FIG8B_PAPER = pd.DataFrame({

@@ -18,7 +18,6 @@ from ..distributions.targets import GaussBernoulliRBM, NormalTarget, StudentTTar
 from ..experiments.runners import _nested_progress, rejection_rates, run_trials, trial_seeds
 from ..gof.test import ksd_test
 from ..kernels import CauchyKernel, GaussianKernel, IMQKernel, median_heuristic
-from ..results import renamed_argument
 
 Progress = Callable[[int, int], None] | None
 
@@ -103,14 +102,14 @@ def draw_problem(problem: str, parameter, n: int, rng):
 def ksd_power(problem: str, parameters: Sequence, *, n: int, n_repeats: int,
               methods: dict | None = None, n_resamples: int | None = None,
               alpha: float = 0.05, level: float = 0.95, rng=None, progress: Progress = None,
-              n_bootstrap: int | None = None, executor=None) -> pd.DataFrame:
+              executor=None) -> pd.DataFrame:
     """Rejection rate of each method (paired: all see the same draws) for each parameter,
     by ``rejection_rates``. Columns: problem, parameter, then ``RATE_COLUMNS`` (test,
     rejections, repeats, rate, ci_low, ci_high at ``level``, runtime_s).
     ``n_resamples`` is D (default 500); ``executor`` runs the draws in parallel
     (``rejection_rates``).
     """
-    D = renamed_argument("n_bootstrap", n_bootstrap, "n_resamples", n_resamples, 500)
+    D = 500 if n_resamples is None else n_resamples
     methods = PAPER_METHODS if methods is None else methods
     rng = check_rng(rng)
     tests = {label: _ksd_run(method, kern, factor, n, D)
@@ -135,7 +134,7 @@ def _ksd_run(method: str, kern: str, factor, n: int, D: int):
 
 def _run_ksd_test(method, kern, m, D, data, *, alpha, rng):
     target, X = data
-    return ksd_test(X, target, base_kernel(kern, X), method=method, n_landmarks=m,
+    return ksd_test(X, target, base_kernel(kern, X), estimator=method, n_landmarks=m,
                     n_resamples=D, alpha=alpha, rng=rng,
                     null_covariance=_null_covariance(method, target))
 
@@ -158,13 +157,12 @@ def landmark_methods(factors=(1, 4, 8), kernel: str = "imq") -> dict:
 def ksd_runtime_vs_n(ns: Sequence[int], *, d: int = 10, n_repeats: int = 3,
                      methods=("full", "nystrom", "linear", "fssd"),
                      n_resamples: int | None = None, landmark_factor: float = 4.0, rng=None,
-                     progress: Progress = None, n_bootstrap: int | None = None,
-                     executor=None) -> pd.DataFrame:
+                     progress: Progress = None, executor=None) -> pd.DataFrame:
     """Fig. 1a: seconds per complete test (statistic + null) vs n, IMQ kernel, data and
     target N(0, I_d), m = 4√n, D = ``n_resamples`` (default 500). Columns: n, test (the
     ``ksd_test`` method), repeat, runtime_s. Each n is one trial (``run_trials``); under an
     ``executor`` the trials share the machine, so time them serially to compare methods."""
-    D = renamed_argument("n_bootstrap", n_bootstrap, "n_resamples", n_resamples, 500)
+    D = 500 if n_resamples is None else n_resamples
     rng = check_rng(rng)
     ns = [int(n) for n in ns]
     trials = run_trials(partial(_runtime_trial, d, tuple(methods), n_repeats, D,
@@ -184,7 +182,7 @@ def _runtime_trial(d, methods, n_repeats, D, landmark_factor, item) -> list[dict
     for method in methods:
         for r in range(n_repeats):
             t0 = time.perf_counter()
-            ksd_test(X, target, IMQKernel(), method=method, n_landmarks=m, n_resamples=D,
+            ksd_test(X, target, IMQKernel(), estimator=method, n_landmarks=m, n_resamples=D,
                      rng=rng)
             rows.append({"n": n, "test": method, "repeat": r,
                          "runtime_s": time.perf_counter() - t0})

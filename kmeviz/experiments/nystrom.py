@@ -11,9 +11,15 @@ import pandas as pd
 
 from .._validation import check_positive_int, check_rng
 from ..distributions.mixture import GaussianMixture
+from ..embeddings.kme import (
+    EmpiricalKME,
+    KernelHerding,
+    NystromKME,
+    RandomFeatureKME,
+    UniformSubsampleKME,
+)
 from ..experiments.runners import Progress, run_trials, trial_seeds
-from ..kernels import GaussianKernel
-from ..results import renamed_argument
+from ..kernels import GaussianKernel, median_heuristic
 
 
 def paper_mixture(*, d: int = 10, n_centres: int = 8, spread: float = 5.0, rng=None):
@@ -27,22 +33,20 @@ def nystrom_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, n_centres: i
                        spread: float = 5.0, n_repeats: int | None = None,
                        baselines=("uniform",), replace: bool = True, mixture=None,
                        bandwidth: float | None = None, rng=None, progress: Progress = None,
-                       n_trials: int | None = None, executor=None) -> pd.DataFrame:
+                       executor=None) -> pd.DataFrame:
     """Chatalic et al. Fig. 1: exact embedding error of Nyström and empirical KMEs vs m.
 
     Data: the Gaussian mixture of ``paper_mixture``; Gaussian kernel with bandwidth the
     median inter-point distance of 1000 points. Errors are exact (App. G closed form).
     Returns one row per (n, m, estimator) with mean_error, its 5% and 95% percentiles
-    (p05, p95) over ``n_repeats`` draws (default 10; ``n_trials`` is its deprecated name),
+    (p05, p95) over ``n_repeats`` draws (default 10),
     runtime_s (mean fit time) and repeats; the empirical estimator appears with m = n.
     ``mixture`` and ``bandwidth`` override the defaults (the apps pass their own). Each
     (n, draw) is one trial with its own seed (``run_trials``; ``executor`` runs them in
     parallel with the same table but for runtime_s).
     """
-    from ..kernels import median_heuristic
-
     n_repeats = check_positive_int(
-        renamed_argument("n_trials", n_trials, "n_repeats", n_repeats, 10), "n_repeats")
+        10 if n_repeats is None else n_repeats, "n_repeats")
     rng = check_rng(rng)
     if mixture is None:
         mixture = paper_mixture(d=d, n_centres=n_centres, spread=spread, rng=rng)
@@ -80,8 +84,6 @@ ESTIMATORS = ("nystrom", "uniform", "herding", "rff")
 
 
 def _make_estimator(name, kernel, m, replace, rng):
-    from ..embeddings.kme import KernelHerding, NystromKME, RandomFeatureKME, UniformSubsampleKME
-
     if name == "nystrom":
         return NystromKME(kernel, m, replace=replace, rng=rng)
     if name == "uniform":
@@ -94,8 +96,6 @@ def _make_estimator(name, kernel, m, replace, rng):
 def _error_trial(mixture, kernel, chosen, replace, item) -> list[dict]:
     """One draw of n points: the exact error of the empirical KME and of every estimator
     at every m of the grid."""
-    from ..embeddings.kme import EmpiricalKME
-
     n, grid, seed = item
     rng = np.random.default_rng(seed)
     X = mixture.sample(n, rng=rng)
@@ -127,8 +127,6 @@ def nystrom_mmd_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, shift: f
     mean_error, p05, p95, repeats; ``attrs`` hold the exact ``mmd``, the two ``mixtures``
     and the kernel ``bandwidth``.
     """
-    from ..kernels import median_heuristic
-
     rng = check_rng(rng)
     first = paper_mixture(d=d, rng=rng)
     offset = np.zeros(d)
@@ -146,8 +144,6 @@ def nystrom_mmd_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, shift: f
 
 
 def _mmd_error_trial(first, second, kernel, exact, item) -> list[dict]:
-    from ..embeddings.kme import EmpiricalKME, NystromKME
-
     n, grid, seed = item
     rng = np.random.default_rng(seed)
     X, Y = first.sample(n, rng=rng), second.sample(n, rng=rng)

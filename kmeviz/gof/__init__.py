@@ -2,7 +2,6 @@
 
 
 from .ksd import (
-    NystromStein,
     ksd2,
     ksd2_nystrom,
     nystrom_stein,
@@ -15,7 +14,6 @@ from .test import (
 )
 
 __all__ = [
-    "NystromStein",
     "WildSigns",
     "ksd2",
     "ksd2_nystrom",

@@ -49,7 +49,7 @@ class FourierSteinFeatures:
 
     def __init__(self, kernel: ShiftInvariantKernel, dim: int, n_features: int, rng):
         if not isinstance(kernel, ShiftInvariantKernel):
-            raise TypeError("method='rff' draws the frequencies of a shift-invariant kernel "
+            raise TypeError("estimator='rff' draws the frequencies of a shift-invariant kernel "
                             "(GaussianKernel for Gauss RFF, CauchyKernel for Cauchy RFF), "
                             f"got {type(kernel).__name__}")
         self.frequencies = kernel.sample_frequencies(n_features, dim, rng=rng)
@@ -73,7 +73,7 @@ class IMQSteinFeatures:
     def __init__(self, kernel: IMQKernel, center, n_features: int, rng, *,
                  gamma: float = L1_IMQ_GAMMA, df: float = L1_IMQ_DF):
         if not isinstance(kernel, IMQKernel):
-            raise TypeError("method='l1-imq' builds its features from an IMQ kernel's c: "
+            raise TypeError("estimator='l1-imq' builds its features from an IMQ kernel's c: "
                             f"kernel must be an IMQKernel, got {type(kernel).__name__}")
         gamma, df = check_positive(gamma, "gamma"), check_positive(df, "df")
         d = center.size

@@ -66,7 +66,7 @@ def gaussian_locations(X, n_locations: int, rng) -> np.ndarray:
 def fssd_rand(X, S, kernel, n_locations: int, n_resamples: int, rng):
     """(FSSD²_u, null draws) with random locations from the Gaussian fitted to X."""
     if not isinstance(kernel, RadialKernel):
-        raise TypeError("method='fssd' needs a radial kernel (GaussianKernel, IMQKernel), "
+        raise TypeError("estimator='fssd' needs a radial kernel (GaussianKernel, IMQKernel), "
                         f"got {type(kernel).__name__}")
     J = check_positive_int(n_locations, "n_locations")
     tau = fssd_features(X, S, kernel, gaussian_locations(X, J, rng))
@@ -138,14 +138,14 @@ def fssd_opt(X, S, kernel, n_locations: int, n_resamples: int, rng):
     bandwidth optimised on a random 20 % of the sample, started from random locations and
     ``kernel``'s bandwidth."""
     if not isinstance(kernel, GaussianKernel):
-        raise TypeError("method='fssd-opt' optimises a Gaussian bandwidth: kernel must be a "
+        raise TypeError("estimator='fssd-opt' optimises a Gaussian bandwidth: kernel must be a "
                         f"GaussianKernel (its bandwidth is the start), got "
                         f"{type(kernel).__name__}")
     J = check_positive_int(n_locations, "n_locations")
     n = X.shape[0]
     n_train = int(round(TRAIN_FRACTION * n))
     if n_train < 2 or n - n_train < 2:
-        raise ValueError(f"method='fssd-opt' needs at least 10 samples (20 % of them choose "
+        raise ValueError(f"estimator='fssd-opt' needs at least 10 samples (20 % of them choose "
                          f"the locations), got {n}")
     order = rng.permutation(n)
     train, test = order[:n_train], order[n_train:]

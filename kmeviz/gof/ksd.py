@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_choice, check_samples
-from ..chunked import check_any_samples, reject_dask
+from .._validation import check_choice
+from ..chunked import check_any_samples, is_dask_array, reject_dask
+from ..config import working_memory_or_default
 from ..embeddings.kme import NystromKME
+from ..embeddings.nystrom_pass import chunked_mean_map, mean_map_pass
 from ..kernels import SteinKernel, row_block_results
-from ..results import warn_deprecated
 
 
 def ksd2(X, target, kernel, *, estimator: str = "biased",
@@ -31,12 +32,8 @@ def ksd2(X, target, kernel, *, estimator: str = "biased",
     >>> bool(abs(u) < 0.01)
     True
     """
-    if estimator in ("v", "u"):
-        new = {"v": "biased", "u": "unbiased"}[estimator]
-        warn_deprecated(f"ksd2(estimator={estimator!r})", f"estimator={new!r} (as in mmd2)")
-        estimator = new
     check_choice(estimator, "estimator", ("biased", "unbiased"))
-    reject_dask(X, "X", "ksd2", "ksd2_nystrom or ksd_test(method='nystrom')")
+    reject_dask(X, "X", "ksd2", "ksd2_nystrom or ksd_test(estimator='nystrom')")
     stein = SteinKernel(kernel, target)
     a = stein.prepare(X)
     n = a[0].shape[0]
@@ -55,36 +52,70 @@ def nystrom_stein(X, target, kernel, *, n_landmarks=None, landmarks=None, rng=No
     """The Nyström KSD pieces of Lemma 1, fitted: a ``NystromKME`` of the Stein kernel h_p
     on m landmarks drawn with replacement (default m = 4√n) or given as indices into X.
 
-    Its ``squared_norm()`` is Nyström KSD² (Eq. 8), ``weights_`` the α of the projected
-    witness (Eq. 6), and ``fit(X, project=W)`` the K_mn W of the bootstrap (Eq. 11).
+    Its ``squared_norm()`` is Nyström KSD² (Eq. 8) and ``weights_`` the α of the projected
+    witness (Eq. 6). With ``project=W`` the same pass over X also computes K_mn W, the
+    Nyström bootstrap's projection (Eq. 11), as the attribute ``projected_``.
+
+    Parameters
+    ----------
+    X : array (n, d) or dask array
+    target : object with ``score(X)``
+    kernel : RadialKernel, the base kernel of h_p
+    n_landmarks, landmarks : int, array of int, optional
+    rng : Generator, int or None
+    project : optional
+        W as an (n, D) array, a stream whose ``take(rows)`` returns the next rows (e.g.
+        ``WildSigns``), or, for a dask X, a dask array or a stream with
+        ``rows(start, stop)``: W is never held whole.
+    working_memory : int, bytes per Gram block
+
+    Returns
+    -------
+    NystromKME
+        Fitted, with ``projected_`` (K_mn W) when ``project`` was given.
     """
     X = check_any_samples(X, "X")
     m = default_stein_landmarks(X.shape[0]) if n_landmarks is None else n_landmarks
     embedding = NystromKME(SteinKernel(kernel, target), None if landmarks is not None else m,
                            landmarks=landmarks, working_memory=working_memory, rng=rng)
-    return embedding.fit(X, project=project)
+    if project is None:
+        return embedding.fit(X)
+    chunked = is_dask_array(X)
+    rows = projection_rows(project, X.shape[0], chunked)
+    embedding.select_landmarks(X)
+    memory = working_memory_or_default(working_memory)
+    if chunked:
+        beta, projected = chunked_mean_map(embedding.kernel, X, embedding.landmarks_, memory,
+                                           rows, W=project if is_dask_array(project) else None)
+    else:
+        beta, projected = mean_map_pass(embedding.kernel, X, embedding.landmarks_, memory,
+                                        rows)
+    embedding.set_mean_map(beta, X.shape[0])
+    embedding.projected_ = projected
+    return embedding
 
 
-class NystromStein(NystromKME):
-    """Deprecated: use ``nystrom_stein`` (a ``NystromKME`` of the Stein kernel)."""
-
-    def __init__(self, X, target, kernel, *, n_landmarks=None, landmarks=None, rng=None,
-                 signs=None, working_memory: int | None = None):
-        warn_deprecated("NystromStein", "nystrom_stein(X, target, kernel, ...), a NystromKME "
-                        "of the Stein kernel")
-        fitted = nystrom_stein(X, target, kernel, n_landmarks=n_landmarks, landmarks=landmarks,
-                               rng=rng, project=signs, working_memory=working_memory)
-        self.__dict__.update(fitted.__dict__)
-        self.stein, self._X = fitted.kernel, check_samples(X, "X")
-        self.landmarks, self.beta = fitted.landmark_indices_, fitted.mean_map_
-        self.R = fitted.factor_
-        self.projected_signs, self.weights = fitted.projected_, fitted.weights_
-        self.statistic = fitted.squared_norm()
-
-    def project(self, W):
-        return NystromKME(self.stein, landmarks=self.landmarks).fit(self._X, project=W).projected_
-
-    witness = NystromKME.evaluate
+def projection_rows(project, n: int, chunked: bool):
+    """``project`` (see ``nystrom_stein``) as a function (start, stop) -> rows of W."""
+    if isinstance(project, np.ndarray) or is_dask_array(project):
+        if project.ndim != 2 or project.shape[0] != n:
+            raise ValueError(f"project must have shape (n, D) with n={n} rows, got "
+                             f"{project.shape}")
+        if chunked and isinstance(project, np.ndarray):
+            raise TypeError("with a dask X, project must be a dask array or a stream with "
+                            "rows(start, stop), not an in-memory (n, D) array")
+        if is_dask_array(project) and not chunked:
+            raise TypeError("project is a dask array but X is not; pass both as dask arrays")
+        return lambda start, stop: project[start:stop]
+    if chunked:
+        if not callable(getattr(project, "rows", None)):
+            raise TypeError("with a dask X, project must be a dask array or a stream with "
+                            f"rows(start, stop), got {type(project).__name__}")
+        return project.rows
+    if not callable(getattr(project, "take", None)):
+        raise TypeError("project must be an (n, D) array or a stream with take(rows), "
+                        f"got {type(project).__name__}")
+    return lambda start, stop: project.take(stop - start)  # called in row order
 
 
 def default_stein_landmarks(n: int) -> int:

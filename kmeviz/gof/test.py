@@ -1,6 +1,7 @@
 """Goodness-of-fit tests H0: Q = P from a sample of Q and the score of P (``ksd_test``).
 
-Methods (Kalinke et al. Sec. 4–5):
+Each estimator is one entry of the test registry (``kmeviz.registry.GOF_TESTS``),
+registered below on the function computing it (Kalinke et al. Sec. 4–5):
 
 - ``"full"``: V-statistic KSD² (Eq. 5) with the wild bootstrap (Eq. 9) — all D replicates
   wᵀ H w / n² come from one streamed pass H W over the Stein Gram, O(D n²) flops in
@@ -34,24 +35,13 @@ from .._validation import (
     check_rng,
     check_samples,
 )
-from ..chunked import check_chunked_samples, is_dask_array, reject_dask
+from ..chunked import check_chunked_samples, is_dask_array
 from ..kernels import SteinKernel, checked_score, prepared_rows, symmetric_quadratic_forms
-from ..results import (
-    TestResult,
-    normal_result,
-    one_pass_runtime,
-    renamed_argument,
-    simulated_result,
-)
+from ..registry import GOF_TESTS, Outcome
+from ..results import TestResult, normal_outcome, result_from_outcome
 from .features import NULL_COVARIANCES, l1_imq_ksd, rff_ksd
-from .fssd import fssd_features, fssd_opt, fssd_rand  # noqa: F401 - fssd_features re-exported
+from .fssd import fssd_opt, fssd_rand
 from .ksd import nystrom_stein
-
-METHODS = ("full", "nystrom", "linear", "fssd", "fssd-opt", "rff", "l1-imq")
-
-#: the methods built on J random features or locations, and the function that runs each
-FEATURE_METHODS = {"fssd": fssd_rand, "fssd-opt": fssd_opt, "rff": rff_ksd, "l1-imq": l1_imq_ksd}
-
 
 WILD = ("markov", "rademacher")
 
@@ -150,110 +140,182 @@ def linear_ksd_terms(stein: SteinKernel, prepared) -> np.ndarray:
                                  prepared_rows(prepared, slice(1, 2 * half, 2)))
 
 
-def ksd_test(X, target, kernel, *, method: str = "full", n_resamples: int | None = None,
+# -- the registered tests: one function per estimator, see kmeviz.registry --------------
+@GOF_TESTS.register("full", "wild-bootstrap", cost="quadratic", options=("wild",),
+                    summary="V-statistic KSD² (Eq. 5), wild bootstrap (Eq. 9) in one pass")
+def full_ksd(X, target, kernel, *, n_resamples, rng, wild) -> Outcome:
+    """V-statistic KSD² and its wild bootstrap, D replicates in one pass over the Stein Gram."""
+    stein = SteinKernel(kernel, target)
+    prepared = stein.prepare(check_samples(X, "X", min_samples=2))
+    W = wild_signs(prepared[0].shape[0], n_resamples, rng, scheme=wild)
+    statistic, null_samples = full_wild_bootstrap(stein, prepared, W)
+    return Outcome(statistic, null_samples=null_samples)
+
+
+@GOF_TESTS.register("nystrom", "nystrom-bootstrap", cost="linear", dask=True,
+                    options=("wild", "n_landmarks", "landmarks"),
+                    summary="Nyström KSD² (Eq. 8), Nyström bootstrap (Eq. 11), O(nm + m³)")
+def nystrom_ksd(X, target, kernel, *, n_resamples, rng, wild, n_landmarks,
+                landmarks) -> Outcome:
+    """Nyström KSD² with the Nyström bootstrap ||R K_mn w||² / n², the signs consumed in the
+    same pass as β (``nystrom_stein(..., project=signs)``)."""
+    if is_dask_array(X):
+        X = check_chunked_samples(X, "X", min_samples=2)
+    else:
+        X = check_samples(X, "X", min_samples=2)
+    n = X.shape[0]
+    signs = WildSigns(n_resamples, rng, scheme=wild)  # consumed block by block in the pass
+    nys = nystrom_stein(X, target, kernel, n_landmarks=n_landmarks, landmarks=landmarks,
+                        rng=rng, project=signs)
+    null_samples = np.sum((nys.factor_ @ nys.projected_) ** 2, axis=0) / n**2
+    return Outcome(nys.squared_norm(), null_samples=null_samples,
+                   fitted={"landmarks": nys.landmark_indices_, "weights": nys.weights_,
+                           "embedding": nys})
+
+
+@GOF_TESTS.register("linear", "normal", cost="linear",
+                    summary="linear-time KSD (Liu et al. 2016), normal null")
+def linear_ksd(X, target, kernel, *, n_resamples, rng) -> Outcome:
+    """Mean of h_p over disjoint pairs with its asymptotic normal null."""
+    stein = SteinKernel(kernel, target)
+    prepared = stein.prepare(check_samples(X, "X", min_samples=2))
+    return normal_outcome(linear_ksd_terms(stein, prepared), "linear")
+
+
+def _feature_test(run, X, target, kernel, n_locations, n_resamples, rng,
+                  null_covariance=None) -> Outcome:
+    X = check_samples(X, "X", min_samples=2)
+    extra = {} if null_covariance is None else _target_for_null(target, null_covariance)
+    statistic, null_samples, *fitted = run(X, checked_score(target, X), kernel, n_locations,
+                                           n_resamples, rng, **extra)
+    return Outcome(statistic, null_samples=null_samples, fitted=fitted[0] if fitted else {})
+
+
+@GOF_TESTS.register("fssd", "chi-square-mixture", cost="linear", options=("n_locations",),
+                    summary="FSSD, J random locations (Jitkrittum et al. 2017)")
+def fssd_random(X, target, kernel, *, n_resamples, rng, n_locations) -> Outcome:
+    """FSSD with random test locations and its simulated Σ ω_k (Z_k² - 1) / n null."""
+    return _feature_test(fssd_rand, X, target, kernel, n_locations, n_resamples, rng)
+
+
+@GOF_TESTS.register("fssd-opt", "chi-square-mixture", cost="linear", options=("n_locations",),
+                    summary="FSSD, locations and bandwidth optimised on 20 % of the sample")
+def fssd_optimised(X, target, kernel, *, n_resamples, rng, n_locations) -> Outcome:
+    """FSSD-opt: locations and Gaussian bandwidth chosen by the power criterion."""
+    return _feature_test(fssd_opt, X, target, kernel, n_locations, n_resamples, rng)
+
+
+def _target_for_null(target, null_covariance):
+    check_choice(null_covariance, "null_covariance", NULL_COVARIANCES)
+    if null_covariance != "target":
+        return {}
+    if not callable(getattr(target, "sample", None)):
+        raise TypeError("null_covariance='target' needs a target with a sample(n, rng=) "
+                        "method; use null_covariance='sample'")
+    return {"target": target}
+
+
+@GOF_TESTS.register("rff", "feature-normal", cost="linear",
+                    options=("n_locations", "null_covariance"),
+                    summary="RFF-KSD of a shift-invariant kernel (Huggins & Mackey 2018)")
+def rff_test(X, target, kernel, *, n_resamples, rng, n_locations, null_covariance) -> Outcome:
+    """Random feature Stein discrepancy from a kernel's frequencies, simulated normal null."""
+    return _feature_test(rff_ksd, X, target, kernel, n_locations, n_resamples, rng,
+                         null_covariance)
+
+
+@GOF_TESTS.register("l1-imq", "feature-normal", cost="linear",
+                    options=("n_locations", "null_covariance"),
+                    summary="L1 IMQ random feature Stein discrepancy (Huggins & Mackey 2018)")
+def l1_imq_test(X, target, kernel, *, n_resamples, rng, n_locations,
+                null_covariance) -> Outcome:
+    """L1 IMQ random feature Stein discrepancy, simulated normal null."""
+    return _feature_test(l1_imq_ksd, X, target, kernel, n_locations, n_resamples, rng,
+                         null_covariance)
+
+
+#: The estimators of ``ksd_test``, in registry order.
+ESTIMATORS = GOF_TESTS.estimators
+
+
+def ksd_test(X, target, kernel, *, estimator: str = "full", n_resamples: int = 500,
              n_landmarks=None, landmarks=None, alpha: float = 0.05, wild: str = "markov",
-             n_locations: int = 10, null_covariance: str = "sample", rng=None,
-             n_bootstrap: int | None = None) -> TestResult:
+             n_locations: int = 10, null_covariance: str = "sample",
+             rng=None) -> TestResult:
     """Test H0: the sample X comes from ``target`` (known through ``target.score``).
 
     Parameters
     ----------
-    X : array (n, d); a dask array (``kmeviz.chunked``) for ``method="nystrom"``
+    X : array (n, d)
+        A dask array (``kmeviz.chunked``) for ``estimator="nystrom"``.
     target : object with ``score(X)``, the gradient of log p, shape (n, d)
-    kernel : the base kernel: a RadialKernel for the Stein kernel (full, nystrom, linear,
+    kernel : Kernel
+        The base kernel: a RadialKernel for the Stein kernel (full, nystrom, linear,
         fssd), a GaussianKernel for fssd-opt (its bandwidth is the start), a
         ShiftInvariantKernel for rff (GaussianKernel: Gauss RFF, CauchyKernel: Cauchy
-        RFF), an IMQKernel for l1-imq
-    method : {"full", "nystrom", "linear", "fssd", "fssd-opt", "rff", "l1-imq"}
+        RFF), an IMQKernel for l1-imq.
+    estimator : str
+        The statistic, one of the registered estimators (``kmeviz.registry.GOF_TESTS``,
+        table below); each has one null.
     n_resamples : int
         D, the number of bootstrap (or simulated) null replicates (default 500; scipy.stats'
-        name). ``n_bootstrap`` is its deprecated name.
-    n_landmarks, landmarks : the Nyström sample: m (default 4√n) or indices into X
+        name).
+    n_landmarks, landmarks : int, array of int, optional
+        The Nyström sample: m (default 4√n) or indices into X.
     alpha : float in (0, 1)
-    wild : {"markov", "rademacher"}, the bootstrap signs
-    n_locations : int, J: the FSSD test locations or the random features (default 10, the
-        paper's J)
-    null_covariance : {"sample", "target"}, for rff and l1-imq: the covariance of the
-        features that the simulated null uses, from X or from 5000 + 500d draws of
-        ``target.sample`` (Huggins & Mackey's choice; L1 IMQ needs it to hold its level)
+    wild : {"markov", "rademacher"}
+        The bootstrap signs.
+    n_locations : int
+        J: the FSSD test locations or the random features (default 10, the paper's J).
+    null_covariance : {"sample", "target"}
+        For rff and l1-imq: the covariance of the features that the simulated null uses,
+        from X or from 5000 + 500d draws of ``target.sample`` (Huggins & Mackey's choice;
+        L1 IMQ needs it to hold its level).
     rng : Generator, int or None
 
     Returns
     -------
     TestResult
-        ``method`` as given; ``null`` is ``"wild-bootstrap"``, ``"nystrom-bootstrap"``,
-        ``"normal"``, ``"chi-square-mixture"`` (FSSD) or ``"feature-normal"`` (rff, l1-imq:
-        the norm of a normal vector, simulated); fssd-opt's ``fitted`` holds the chosen
-        ``locations``, ``bandwidth`` and the ``train``/``test`` indices; a Nyström test's
-        ``fitted`` holds its ``landmarks``, the ``weights`` α = K_mm⁻β (for
+        ``estimator`` as given and its registered ``null``; fssd-opt's ``fitted`` holds the
+        chosen ``locations``, ``bandwidth`` and the ``train``/``test`` indices; a Nyström
+        test's ``fitted`` holds its ``landmarks``, the ``weights`` α = K_mm⁻β (for
         ``stein_witness``) and the fitted ``embedding`` (a ``NystromKME`` of the Stein
         kernel; ``evaluate`` is the witness).
+
+    Notes
+    -----
+    The registered tests (``print(kmeviz.registry.GOF_TESTS.markdown())``):
+
+    {table}
 
     Examples
     --------
     >>> import numpy as np
     >>> from kmeviz import IMQKernel, NormalTarget
     >>> X = np.random.default_rng(1).laplace(scale=1 / np.sqrt(2), size=(1000, 2))
-    >>> res = ksd_test(X, NormalTarget(np.zeros(2)), IMQKernel(), method="nystrom", rng=0)
+    >>> res = ksd_test(X, NormalTarget(np.zeros(2)), IMQKernel(), estimator="nystrom", rng=0)
     >>> bool(res.reject)
     True
     """
-    check_choice(method, "method", METHODS)
+    spec = GOF_TESTS.get(estimator)
     check_choice(wild, "wild", WILD)
-    D = check_positive_int(renamed_argument("n_bootstrap", n_bootstrap, "n_resamples",
-                                            n_resamples, 500), "n_resamples")
+    D = check_positive_int(n_resamples, "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
-    rng = check_rng(rng)
+    if is_dask_array(X) and not spec.dask:
+        capable = " or ".join(f"ksd_test(estimator={s.estimator!r})"
+                              for s in GOF_TESTS.dask_capable())
+        reason = ("is exact and quadratic in n, so it" if spec.cost != "linear"
+                  else "is not written for chunks yet and")
+        raise TypeError(f"X is a dask array, but ksd_test(estimator={estimator!r}) {reason} "
+                        f"needs the sample in memory. For data that does not fit, use "
+                        f"{capable} or ksd2_nystrom; for data that does, pass X.compute().")
+    options = {"wild": wild, "n_landmarks": n_landmarks, "landmarks": landmarks,
+               "n_locations": n_locations, "null_covariance": null_covariance}
     t0 = time.perf_counter()
-    if method != "nystrom":
-        reject_dask(X, "X", f"ksd_test(method={method!r})",
-                    "ksd_test(method='nystrom') or ksd2_nystrom",
-                    reason="is exact and quadratic in n, so it" if method == "full"
-                    else "is not written for chunks yet and")
-    if method in FEATURE_METHODS:
-        X = check_samples(X, "X", min_samples=2)
-        run = FEATURE_METHODS[method]
-        extra = {}
-        if method in ("rff", "l1-imq"):
-            check_choice(null_covariance, "null_covariance", NULL_COVARIANCES)
-            if null_covariance == "target":
-                if not callable(getattr(target, "sample", None)):
-                    raise TypeError("null_covariance='target' needs a target with a "
-                                    "sample(n, rng=) method; use null_covariance='sample'")
-                extra["target"] = target
-        stat, null_samples, *fitted = run(X, checked_score(target, X), kernel, n_locations,
-                                          D, rng, **extra)
-        return simulated_result(stat, null_samples, alpha, method=method,
-                                null="chi-square-mixture" if "fssd" in method
-                                else "feature-normal",
-                                runtime=one_pass_runtime(time.perf_counter() - t0),
-                                fitted=fitted[0] if fitted else None)
-    stein = SteinKernel(kernel, target)
-    if is_dask_array(X):  # method == "nystrom" here
-        prepared = check_chunked_samples(X, "X", min_samples=2)
-        n = prepared.shape[0]
-    else:
-        prepared = stein.prepare(X)
-        n = prepared[0].shape[0]
-    if n < 2:
-        raise ValueError("X needs at least 2 samples for a goodness-of-fit test")
-    if method == "linear":
-        terms = linear_ksd_terms(stein, prepared)
-        elapsed = time.perf_counter() - t0
-        return normal_result(terms, alpha, method="linear",
-                             runtime={"statistic": elapsed, "null": 0.0, "total": elapsed})
-    if method == "full":
-        W = wild_signs(n, D, rng, scheme=wild)
-        stat, null_samples = full_wild_bootstrap(stein, prepared, W)
-        return simulated_result(stat, null_samples, alpha, method="full", null="wild-bootstrap",
-                                runtime=one_pass_runtime(time.perf_counter() - t0))
-    signs = WildSigns(D, rng, scheme=wild)  # consumed block by block in the same pass
-    nys = nystrom_stein(getattr(prepared, "X", prepared), target, kernel, n_landmarks=n_landmarks,
-                        landmarks=landmarks, rng=rng, project=signs)
-    null_samples = np.sum((nys.factor_ @ nys.projected_) ** 2, axis=0) / n**2
-    return simulated_result(nys.squared_norm(), null_samples, alpha, method="nystrom",
-                            null="nystrom-bootstrap",
-                            runtime=one_pass_runtime(time.perf_counter() - t0),
-                            fitted={"landmarks": nys.landmark_indices_,
-                                    "weights": nys.weights_, "embedding": nys})
+    outcome = spec.compute(X, target, kernel, n_resamples=D, rng=check_rng(rng),
+                           **{k: options[k] for k in spec.options})
+    return result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0)
 
+
+ksd_test.__doc__ = ksd_test.__doc__.replace(
+    "{table}", GOF_TESTS.markdown().replace("\n", "\n    "))

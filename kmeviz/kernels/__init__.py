@@ -8,11 +8,15 @@ from .base import (
     ShiftInvariantKernel,
     check_kernel,
     joint_gram_sums,
-    prepared_rows,
-    tile_rows,
-    tiles_within,
 )
-from .engine import gram_pass, row_block_results, symmetric_quadratic_forms
+from .engine import (
+    gram_pass,
+    prepared_rows,
+    row_block_results,
+    rows_within,
+    symmetric_quadratic_forms,
+    tile_side,
+)
 from .radial import CauchyKernel, GaussianKernel, IMQKernel, LaplaceKernel, median_heuristic
 from .stein import SteinKernel, SteinPrepared, checked_score
 
@@ -35,6 +39,6 @@ __all__ = [
     "prepared_rows",
     "row_block_results",
     "symmetric_quadratic_forms",
-    "tile_rows",
-    "tiles_within",
+    "rows_within",
+    "tile_side",
 ]

@@ -8,14 +8,17 @@ The kernel protocol (what every estimator calls):
   validate once at their boundary, then call these in their loops);
 - ``gram_sum(X, Y)``: the sum of the Gram matrix, tile by tile in bounded memory;
 - ``prepare(X)`` and ``tile(a, b)``: the same Gram values on samples prepared once (their
-  per-sample quantities, e.g. a target's score, computed once); the threaded passes of
-  ``kmeviz.kernels.engine`` (``row_block_results``, ``tile_sums``, …) are built on them;
+  per-sample quantities, e.g. a target's score, computed once);
+- the two hooks a kernel implements, ``prepare_validated(X)`` (``prepare`` without the
+  check) and ``tile_into(a, b, out)`` (``tile`` into a given buffer): the threaded passes
+  of ``kmeviz.kernels.engine`` (``row_block_results``, ``tile_sums``, …) call only these;
 - radial kernels k(x, y) = φ(||x - y||²) also give ``radial(sq)`` = φ and
   ``radial_derivatives(sq)`` = (φ, φ', φ''), which the Stein kernel needs;
 - shift-invariant kernels sample their spectral frequencies for random features
   (Eq. (2) of Zhao & Meng, FastMMD).
 
-A new kernel subclasses ``Kernel`` (implementing ``_prepare``, ``_tile`` and ``paired``)
+A new kernel subclasses ``Kernel`` (implementing ``prepare_validated``, ``tile_into`` and
+``paired``)
 or ``RadialKernel`` (implementing ``radial`` and ``radial_derivatives`` only).
 """
 
@@ -30,6 +33,7 @@ from ..config import (
     DEFAULT_WORKING_MEMORY,  # noqa: F401  (re-exported by kmeviz.kernels)
     working_memory_or_default,
 )
+from .engine import rows_within, tile_side, tile_sums
 
 
 class _Prepared(NamedTuple):
@@ -40,15 +44,11 @@ class _Prepared(NamedTuple):
     h: np.ndarray | None  # per-row statistic (half squared norms, ...)
 
 
-def prepared_rows(prepared: tuple, sl: slice) -> tuple:
-    """The rows ``sl`` of a prepared sample (a NamedTuple of per-row arrays or None)."""
-    return prepared._make(None if f is None else f[sl] for f in prepared)
-
-
 class Kernel:
     """The kernel protocol (see the module docstring).
 
-    Subclasses implement ``_prepare`` (per-sample quantities, computed once), ``_tile``
+    Subclasses implement ``prepare_validated`` (per-sample quantities, computed once),
+    ``tile_into``
     (one block of Gram values from two prepared samples, written into ``out``) and
     ``paired``; everything else is derived from those.
 
@@ -69,39 +69,39 @@ class Kernel:
         return self.gram(X, Y)
 
     # -- implementation hooks ------------------------------------------------------------
-    def _prepare(self, X: np.ndarray) -> tuple:
+    def prepare_validated(self, X: np.ndarray) -> tuple:
         raise NotImplementedError
 
-    def _tile(self, a: tuple, b: tuple, out: np.ndarray) -> np.ndarray:
+    def tile_into(self, a: tuple, b: tuple, out: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     # -- the protocol on validated float64 (n, d) arrays ----------------------------------
     def gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """The (n_x, n_y) Gram matrix, in one block."""
         out = np.empty((X.shape[0], Y.shape[0]))
-        return self._tile(self._prepare(X), self._prepare(Y), out)
+        return self.tile_into(self.prepare_validated(X), self.prepare_validated(Y), out)
 
     def gram_blocks(self, X: np.ndarray, Y: np.ndarray, *,
                     working_memory: int | None = None):
         """Yield ``(row_slice, K[row_slice, :])``: the Gram in row blocks of at most
         ``working_memory`` bytes, Y prepared once and each block of X when it is reached."""
-        b = self._prepare(Y)
-        for sl in self._row_slices(X.shape[0], Y.shape[0], working_memory):
-            yield sl, self.tile(self._prepare(X[sl]), b)
+        b = self.prepare_validated(Y)
+        for sl in self.row_slices(X.shape[0], Y.shape[0], working_memory):
+            yield sl, self.tile(self.prepare_validated(X[sl]), b)
 
     def prepare(self, X) -> tuple:
         """Validate X and compute its per-sample quantities once (for ``tile``)."""
-        return self._prepare(check_samples(X, "X"))
+        return self.prepare_validated(check_samples(X, "X"))
 
     def tile(self, a: tuple, b: tuple) -> np.ndarray:
         """The Gram block [k(a_i, b_j)] of two prepared samples, a new array."""
-        return self._tile(a, b, np.empty((a[0].shape[0], b[0].shape[0]), dtype=a[0].dtype))
+        return self.tile_into(a, b, np.empty((a[0].shape[0], b[0].shape[0]), dtype=a[0].dtype))
 
-    def _row_slices(self, n_rows: int, n_cols: int, working_memory: int,
+    def row_slices(self, n_rows: int, n_cols: int, working_memory: int,
                     max_rows: int | None = None):
         """Row blocks whose tiles (with their temporaries) fit ``working_memory``."""
-        rows = tile_rows(n_cols, working_memory_or_default(working_memory)
-                         // self.tile_temporaries)
+        rows = rows_within(n_cols, working_memory_or_default(working_memory)
+                           // self.tile_temporaries)
         rows = rows if max_rows is None else min(rows, max_rows)
         for start in range(0, n_rows, rows):
             yield slice(start, min(start + rows, n_rows))
@@ -151,10 +151,10 @@ class RadialKernel(Kernel):
         A subclass may ignore ``out`` and return new arrays."""
         raise NotImplementedError
 
-    def _prepare(self, X):
+    def prepare_validated(self, X):
         return _Prepared(X, np.einsum("ij,ij->i", X, X))
 
-    def _tile(self, a, b, out):
+    def tile_into(self, a, b, out):
         np.dot(a.X, b.X.T, out=out)
         out *= -2.0
         out += a.h[:, None]
@@ -238,39 +238,20 @@ def check_kernel(kernel, name: str = "kernel", *, shift_invariant: bool = False)
     return kernel
 
 
-def tile_rows(n_cols: int, working_memory: int | None = None) -> int:
-    """Rows per tile so that a (rows, n_cols) float64 tile fits ``working_memory``."""
-    working_memory = working_memory_or_default(working_memory)
-    return max(1, min(int(working_memory // (8 * max(n_cols, 1))), 1 << 20))
-
-
-def tiles_within(working_memory: int):
-    """A ``config_context`` whose engine tiles hold at most ``working_memory`` bytes each
-    (float64), for functions that take a ``working_memory`` argument."""
-    from ..config import config_context, get_config
-
-    working_memory = working_memory_or_default(working_memory)
-    side = max(64, min(get_config()["tile_rows"], int(np.sqrt(working_memory / 8))))
-    return config_context(tile_rows=side)
-
-
 def _tiled_sum(kernel: Kernel, X, Y, working_memory) -> tuple[float, float]:
     """Sum of the Gram of X (symmetric, with trace) or of X against Y, by the tile engine."""
-    from .engine import tile_sums
-
-    with tiles_within(working_memory):
-        if Y is None:
-            S, tr = tile_sums(kernel, [kernel._prepare(X)])
-            return float(S[0, 0]), float(tr[0])
-        S, _ = tile_sums(kernel, [kernel._prepare(X), kernel._prepare(Y)], cross_only=True)
-        return float(S[0, 1]), 0.0
+    side = tile_side(working_memory)
+    if Y is None:
+        S, tr = tile_sums(kernel, [kernel.prepare_validated(X)], side=side)
+        return float(S[0, 0]), float(tr[0])
+    S, _ = tile_sums(kernel, [kernel.prepare_validated(X), kernel.prepare_validated(Y)],
+                     cross_only=True, side=side)
+    return float(S[0, 1]), 0.0
 
 
 def joint_gram_sums(kernel: Kernel, X, Y, working_memory: int | None = None):
     """(S_XX, S_XY, S_YY, tr_XX, tr_YY) of the Gram of [X; Y] in one pass of the tile
     engine (each pair of points computed once), for validated X and Y."""
-    from .engine import tile_sums
-
-    with tiles_within(working_memory):
-        S, tr = tile_sums(kernel, [kernel._prepare(X), kernel._prepare(Y)])
+    S, tr = tile_sums(kernel, [kernel.prepare_validated(X), kernel.prepare_validated(Y)],
+                      side=tile_side(working_memory))
     return float(S[0, 0]), float(S[0, 1]), float(S[1, 1]), float(tr[0]), float(tr[1])

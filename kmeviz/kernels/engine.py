@@ -20,7 +20,28 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from ..config import get_config
+from ..config import get_config, working_memory_or_default
+
+
+def prepared_rows(prepared: tuple, sl: slice) -> tuple:
+    """The rows ``sl`` of a prepared sample (a NamedTuple of per-row arrays or None)."""
+    return prepared._make(None if f is None else f[sl] for f in prepared)
+
+
+def rows_within(n_cols: int, working_memory: int | None = None) -> int:
+    """Rows of a (rows, n_cols) float64 block that fits ``working_memory`` bytes."""
+    working_memory = working_memory_or_default(working_memory)
+    return max(1, min(int(working_memory // (8 * max(n_cols, 1))), 1 << 20))
+
+
+def tile_side(working_memory: int | None = None) -> int:
+    """The side of square tiles of at most ``working_memory`` bytes each (float64), capped
+    by the configured ``tile_rows``: what a function with a ``working_memory`` argument
+    passes to the engine as ``side``."""
+    if working_memory is None:
+        return get_config()["tile_rows"]
+    return max(64, min(get_config()["tile_rows"],
+                       int(np.sqrt(working_memory_or_default(working_memory) / 8))))
 
 
 def cast_prepared(prepared: tuple, dtype) -> tuple:
@@ -125,19 +146,18 @@ def run_tasks(work: Callable, tasks: Iterable, n_threads: int) -> list:
         return list(pmap(work, tasks))
 
 
-def tile_sums(kernel, parts: list, *, cross_only: bool = False):
+def tile_sums(kernel, parts: list, *, cross_only: bool = False, side: int | None = None):
     """Sums of the Gram blocks between prepared samples in one threaded pass.
 
     The samples are stacked and walked in square tiles on or above the diagonal, so each
     pair of points is computed once. Returns ``(S, tr)``: ``S[p, q]`` (p ≤ q) is
     Σ_ij k(parts[p]_i, parts[q]_j) and ``tr[p]`` the trace of ``S[p, p]``. With
-    ``cross_only`` (two parts) only ``S[0, 1]`` is computed.
+    ``cross_only`` (two parts) only ``S[0, 1]`` is computed. ``side`` is the tile side
+    (default: the configured ``tile_rows``).
     """
-    from .base import prepared_rows
-
     config = get_config()
     dtype = np.dtype(config["dtype"])
-    side = config["tile_rows"]
+    side = side or config["tile_rows"]
     parts = [cast_prepared(p, dtype) for p in parts]
     blocks = [(p, slice(i, min(i + side, part[0].shape[0])))
               for p, part in enumerate(parts) for i in range(0, part[0].shape[0], side)]
@@ -148,7 +168,7 @@ def tile_sums(kernel, parts: list, *, cross_only: bool = False):
     def work(task):
         (p, rows), (q, cols) = blocks[task[0]], blocks[task[1]]
         shape = (rows.stop - rows.start, cols.stop - cols.start)
-        tile = kernel._tile(prepared_rows(parts[p], rows), prepared_rows(parts[q], cols),
+        tile = kernel.tile_into(prepared_rows(parts[p], rows), prepared_rows(parts[q], cols),
                             scratch("engine.sums", shape, dtype))
         # 1ᵀT1 by BLAS (3× faster than tile.sum() in float32); tiles are added in float64
         s = float(ones[: shape[0]] @ tile @ ones[: shape[1]])
@@ -176,23 +196,21 @@ def row_block_results(kernel, a, b_full: tuple, work: Callable, *,
     the configured one) caps the rows of a block further, as for ``gram_blocks``.
     The tile handed to ``work`` is a reused per-thread buffer: reduce it, do not keep it.
     """
-    from .base import prepared_rows
-
     config = get_config()
     dtype = np.dtype(config["dtype"])
     n_threads = config["n_threads"]
     b_full = cast_prepared(b_full, dtype)
     raw = isinstance(a, np.ndarray)
     n_a = a.shape[0] if raw else a[0].shape[0]
-    slices = kernel._row_slices(n_a, b_full[0].shape[0], working_memory,
+    slices = kernel.row_slices(n_a, b_full[0].shape[0], working_memory,
                                 max_rows=config["tile_rows"])
 
     def task(args):
         rows, extra = args
-        block = cast_prepared(kernel._prepare(a[rows]) if raw else prepared_rows(a, rows),
+        block = cast_prepared(kernel.prepare_validated(a[rows]) if raw else prepared_rows(a, rows),
                               dtype)
         out = scratch("engine.rows", (block[0].shape[0], b_full[0].shape[0]), dtype)
-        return work(rows, kernel._tile(block, b_full, out), extra)
+        return work(rows, kernel.tile_into(block, b_full, out), extra)
 
     with worker_pool(n_threads) as pmap:  # inputs(rows) runs here, in row order
         yield from pmap(task, ((rows, None if inputs is None else inputs(rows))
@@ -203,24 +221,24 @@ def gram_pass(kernel, A, B, work: Callable, *, inputs: Callable | None = None,
               working_memory: int | None = None):
     """``row_block_results`` of the Gram K(A, B) on raw (validated) arrays: B is prepared
     once, each block of A in its worker."""
-    return row_block_results(kernel, A, kernel._prepare(B), work, inputs=inputs,
+    return row_block_results(kernel, A, kernel.prepare_validated(B), work, inputs=inputs,
                              working_memory=working_memory)
 
 
-def symmetric_quadratic_forms(kernel, Z, U: np.ndarray):
+def symmetric_quadratic_forms(kernel, Z, U: np.ndarray, *, side: int | None = None):
     """(uᵀKu for each column u of U, K1, diag K) for the Gram K of a validated sample Z (an
     array, or a sample the kernel prepared already), in
     one threaded pass over the tiles on or above the diagonal: half the flops of K·U.
 
     The per-column quadratic forms of a tile are formed in the tile's dtype and added
-    across tiles in float64.
+    across tiles in float64. ``side`` is the tile side (default: the configured
+    ``tile_rows``).
     """
-    from .base import prepared_rows
-
     config = get_config()
     dtype = np.dtype(config["dtype"])
-    side = config["tile_rows"]
-    prepared = cast_prepared(kernel._prepare(Z) if isinstance(Z, np.ndarray) else Z, dtype)
+    side = side or config["tile_rows"]
+    prepared = cast_prepared(
+        kernel.prepare_validated(Z) if isinstance(Z, np.ndarray) else Z, dtype)
     U = U.astype(dtype, copy=False)  # 0/1 or ±1 columns are exact in float32
     n = prepared[0].shape[0]
     starts = range(0, n, side)
@@ -228,7 +246,7 @@ def symmetric_quadratic_forms(kernel, Z, U: np.ndarray):
 
     def work(task):
         rows, cols = (slice(s, min(s + side, n)) for s in task)
-        T = kernel._tile(prepared_rows(prepared, rows), prepared_rows(prepared, cols),
+        T = kernel.tile_into(prepared_rows(prepared, rows), prepared_rows(prepared, cols),
                          scratch("engine.square", (rows.stop - rows.start,
                                                    cols.stop - cols.start), dtype))
         q = np.einsum("ib,ib->b", U[rows], T @ U[cols]).astype(np.float64)

@@ -39,11 +39,11 @@ class GaussianKernel(ShiftInvariantKernel, RadialKernel):
     def __post_init__(self):
         object.__setattr__(self, "bandwidth", check_positive(self.bandwidth, "bandwidth"))
 
-    def _prepare(self, X):
+    def prepare_validated(self, X):
         Xs = X / self.bandwidth
         return _Prepared(Xs, 0.5 * np.einsum("ij,ij->i", Xs, Xs))
 
-    def _tile(self, a, b, out):
+    def tile_into(self, a, b, out):
         # -||x - y||²/(2σ²) = <xs, ys> - |xs|²/2 - |ys|²/2. Round-off can leave it a few
         # ulp of |xs|² above 0, so k(x, x) may read 1 + 1e-16; clipping that away cost 6%
         # of the tile (one more pass over it) for no effect on any estimate, so it is left.
@@ -83,7 +83,7 @@ class _CoordinateKernel(ShiftInvariantKernel):
     def __post_init__(self):
         object.__setattr__(self, "bandwidth", check_positive(self.bandwidth, "bandwidth"))
 
-    def _prepare(self, X):
+    def prepare_validated(self, X):
         return _Prepared(np.ascontiguousarray(X / self.bandwidth), None)
 
 
@@ -96,7 +96,7 @@ class LaplaceKernel(_CoordinateKernel):
     A shift-invariant kernel of FastMMD Sec. 2.2 (Bochner's theorem).
     """
 
-    def _tile(self, a, b, out):
+    def tile_into(self, a, b, out):
         if out.dtype == np.float64:
             cdist(a.X, b.X, metric="cityblock", out=out)
         else:  # scipy's cdist writes float64 only
@@ -123,7 +123,7 @@ class CauchyKernel(_CoordinateKernel):
     a competitor in Kalinke et al. Fig. 1.
     """
 
-    def _tile(self, a, b, out):
+    def tile_into(self, a, b, out):
         out[...] = 1.0
         for j in range(a.X.shape[1]):
             diff = a.X[:, j, None] - b.X[None, :, j]

@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .base import Kernel, RadialKernel, check_kernel
+from .engine import scratch
 
 
 def checked_score(target, X: np.ndarray) -> np.ndarray:
@@ -59,7 +60,7 @@ class SteinKernel(Kernel):
     #: a tile holds sₓ·s_y, r², the cross term, φ, φ' and φ''
     tile_temporaries = 6
 
-    def _prepare(self, X) -> SteinPrepared:
+    def prepare_validated(self, X) -> SteinPrepared:
         S = checked_score(self.target, X)
         return SteinPrepared(X, S, np.einsum("ij,ij->i", X, S), np.einsum("ij,ij->i", X, X))
 
@@ -78,13 +79,11 @@ class SteinKernel(Kernel):
         ss -= d2
         return ss
 
-    def _tile(self, a: SteinPrepared, b: SteinPrepared, out: np.ndarray) -> np.ndarray:
+    def tile_into(self, a: SteinPrepared, b: SteinPrepared, out: np.ndarray) -> np.ndarray:
         """h_p(a_i, b_j) for two prepared blocks, written to ``out``.
 
         r², the cross term and (φ, φ', φ'') live in per-thread scratch arrays, so a tile
         allocates nothing (fresh temporaries cost as much as the arithmetic)."""
-        from .engine import scratch
-
         shape, dtype = out.shape, out.dtype
         sq, cross = (scratch(f"stein.{name}", shape, dtype) for name in ("sq", "cross"))
         np.matmul(a.X, b.X.T, out=sq)
@@ -119,7 +118,7 @@ class SteinKernel(Kernel):
                              tuple(np.empty_like(sq) for _ in range(3)))
 
     def paired(self, X, Y) -> np.ndarray:
-        return self.paired_prepared(self._prepare(X), self._prepare(Y))
+        return self.paired_prepared(self.prepare_validated(X), self.prepare_validated(Y))
 
     def diag(self, X) -> np.ndarray:
         """h_p(x, x) = φ(0) ||s(x)||² - 2d φ'(0)."""

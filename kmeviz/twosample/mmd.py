@@ -16,8 +16,9 @@ import numpy as np
 from .._validation import check_choice, check_pair, check_positive_int, check_rng
 from ..chunked import check_any_pair, reject_dask, row_chunk_sums
 from ..embeddings.features import FastfoodFeatures, RandomFourierFeatures
+from ..embeddings.kme import NystromKME
 from ..kernels import check_kernel, joint_gram_sums
-from ..results import Moments, warn_deprecated
+from ..results import Moments
 
 ESTIMATORS = ("biased", "unbiased")
 
@@ -186,19 +187,21 @@ def mmd2_block(X, Y, kernel, *, block_size: int | None = None) -> float:
     return float(block_terms(X, Y, kernel, block_size).mean())
 
 
-FASTMMD_METHODS = ("fourier", "fastfood")
+#: The random features of FastMMD: dense Gaussian frequencies or Fastfood blocks.
+FASTMMD_FEATURES = ("fourier", "fastfood")
 
 
 FASTMMD_ALGORITHMS = ("features", "amplitude")
 
 
-def random_features(kernel, X, *, n_features, method="fourier", frequencies=None, rng=None,
+def random_features(kernel, X, *, n_features, features="fourier", frequencies=None, rng=None,
                     sampling="iid"):
-    """Fitted random features of ``method`` for clean sample ``X`` (the FastMMD ω's)."""
-    check_choice(method, "method", FASTMMD_METHODS)
-    if method == "fastfood":
+    """Fitted random ``features`` for clean sample ``X`` (the FastMMD ω's)."""
+    check_choice(features, "features", FASTMMD_FEATURES)
+    if features == "fastfood":
         if frequencies is not None or sampling != "iid":
-            raise ValueError("frequencies and sampling can only be set for method='fourier'")
+            raise ValueError("frequencies and sampling can only be set for "
+                             "features='fourier'")
         return FastfoodFeatures(kernel, n_features, rng=rng).fit(X)
     return RandomFourierFeatures(kernel, n_features, frequencies=frequencies,
                                  sampling=sampling, rng=rng).fit(X)
@@ -223,7 +226,7 @@ def mmd2_fastmmd(
     kernel,
     *,
     n_features: int = 1024,
-    method: str = "fourier",
+    features: str = "fourier",
     estimator: str = "biased",
     frequencies=None,
     algorithm: str = "features",
@@ -236,10 +239,10 @@ def mmd2_fastmmd(
     ----------
     X : array (m, d)
     Y : array (n, d)
-    kernel : ShiftInvariantKernel (GaussianKernel for ``method="fastfood"``)
+    kernel : ShiftInvariantKernel (GaussianKernel for ``features="fastfood"``)
     n_features : int
         L, the number of frequencies ω ~ p(ω).
-    method : {"fourier", "fastfood"}
+    features : {"fourier", "fastfood"}
         Dense Gaussian frequencies (FastMMD-Fourier) or Fastfood blocks.
     estimator : {"biased", "unbiased"}
         Step 8 or step 9 of Alg. 1 (App. A.1 correction).
@@ -267,7 +270,7 @@ def mmd2_fastmmd(
     check_choice(algorithm, "algorithm", FASTMMD_ALGORITHMS)
     X, Y, _ = check_any_pair(X, Y, min_samples=2 if estimator == "unbiased" else 1)
     kernel = check_kernel(kernel, shift_invariant=True)
-    feats = random_features(kernel, X, n_features=n_features, method=method,
+    feats = random_features(kernel, X, n_features=n_features, features=features,
                             frequencies=frequencies, rng=rng, sampling=sampling)
     cx, sx = feats._mean_cos_sin(X)
     cy, sy = feats._mean_cos_sin(Y)
@@ -301,8 +304,6 @@ def mmd2_nystrom(X, Y, kernel, *, n_landmarks=None, n_landmarks_y=None, rng=None
     Each sample gets its own Nyström embedding with m₁ = ``n_landmarks`` and
     m₂ = ``n_landmarks_y`` (default: the same as m₁; both default to ceil(√n log √n)).
     """
-    from ..embeddings.kme import NystromKME
-
     X, Y, _ = check_any_pair(X, Y)
     kernel = check_kernel(kernel)
     rng = check_rng(rng)
@@ -310,13 +311,3 @@ def mmd2_nystrom(X, Y, kernel, *, n_landmarks=None, n_landmarks_y=None, rng=None
     mu_x = NystromKME(kernel, n_landmarks, rng=rng).fit(X)
     mu_y = NystromKME(kernel, m2, rng=rng).fit(Y)
     return mu_x.distance(mu_y) ** 2
-
-
-def mmd_nystrom(X, Y, kernel, *, n_landmarks=None, n_landmarks_y=None, rng=None) -> float:
-    """Deprecated: the Nyström MMD itself, ``sqrt(mmd2_nystrom(...))``.
-
-    Chatalic et al. 2022, Sec. 5 (Thm 5.1).
-    """
-    warn_deprecated("mmd_nystrom", "mmd2_nystrom (it returns MMD², like every mmd2_*)")
-    return float(np.sqrt(mmd2_nystrom(X, Y, kernel, n_landmarks=n_landmarks,
-                                      n_landmarks_y=n_landmarks_y, rng=rng)))

@@ -49,12 +49,13 @@ def simulate_spectral_null(eigenvalues, m: int, n: int, *, estimator: str = "bia
     lam = np.asarray(eigenvalues, dtype=float)
     if lam.ndim != 1 or not np.all(np.isfinite(lam)):
         raise ValueError("eigenvalues must be a finite 1-D array")
-    return _simulate_spectral(lam, check_positive_int(m, "m"), check_positive_int(n, "n"),
+    return simulate_spectral(lam, check_positive_int(m, "m"), check_positive_int(n, "n"),
                               estimator, check_positive_int(n_resamples, "n_resamples"),
                               check_rng(rng))
 
 
-def _simulate_spectral(lam, m, n, estimator, B, rng) -> np.ndarray:
+def simulate_spectral(lam, m, n, estimator, B, rng) -> np.ndarray:
+    """``simulate_spectral_null`` on clean arguments (B draws of the spectral null)."""
     z2 = rng.standard_normal((B, lam.size)) ** 2
     if estimator == "unbiased":
         z2 -= 1.0

@@ -1,6 +1,7 @@
-"""Null distributions, p-values and two-sample tests (``mmd_test``).
+"""Two-sample tests (``mmd_test``): each (estimator, null) pair is one entry of the test
+registry (``kmeviz.registry.MMD_TESTS``), registered below on the function computing it.
 
-Nulls (which estimator each is valid for is in ``VALID_NULLS``):
+Nulls:
 
 - ``"permutation"``: relabel the pooled sample B times. All replicates are one
   streamed pass over the joint Gram, K @ U for a batch U of assignment vectors
@@ -32,22 +33,15 @@ from .._validation import (
     check_positive_int,
     check_rng,
 )
-from ..chunked import check_any_pair, is_dask_array, row_chunk_sums, take_rows
+from ..chunked import check_any_pair, concatenate_rows, is_dask_array, row_chunk_sums, take_rows
 from ..config import get_config
-from ..kernels import (
-    check_kernel,
-    symmetric_quadratic_forms,
-    tiles_within,
-)
+from ..embeddings.kme import draw_landmarks, psd_inverse_factor
+from ..kernels import check_kernel, symmetric_quadratic_forms, tile_side
 from ..kernels.engine import column_sums, gram_pass, run_tasks
-from ..results import (
-    TestResult,
-    normal_result,
-    one_pass_runtime,
-    p_value_from_samples,
-    renamed_argument,
-)
-from ..twosample.mmd import (
+from ..registry import MMD_TESTS, Outcome
+from ..results import TestResult, normal_outcome, result_from_outcome
+from .mmd import (
+    FASTMMD_FEATURES,
     block_moments,
     block_terms,
     linear_moments,
@@ -55,28 +49,12 @@ from ..twosample.mmd import (
     mmd2,
     random_features,
 )
-from .nulls import (  # noqa: F401  (their home before kmeviz 0.2; apps import them here)
-    _simulate_spectral,
-    centred_joint_gram,
+from .nulls import (
     gamma_null_params,
     pearson_null,
-    simulate_spectral_null,
+    simulate_spectral,
     spectral_eigenvalues,
 )
-
-#: Estimator -> the nulls that are valid for it.
-VALID_NULLS = {
-    "biased": ("permutation", "gamma", "spectral"),
-    "unbiased": ("permutation", "spectral", "pearson"),
-    "linear": ("normal",),
-    "block": ("normal",),
-    "fastmmd-fourier": ("permutation",),
-    "fastmmd-fastfood": ("permutation",),
-    "nystrom": ("permutation", "spectral"),
-}
-
-
-NULLS = ("permutation", "gamma", "spectral", "pearson", "normal")
 
 
 def permutation_assignments(m: int, n: int, n_permutations: int, rng, *,
@@ -142,15 +120,15 @@ def _mmd2_from_sums(sums, m, n, estimator):
 
 
 def permutation_mmd2(X, Y, kernel, U, *, estimator="biased",
-                     working_memory=None) -> np.ndarray:
+                     working_memory: int | None = None) -> np.ndarray:
     """Exact MMD² for every assignment column of U in one pass over the joint Gram.
 
     S_XX(u) = uᵀKu for all columns at once, from the tiles on or above the diagonal (the
     tile engine); memory is O(tiles + N·B), the Gram is never stored whole.
     """
     Z = np.vstack([X, Y])
-    with tiles_within(working_memory):
-        s_xx, row_sums, diag = symmetric_quadratic_forms(kernel, Z, U)
+    s_xx, row_sums, diag = symmetric_quadratic_forms(kernel, Z, U,
+                                                     side=tile_side(working_memory))
     sums = _block_sums(s_xx, U, row_sums, diag, row_sums.sum())
     return _mmd2_from_sums(sums, X.shape[0], Y.shape[0], estimator)
 
@@ -162,8 +140,6 @@ def nystrom_features(Z: np.ndarray, kernel, n_landmarks, rng) -> np.ndarray:
     Then ||mean F_X - mean F_Y||² = ||P_m(μ̂_X - μ̂_Y)||², the squared Nyström MMD with
     the projection P_m onto the span of the pooled landmarks (Chatalic et al., Sec. 5).
     """
-    from ..embeddings.kme import draw_landmarks, psd_inverse_factor
-
     L = Z[draw_landmarks(Z.shape[0], n_landmarks, None, True, rng)]
     return kernel.gram(Z, L) @ psd_inverse_factor(kernel.gram(L, L)).T
 
@@ -191,12 +167,10 @@ def nystrom_spectral(X, Y, kernel, n_landmarks, rng, B: int) -> tuple[float, np.
     the eigenvalues of the centred Nyström Gram / N are those of the pooled feature
     covariance Fᵀ H F / N (r × r), accumulated as Σ F and Fᵀ F over row blocks.
     """
-    from ..embeddings.kme import draw_landmarks, psd_inverse_factor
-
     m, n = X.shape[0], Y.shape[0]
     idx = draw_landmarks(m + n, n_landmarks, None, True, rng)
     if is_dask_array(X):
-        L = take_rows(_concatenate_rows(X, Y), idx)
+        L = take_rows(concatenate_rows(X, Y), idx)
     else:
         L = np.vstack([X, Y])[idx]
     R = psd_inverse_factor(kernel.gram(L, L))
@@ -206,13 +180,7 @@ def nystrom_spectral(X, Y, kernel, n_landmarks, rng, B: int) -> tuple[float, np.
     cov = (gram_x + gram_y) / (m + n) - np.outer(mean, mean)
     lam = linalg.eigvalsh((cov + cov.T) / 2.0)
     lam = lam[lam > 1e-12 * max(lam.max(), 1e-300)]
-    return float(diff @ diff), _simulate_spectral(lam, m, n, "biased", B, rng), lam
-
-
-def _concatenate_rows(X, Y):
-    import dask.array as da
-
-    return da.concatenate([X, Y], axis=0)
+    return float(diff @ diff), simulate_spectral(lam, m, n, "biased", B, rng), lam
 
 
 def feature_moments(kernel, Z, L: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -235,51 +203,114 @@ def _chunk_feature_moments(kernel, L, R, start, Z):
     return total, gram
 
 
-def _statistic_and_null(X, Y, kernel, estimator, null, B, rng, options):
-    """Return (statistic, null_samples, analytic_dist, null_params) — the test's heart.
-    For the normal null the first item is the array of i.i.d. summands."""
-    m, n = X.shape[0], Y.shape[0]
-    if estimator in ("biased", "unbiased"):
-        if null == "permutation":
-            U = permutation_assignments(m, n, B, rng, with_identity=True)
-            values = permutation_mmd2(X, Y, kernel, U, estimator=estimator)
-            return values[0], values[1:], None, {}
-        statistic = mmd2(X, Y, kernel, estimator=estimator)
-        if null == "gamma":
-            params = gamma_null_params(X, Y, kernel)
-            return statistic, None, stats.gamma(params["shape"], scale=params["scale"]), params
-        if null == "pearson":
-            dist, moments = pearson_null(X, Y, kernel)
-            return statistic, None, dist, moments
-        lam = spectral_eigenvalues(X, Y, kernel)
-        return statistic, _simulate_spectral(lam, m, n, estimator, B, rng), None, {
-            "eigenvalues": lam}
-    if estimator == "nystrom" and null == "spectral":
-        statistic, samples, lam = nystrom_spectral(X, Y, kernel, options["n_landmarks"], rng, B)
-        return statistic, samples, None, {"eigenvalues": lam}
-    if is_dask_array(X):
-        if estimator == "linear":
-            return linear_moments(X, Y, kernel), None, None, {}
-        return block_moments(X, Y, kernel, options["block_size"]), None, None, {}
-    if estimator.startswith("fastmmd") or estimator == "nystrom":
-        Z = np.vstack([X, Y])
-        if estimator == "nystrom":
-            F = nystrom_features(Z, kernel, options["n_landmarks"], rng)
-        else:
-            feats = random_features(kernel, Z, n_features=options["n_features"],
-                                    method=estimator.split("-")[1], rng=rng)
-            F = feats.transform(Z)
-        U = permutation_assignments(m, n, B, rng, with_identity=True)
-        values = permutation_fastmmd2(F, m, U)
-        return values[0], values[1:], None, {}
-    return (linear_terms(X, Y, kernel) if estimator == "linear"
-            else block_terms(X, Y, kernel, options["block_size"])), None, None, {}
+
+
+# -- the registered tests: one function per (estimator, null), see kmeviz.registry -------
+EXACT = "exact MMD² over all pairs (Gretton et al. 2012, Eq. 2 / Lemma 6)"
+
+
+@MMD_TESTS.register("unbiased", "permutation", cost="quadratic",
+                    summary="relabel the pooled sample B times, one pass over the Gram")
+@MMD_TESTS.register("biased", "permutation", cost="quadratic",
+                    summary="relabel the pooled sample B times, one pass over the Gram")
+def exact_permutation(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
+    """Exact MMD² and its permutation null, all replicates in one pass (``permutation_mmd2``)."""
+    U = permutation_assignments(X.shape[0], Y.shape[0], n_resamples, rng, with_identity=True)
+    values = permutation_mmd2(X, Y, kernel, U, estimator=estimator)
+    return Outcome(values[0], null_samples=values[1:])
+
+
+@MMD_TESTS.register("biased", "gamma", cost="quadratic",
+                    summary="Gamma moment match of MMD²_b under H0 (Gretton et al. 2012)")
+def exact_gamma(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
+    """Biased MMD² with the two-parameter Gamma null (``nulls.gamma_null_params``)."""
+    params = gamma_null_params(X, Y, kernel)
+    return Outcome(mmd2(X, Y, kernel, estimator=estimator),
+                   null_dist=stats.gamma(params["shape"], scale=params["scale"]),
+                   null_params=params, one_pass=False)
+
+
+@MMD_TESTS.register("unbiased", "spectral", cost="cubic",
+                    summary="eigenvalues of the centred Gram (Gretton et al. 2009), simulated")
+@MMD_TESTS.register("biased", "spectral", cost="cubic",
+                    summary="eigenvalues of the centred Gram (Gretton et al. 2009), simulated")
+def exact_spectral(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
+    """Exact MMD² with the spectral null Σ λ_l (z_l² [- 1]) (``nulls.spectral_eigenvalues``)."""
+    lam = spectral_eigenvalues(X, Y, kernel)
+    samples = simulate_spectral(lam, X.shape[0], Y.shape[0], estimator, n_resamples, rng)
+    return Outcome(mmd2(X, Y, kernel, estimator=estimator), null_samples=samples,
+                   null_params={"eigenvalues": lam}, one_pass=False)
+
+
+@MMD_TESTS.register("unbiased", "pearson", cost="cubic", needs=("equal sample sizes",),
+                    summary="Pearson III fitted to three H0 moments (FastMMD Fig. 8b)")
+def exact_pearson(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
+    """Unbiased MMD² with the Pearson curve null (``nulls.pearson_null``)."""
+    dist, moments = pearson_null(X, Y, kernel)
+    return Outcome(mmd2(X, Y, kernel, estimator=estimator), null_dist=dist,
+                   null_params=moments, one_pass=False)
+
+
+@MMD_TESTS.register("linear", "normal", cost="linear", dask=True,
+                    summary="linear-time MMD² (Gretton et al. 2012, Sec. 6), normal null")
+def linear_normal(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
+    """Linear-time MMD² with its asymptotic normal null (summands or their moments)."""
+    terms = linear_moments(X, Y, kernel) if is_dask_array(X) else linear_terms(X, Y, kernel)
+    return normal_outcome(terms, "linear")
+
+
+@MMD_TESTS.register("block", "normal", cost="linear", dask=True, options=("block_size",),
+                    summary="B-test: mean of block MMD²_u (Zaremba et al. 2013), normal null")
+def block_normal(X, Y, kernel, *, estimator, n_resamples, rng, block_size) -> Outcome:
+    """B-test with its asymptotic normal null."""
+    terms = (block_moments if is_dask_array(X) else block_terms)(X, Y, kernel, block_size)
+    return normal_outcome(terms, "block")
+
+
+@MMD_TESTS.register("fastmmd", "permutation", cost="linear",
+                    options=("features", "n_features"), needs=("shift-invariant kernel",),
+                    summary="FastMMD-Fourier or -Fastfood + bootstrap (FastMMD Sec. 4.5)")
+def fastmmd_permutation(X, Y, kernel, *, estimator, n_resamples, rng, features,
+                        n_features) -> Outcome:
+    """FastMMD (biased, Alg. 2) with the permutation null of its N × 2L feature matrix."""
+    Z = np.vstack([X, Y])
+    F = random_features(kernel, Z, n_features=n_features, features=features,
+                        rng=rng).transform(Z)
+    return _feature_permutation(F, X.shape[0], Y.shape[0], n_resamples, rng)
+
+
+@MMD_TESTS.register("nystrom", "permutation", cost="linear", options=("n_landmarks",),
+                    summary="squared Nyström MMD on pooled landmarks, permutation null")
+def nystrom_permutation(X, Y, kernel, *, estimator, n_resamples, rng, n_landmarks) -> Outcome:
+    """Squared pooled-landmark Nyström MMD with the permutation null of its features."""
+    F = nystrom_features(np.vstack([X, Y]), kernel, n_landmarks, rng)
+    return _feature_permutation(F, X.shape[0], Y.shape[0], n_resamples, rng)
+
+
+@MMD_TESTS.register("nystrom", "spectral", cost="linear", dask=True, options=("n_landmarks",),
+                    summary="squared Nyström MMD, spectral null of the m × m feature covariance")
+def nystrom_spectral_null(X, Y, kernel, *, estimator, n_resamples, rng,
+                          n_landmarks) -> Outcome:
+    """Squared pooled-landmark Nyström MMD with its spectral null (``nystrom_spectral``)."""
+    statistic, samples, lam = nystrom_spectral(X, Y, kernel, n_landmarks, rng, n_resamples)
+    return Outcome(statistic, null_samples=samples, null_params={"eigenvalues": lam},
+                   one_pass=False)
+
+
+def _feature_permutation(F, m, n, B, rng) -> Outcome:
+    U = permutation_assignments(m, n, B, rng, with_identity=True)
+    values = permutation_fastmmd2(F, m, U)
+    return Outcome(values[0], null_samples=values[1:])
+
+
+#: Estimator -> the nulls that are valid for it (read from the registry).
+VALID_NULLS = MMD_TESTS.valid_nulls()
 
 
 def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutation",
-             n_resamples: int | None = None, alpha: float = 0.05, n_features: int = 256,
-             block_size: int | None = None, n_landmarks: int | None = None,
-             rng=None, n_permutations: int | None = None) -> TestResult:
+             n_resamples: int = 1000, alpha: float = 0.05, features: str = "fourier",
+             n_features: int = 256, block_size: int | None = None,
+             n_landmarks: int | None = None, rng=None) -> TestResult:
     """Kernel two-sample test of H0: P = Q with an MMD² statistic and a null distribution.
 
     Gretton et al. 2012 (JMLR), Sec. 4–6; FastMMD Sec. 4.5 for the nulls of Fig. 8b.
@@ -288,25 +319,24 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
     ----------
     X : array (m, d)
     Y : array (n, d)
-    kernel : Kernel (shift-invariant for the FastMMD estimators)
+    kernel : Kernel
+        Shift-invariant for ``estimator="fastmmd"``.
     estimator : str
-        One of "biased", "unbiased", "linear", "block", "fastmmd-fourier",
-        "fastmmd-fastfood", "nystrom".
-    null : {"permutation", "gamma", "spectral", "pearson", "normal"}
-        Valid pairs (``VALID_NULLS``): biased — permutation, gamma, spectral; unbiased —
-        permutation, spectral, pearson (Pearson III fitted to three H0 moments, equal
-        sample sizes; ``nulls.pearson_null``); linear and block — normal; FastMMD — permutation
-        (the paper's FastMMD + bootstrap); nystrom — permutation or spectral (squared
-        Nyström MMD with landmarks drawn from the pooled sample; the spectral null uses
-        the eigenvalues of the pooled feature covariance, ``nystrom_spectral``). Other
-        pairs raise ValueError. X and Y may be dask arrays (``kmeviz.chunked``) for the
-        linear, block and Nyström-spectral tests.
+        The statistic: "biased", "unbiased", "linear", "block", "fastmmd" or "nystrom"
+        (squared Nyström MMD with landmarks drawn from the pooled sample).
+    null : str
+        How the null is obtained. The valid (estimator, null) pairs are the entries of
+        ``kmeviz.registry.MMD_TESTS`` (``VALID_NULLS``; table below); other pairs raise
+        ValueError. X and Y may be dask arrays (``kmeviz.chunked``) for the entries
+        marked dask.
     n_resamples : int
         B, the number of permutation (or spectral simulation) replicates (default 1000;
-        scipy.stats' name). ``n_permutations`` is its deprecated name.
+        scipy.stats' name).
     alpha : float in (0, 1)
+    features : {"fourier", "fastfood"}
+        The random features of the FastMMD estimator (FastMMD-Fourier or -Fastfood).
     n_features : int
-        L for the FastMMD estimators.
+        L for the FastMMD estimator.
     block_size : int, optional
         B-test block size (default floor(sqrt(n))).
     n_landmarks : int, optional
@@ -316,8 +346,14 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
     Returns
     -------
     TestResult
-        ``method`` is the estimator; ``runtime`` has ``statistic``, ``null`` and ``total``
-        (NaN for the first two when one permutation pass computes both).
+        ``estimator`` and ``null`` as run; ``runtime`` has ``statistic``, ``null`` and
+        ``total`` (NaN for the first two when one permutation pass computes both).
+
+    Notes
+    -----
+    The registered tests (``print(kmeviz.registry.MMD_TESTS.markdown())``):
+
+    {table}
 
     Examples
     --------
@@ -329,43 +365,26 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
     >>> bool(res.reject), res.p_value == 1 / 201  # no permutation reaches the statistic
     (True, True)
     """
-    check_choice(estimator, "estimator", tuple(VALID_NULLS))
-    check_choice(null, "null", NULLS)
-    if null not in VALID_NULLS[estimator]:
-        raise ValueError(
-            f"null={null!r} is not valid for estimator={estimator!r}; "
-            f"valid nulls are {', '.join(VALID_NULLS[estimator])}"
-        )
-    B = check_positive_int(renamed_argument("n_permutations", n_permutations, "n_resamples",
-                                            n_resamples, 1000), "n_resamples")
+    spec = MMD_TESTS.get(estimator, null)
+    B = check_positive_int(n_resamples, "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
     X, Y, chunked = check_any_pair(X, Y, min_samples=2)
-    if chunked and (estimator in ("biased", "unbiased") or null == "permutation"):
+    if chunked and not spec.dask:
+        capable = ", ".join(f"estimator={s.estimator!r} with null={s.null!r}"
+                            for s in MMD_TESTS.dask_capable())
         raise TypeError(
             f"estimator={estimator!r} with null={null!r} needs the samples in memory (it is "
-            "quadratic in n, or relabels all N points for each replicate); with dask "
-            "arrays use estimator='nystrom' with null='spectral', or estimator='linear' or "
-            "'block' with null='normal' (or pass X.compute() and Y.compute())")
-    kernel = check_kernel(kernel, shift_invariant=estimator.startswith("fastmmd"))
-    options = {"n_features": check_positive_int(n_features, "n_features"),
+            f"{spec.cost} in n, or relabels all N points for each replicate); with dask "
+            f"arrays use {capable} (or pass X.compute() and Y.compute())")
+    kernel = check_kernel(kernel, shift_invariant="shift-invariant kernel" in spec.needs)
+    options = {"features": check_choice(features, "features", FASTMMD_FEATURES),
+               "n_features": check_positive_int(n_features, "n_features"),
                "block_size": block_size, "n_landmarks": n_landmarks}
-    rng = check_rng(rng)
-
     t0 = time.perf_counter()
-    statistic, samples, dist, params = _statistic_and_null(X, Y, kernel, estimator, null, B,
-                                                           rng, options)
-    elapsed = time.perf_counter() - t0
-    if null == "normal":
-        return normal_result(statistic, alpha, method=estimator,
-                             runtime={"statistic": elapsed, "null": 0.0, "total": elapsed})
-    statistic = float(statistic)
-    p_value = (p_value_from_samples(statistic, samples) if samples is not None
-               else float(dist.sf(statistic)))
-    if null == "permutation":
-        runtime = one_pass_runtime(elapsed)
-    else:  # the statistic, then the analytic or spectral null
-        runtime = {"statistic": np.nan, "null": np.nan, "total": elapsed}
-    result = TestResult(statistic=statistic, p_value=float(p_value), threshold=np.nan,
-                        reject=False, alpha=alpha, null_samples=samples, method=estimator,
-                        null=null, null_params=params, runtime=runtime)
-    return result.at_level(alpha)
+    outcome = spec.compute(X, Y, kernel, estimator=estimator, n_resamples=B,
+                           rng=check_rng(rng), **{k: options[k] for k in spec.options})
+    return result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0)
+
+
+mmd_test.__doc__ = mmd_test.__doc__.replace(
+    "{table}", MMD_TESTS.markdown().replace("\n", "\n    "))

@@ -29,6 +29,7 @@ from .theme import (
     LABEL_X,
     LABEL_Y,
     NOTEBOOK_WIDTH,
+    SIZINGS,
     get_sizing,
     set_sizing,
     sizing,
@@ -50,7 +51,7 @@ CAPTIONS = {**twosample.CAPTIONS, **embeddings.CAPTIONS, **conditional.CAPTIONS,
 
 __all__ = [
     "CAPTIONS", "COLOR_ACCENT", "COLOR_X", "COLOR_Y", "ESTIMATOR_COLORS", "LABEL_X", "LABEL_Y",
-    "NOTEBOOK_WIDTH",
+    "NOTEBOOK_WIDTH", "SIZINGS",
     "circle_plot", "cme_data_plot", "cme_embedding_map", "coefficient_map", "cv_curve",
     "effective_dimension_plot", "embedding_map", "ensemble_plot", "error_vs_m_plot", "get_sizing",
     "null_histogram", "null_layers", "objective_plot", "rejection_plot", "rules_bars",

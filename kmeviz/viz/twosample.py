@@ -177,7 +177,7 @@ def null_layers(result, *, overlays: dict | None = None, bins: int = 40,
                 statistic: str = "MMD²") -> list:
     """The layers of ``null_histogram`` that do not depend on α: the null histogram (or
     analytic density), the ``overlays`` curves and the observed statistic."""
-    xlabel = f"{result.method} {statistic} statistic"
+    xlabel = f"{result.estimator} {statistic} statistic"
     layers = []
     if result.null_samples is not None:
         edges = np.histogram_bin_edges(np.append(result.null_samples, result.statistic), bins)

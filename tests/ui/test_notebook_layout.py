@@ -3,7 +3,8 @@
 import panel as pn
 import pytest
 from bokeh.resources import INLINE
-from kmeviz_apps import APPS
+
+from kmeviz.apps import EXPLORERS, explorer_class
 
 # Boxes of every Bokeh plot canvas and every caption, through nested shadow roots.
 BOXES_JS = """() => {
@@ -27,19 +28,16 @@ def overlap(a, b) -> bool:
     return width > 8 and height > 8
 
 
-@pytest.mark.parametrize("slug", sorted(APPS))
+@pytest.mark.parametrize("slug", sorted(EXPLORERS))
 def test_an_explorer_fits_a_900px_notebook_column(page, slug, tmp_path, monkeypatch):
     """Controls, summary and plots are cards that wrap: in a 900 px column no plot or
     caption overlaps another and nothing sticks out on the right (a fixed row of them
     overflowed, plots over captions)."""
-    import importlib
-
     from kmeviz_apps._common import CSS
 
     monkeypatch.setattr(pn.config, "raw_css", [*pn.config.raw_css, CSS])  # as after page()
 
-    module, name = APPS[slug][1].split(":")
-    explorer = getattr(importlib.import_module(module), name).__self__()
+    explorer = explorer_class(slug)()
     html = tmp_path / f"{slug}.html"
     pn.Column(explorer, width=900).save(html, resources=INLINE)
     page.set_viewport_size({"width": 1100, "height": 900})

@@ -1,0 +1,185 @@
+"""The one table of tests: which estimator goes with which null, what each needs and costs.
+
+``mmd_test`` and ``ksd_test`` look their (estimator, null) pair up here; ``VALID_NULLS``,
+the docstring tables, the dask guard, the explorers' choices and the comparison of every
+test all read the same entries. Adding a test is one ``register`` decorator on the
+function that computes it (see CONTRIBUTING.md, "Adding a null").
+
+A test function takes the clean samples and the options the entry names, and returns an
+:class:`Outcome`; ``mmd_test``/``ksd_test`` time it and turn it into a ``TestResult``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: Cost classes, cheapest first: time in the sample size N (the O(B N) of replicates of a
+#: linear test is counted as linear).
+COSTS = ("linear", "quadratic", "cubic")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a registered test function computes: the statistic and its null, as simulated
+    replicates (``null_samples``) or a frozen scipy distribution (``null_dist``).
+
+    (Implements no paper equation: the common return value of the registered tests.)
+    """
+
+    statistic: float
+    null_samples: np.ndarray | None = None
+    null_dist: object | None = None
+    null_params: dict = field(default_factory=dict)
+    fitted: dict = field(default_factory=dict)
+    #: one pass computed the statistic and the null together (permutation, bootstrap)
+    one_pass: bool = True
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    """One registered test: an (estimator, null) pair and the function computing it.
+
+    Attributes
+    ----------
+    estimator, null : str
+        The statistic (``TestResult.estimator``) and how its null is obtained.
+    compute : callable
+        ``compute(*samples, kernel, **options) -> Outcome``.
+    cost : {"linear", "quadratic", "cubic"}
+        Time class in the pooled sample size N.
+    dask : bool
+        Whether the samples may be dask arrays (``kmeviz.chunked``).
+    options : tuple of str
+        The keyword options of the public test that ``compute`` reads.
+    needs : tuple of str
+        Conditions on the input, e.g. ``"shift-invariant kernel"``, ``"equal sample
+        sizes"``.
+    summary : str
+        One line for the docs table and the explorers.
+
+    (Implements no paper equation: the registry entry of a test.)
+    """
+
+    __test__ = False  # not a pytest test class
+
+    estimator: str
+    null: str
+    compute: Callable
+    cost: str
+    dask: bool = False
+    options: tuple = ()
+    needs: tuple = ()
+    summary: str = ""
+
+    @property
+    def name(self) -> str:
+        """``"estimator/null"``, the test's name in tables."""
+        return f"{self.estimator}/{self.null}"
+
+
+class TestRegistry:
+    """Ordered (estimator, null) -> :class:`TestSpec` of one public test function.
+
+    Parameters
+    ----------
+    function : str
+        The public function that runs these tests (named in error messages).
+
+    (Implements no paper equation.)
+    """
+
+    __test__ = False
+
+    def __init__(self, function: str):
+        self.function = function
+        self._specs: dict[tuple[str, str], TestSpec] = {}
+
+    def register(self, estimator: str, null: str, *, cost: str, dask: bool = False,
+                 options: tuple = (), needs: tuple = (), summary: str = ""):
+        """Decorator: register the decorated function as the test (estimator, null).
+
+        Parameters
+        ----------
+        estimator, null : str
+        cost : {"linear", "quadratic", "cubic"}
+        dask, options, needs, summary : see :class:`TestSpec`
+
+        Returns
+        -------
+        callable
+            The decorator; it returns the function unchanged.
+        """
+        if cost not in COSTS:
+            raise ValueError(f"cost must be one of {COSTS}, got {cost!r}")
+        if (estimator, null) in self._specs:
+            raise ValueError(f"{self.function}: ({estimator!r}, {null!r}) is registered "
+                             "already")
+
+        def decorate(compute):
+            self._specs[(estimator, null)] = TestSpec(estimator, null, compute, cost, dask,
+                                                      tuple(options), tuple(needs), summary)
+            return compute
+
+        return decorate
+
+    def __iter__(self):
+        return iter(self._specs.values())
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    @property
+    def estimators(self) -> tuple[str, ...]:
+        """Every registered estimator, in registration order."""
+        return tuple(dict.fromkeys(est for est, _ in self._specs))
+
+    @property
+    def nulls(self) -> tuple[str, ...]:
+        """Every registered null, in registration order."""
+        return tuple(dict.fromkeys(null for _, null in self._specs))
+
+    def valid_nulls(self) -> dict[str, tuple[str, ...]]:
+        """Estimator -> the nulls registered for it."""
+        return {est: tuple(n for e, n in self._specs if e == est) for est in self.estimators}
+
+    def default_null(self, estimator: str) -> str:
+        """The first null registered for ``estimator``."""
+        return self.valid_nulls()[estimator][0]
+
+    def get(self, estimator: str, null: str | None = None) -> TestSpec:
+        """The entry of (estimator, null), ``null`` defaulting to the estimator's first;
+        ValueError naming the valid choices otherwise."""
+        valid = self.valid_nulls()
+        if estimator not in valid:
+            raise ValueError(f"estimator must be one of {', '.join(map(repr, valid))}; "
+                             f"got {estimator!r}")
+        if null is None:
+            null = valid[estimator][0]
+        if (estimator, null) not in self._specs:
+            if null not in self.nulls:
+                raise ValueError(f"null must be one of {', '.join(map(repr, self.nulls))}; "
+                                 f"got {null!r}")
+            raise ValueError(f"null={null!r} is not valid for estimator={estimator!r}; "
+                             f"valid nulls are {', '.join(valid[estimator])}")
+        return self._specs[(estimator, null)]
+
+    def dask_capable(self) -> list[TestSpec]:
+        """The entries that take dask arrays."""
+        return [spec for spec in self if spec.dask]
+
+    def markdown(self) -> str:
+        """The registry as a Markdown table (the docs and ``CONTRIBUTING.md`` show it)."""
+        rows = ["| estimator | null | cost | dask | needs | what it is |",
+                "|---|---|---|---|---|---|"]
+        rows += [f"| {s.estimator} | {s.null} | {s.cost} | {'yes' if s.dask else ''} | "
+                 f"{', '.join(s.needs)} | {s.summary} |" for s in self]
+        return "\n".join(rows)
+
+
+#: The two-sample tests of ``mmd_test`` (entries added by ``kmeviz.twosample.test``).
+MMD_TESTS = TestRegistry("mmd_test")
+#: The goodness-of-fit tests of ``ksd_test`` (entries added by ``kmeviz.gof.test``).
+GOF_TESTS = TestRegistry("ksd_test")
