@@ -13,7 +13,6 @@ import json
 import logging
 
 import holoviews as hv
-import holoviews.plotting.bokeh  # noqa: F401 - the explorers draw with Bokeh (a backend, no setting)
 import panel as pn
 import param
 from kmeviz_apps.server import configure_server
@@ -30,6 +29,20 @@ KERNELS = {"Gaussian": K.GaussianKernel, "Laplace": K.LaplaceKernel,
 CSS = """
 .kmeviz-caption { color: #555; font-size: 0.9em; margin-top: -6px; }
 """
+
+
+def use_bokeh() -> None:
+    """Select HoloViews' Bokeh backend, which the explorers draw with (the step of
+    ``hv.extension("bokeh")`` that registers its options), when an explorer is created:
+    importing an explorer changes no HoloViews setting."""
+    import holoviews.plotting.bokeh  # noqa: F401 - loads the backend once
+
+    try:
+        ready = hv.Store.current_backend == "bokeh" and hv.opts.Overlay is not None
+    except AttributeError:  # loaded, but its option builders not registered yet
+        ready = False
+    if not ready:
+        hv.Store.set_current_backend("bokeh")
 
 
 def error_message(exc: Exception) -> pn.pane.Alert:
@@ -178,6 +191,7 @@ class Explorer(pn.viewable.Viewer):
     PLOTS: tuple = ()
 
     def __init__(self, **params):
+        use_bokeh()
         super().__init__(**params)
         self._streams: dict = {}
         #: message of a failed in-place update (``live_view``); hidden otherwise

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import kmeviz as K
-from kmeviz.twosample.test import permutation_assignments
+from kmeviz.twosample.resampling import permutation_assignments
 
 from ._util import best_time, print_table
 

@@ -1,9 +1,11 @@
 """Sphinx configuration of the kmeviz documentation (``python docs/build.py``)."""
 
+import kmeviz  # the one version source
+
 project = "kmeviz"
 author = "the kmeviz developers"
 copyright = "2026, the kmeviz developers"  # noqa: A001 - Sphinx's name
-release = "0.1.0"
+release = kmeviz.__version__
 
 extensions = [
     "myst_nb",

@@ -12,6 +12,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 
@@ -35,20 +36,23 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_server(*, timeout: float = 60.0, args: tuple = ()):
-    """Start ``python -m kmeviz_apps serve [args]`` on a free loopback port; yield its URL.
+def running_server(*, timeout: float = 60.0, args: tuple = (), command: tuple | None = None,
+                   path: str = ""):
+    """Start ``python -m kmeviz_apps serve [args]`` (or ``command``, e.g. ``panel serve``
+    on an app file) on a free loopback port; yield its URL (``path`` appended).
 
-    Waits until the command prints its URL and the index answers, and stops the
+    Waits until the command prints its URL and the page answers, and stops the
     server on exit. Raises RuntimeError (with the server's output) if it fails.
     """
     port = free_port()
+    command = command or (sys.executable, "-m", "kmeviz_apps", "serve")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kmeviz_apps", "serve", "--port", str(port), *args],
+        [*command, "--port", str(port), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
-    url = f"http://127.0.0.1:{port}/"
+    url = f"http://127.0.0.1:{port}{path}/"
     try:
         printed, deadline = "", time.monotonic() + timeout
         while not re.search(rf"http://\S+:{port}/", printed):
@@ -63,6 +67,8 @@ def running_server(*, timeout: float = 60.0, args: tuple = ()):
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"{url} does not answer") from None
                 time.sleep(0.2)
+        # keep reading the server's log, or a full pipe would block the server's writes
+        threading.Thread(target=proc.stdout.read, daemon=True).start()
         yield url
     finally:
         proc.terminate()

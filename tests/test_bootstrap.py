@@ -5,7 +5,7 @@ import kmeviz as K
 from kmeviz.results import p_value_from_samples, threshold_from_samples
 from kmeviz.twosample import simulate_spectral_null
 from kmeviz.twosample.nulls import gamma_null_params, simulate_spectral, spectral_eigenvalues
-from kmeviz.twosample.test import (
+from kmeviz.twosample.resampling import (
     nystrom_features,
     permutation_assignments,
     permutation_fastmmd2,
@@ -46,7 +46,7 @@ def test_batched_fastmmd_permutations_equal_a_loop(pair):
                                              for n in ns])
 def test_every_valid_pair_is_seeded_and_consistent(pair, estimator, null):
     X, Y = pair
-    if null == "pearson":  # its moments are those of equal sample sizes
+    if "equal sample sizes" in K.MMD_TESTS.get(estimator, null).needs:  # pearson, wild
         X = X[: Y.shape[0]]
     a = K.mmd_test(X, Y, KERNEL, estimator=estimator, null=null, n_resamples=99, rng=7)
     b = K.mmd_test(X, Y, KERNEL, estimator=estimator, null=null, n_resamples=99, rng=7)
@@ -229,3 +229,28 @@ def test_pearson_null_moments_match_monte_carlo_under_h0():
     with pytest.raises(ValueError, match="equal size"):
         K.mmd_test(np.zeros((5, 1)), np.ones((6, 1)), kernel, estimator="unbiased",
                    null="pearson")
+
+
+def test_wild_bootstrap_null_equals_a_loop_over_signs(rng):
+    """The wild bootstrap of the biased MMD² (m = n): its statistic is ``mmd2`` and each
+    replicate is (1/n²) Σ_ij ε_i ε_j h_ij for Rademacher signs ε, here against a dense h
+    with the same signs (the generator is consumed the same way)."""
+    X, Y = rng.normal(size=(40, 2)), rng.normal(0.3, 1.0, size=(40, 2))
+    res = K.mmd_test(X, Y, KERNEL, null="wild-bootstrap", n_resamples=25, rng=7)
+    assert res.statistic == pytest.approx(K.mmd2(X, Y, KERNEL), rel=1e-12)
+    signs = np.random.default_rng(7).choice((-1.0, 1.0), size=(40, 25))
+    Kxy = KERNEL(X, Y)
+    H = KERNEL(X, X) + KERNEL(Y, Y) - Kxy - Kxy.T
+    np.testing.assert_allclose(res.null_samples, np.einsum("ib,ij,jb->b", signs, H, signs)
+                               / 40**2, rtol=1e-10)
+    with pytest.raises(ValueError, match="equal size"):
+        K.mmd_test(X, Y[:30], KERNEL, null="wild-bootstrap")
+
+
+def test_type_one_error_of_the_wild_bootstrap_bounded():
+    """P = Q: 200 draws of n = 50 at α = 0.05 reject at most 19 times (the upper end of the
+    99.9% binomial interval is 0.086; a permutation-like test sits near 0.05)."""
+    rejections = sum(K.mmd_test(g.normal(size=(50, 2)), g.normal(size=(50, 2)), KERNEL,
+                                null="wild-bootstrap", n_resamples=199, rng=g).reject
+                     for g in (np.random.default_rng([5, k]) for k in range(200)))
+    assert 2 <= rejections <= 19

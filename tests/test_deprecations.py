@@ -156,7 +156,8 @@ def test_the_suite_turns_kmevizs_own_deprecation_warnings_into_errors():
     path.write_text(code)
     try:
         run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                              str(path)], capture_output=True, text=True, cwd=ROOT)
+                              "-o", "addopts=", str(path)],
+                             capture_output=True, text=True, cwd=ROOT)
     finally:
         path.unlink()
     assert run.returncode == 1 and "DeprecationWarning" in run.stdout, run.stdout[-2000:]

@@ -123,3 +123,16 @@ def test_every_subpackage_is_installed():
     found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "kmeviz").rglob(
         "__init__.py")}
     assert found <= listed and "kmeviz_apps" in listed
+
+
+def test_one_version_source():
+    """pyproject takes the version from kmeviz.__version__; the docs import it; the
+    citation file states the same."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "kmeviz.__version__"}
+    assert "release = kmeviz.__version__" in (ROOT / "docs" / "conf.py").read_text()
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    assert str(cff["version"]) == kmeviz.__version__
+    assert (ROOT / "kmeviz" / "py.typed").exists()
+    assert "py.typed" in project["tool"]["setuptools"]["package-data"]["kmeviz"]

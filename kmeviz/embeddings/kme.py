@@ -22,6 +22,7 @@ from ..chunked import check_any_samples, is_dask_array, take_rows
 from ..config import working_memory_or_default
 from ..kernels import check_kernel, gram_pass
 from ..kernels.engine import column_sums
+from .features import RandomFourierFeatures
 from .nystrom_pass import chunked_mean_map, mean_map_pass
 
 
@@ -368,8 +369,6 @@ class RandomFeatureKME:
         self.rng = rng
 
     def fit(self, X):
-        from .features import RandomFourierFeatures
-
         X = check_any_samples(X, "X")
         self.features_ = RandomFourierFeatures(self.kernel, self.n_features,
                                                rng=self.rng).fit(X)

@@ -22,10 +22,9 @@ p-values of simulated nulls are (1 + #{null ≥ statistic}) / (1 + B).
 from __future__ import annotations
 
 import time
-from functools import partial
 
 import numpy as np
-from scipy import linalg, stats
+from scipy import stats
 
 from .._validation import (
     check_choice,
@@ -33,11 +32,8 @@ from .._validation import (
     check_positive_int,
     check_rng,
 )
-from ..chunked import check_any_pair, concatenate_rows, is_dask_array, row_chunk_sums, take_rows
-from ..config import get_config
-from ..embeddings.kme import draw_landmarks, psd_inverse_factor
-from ..kernels import check_kernel, symmetric_quadratic_forms, tile_side
-from ..kernels.engine import column_sums, gram_pass, run_tasks
+from ..chunked import check_any_pair, is_dask_array
+from ..kernels import check_kernel, symmetric_quadratic_forms
 from ..registry import MMD_TESTS, Outcome
 from ..results import TestResult, normal_outcome, result_from_outcome
 from .mmd import (
@@ -49,166 +45,17 @@ from .mmd import (
     mmd2,
     random_features,
 )
-from .nulls import (
-    gamma_null_params,
-    pearson_null,
-    simulate_spectral,
-    spectral_eigenvalues,
+from .nulls import gamma_null_params, pearson_null, simulate_spectral, spectral_eigenvalues
+from .resampling import (
+    nystrom_features,
+    nystrom_spectral,
+    permutation_assignments,
+    permutation_fastmmd2,
+    permutation_mmd2,
 )
 
 
-def permutation_assignments(m: int, n: int, n_permutations: int, rng, *,
-                            with_identity: bool = False) -> np.ndarray:
-    """(m + n, B) 0/1 matrix; column b marks the points relabelled as X in replicate b
-    (with ``with_identity``, (m + n, B + 1) with the observed labelling first).
-
-    Each replicate draws m + n i.i.d. uniform keys and marks the m smallest: a uniformly
-    random m-subset, as a shuffle gives, at a third of the cost of shuffling row by row.
-    Replicates are drawn in fixed chunks of 128, each from its own generator seeded by
-    ``rng``, in the engine's threads, so the draws do not depend on the thread count.
-    A tie at the m-th key (probability about N² 2⁻⁵⁴ per replicate) is redrawn.
-    Returned in Fortran order in the configured dtype, so no copy is made later."""
-    N, chunk = m + n, 128
-    starts = range(0, n_permutations, chunk)
-    seeds = rng.integers(0, 2**63, size=len(starts))
-    U = np.empty((N, n_permutations + with_identity), dtype=get_config()["dtype"], order="F")
-    if with_identity:
-        U[:, 0] = np.arange(N) < m
-
-    def draw(task):
-        start, seed = task
-        child = np.random.default_rng(seed)
-        keys = child.random((min(chunk, n_permutations - start), N))
-        while True:
-            kth = np.partition(keys, m - 1, axis=1)[:, m - 1 : m]
-            chosen = keys <= kth
-            tied = np.flatnonzero(np.count_nonzero(chosen, axis=1) != m)
-            if tied.size == 0:
-                first = start + with_identity
-                U[:, first : first + keys.shape[0]] = chosen.T
-                return
-            keys[tied] = child.random((tied.size, N))
-
-    run_tasks(draw, zip(starts, seeds, strict=True), get_config()["n_threads"])
-    return U
-
-
-def _block_sums(s_xx, U, row_sums, trace_rows, total):
-    """S_XX, S_YY, S_XY and the two traces for each assignment column of U, given
-    S_XX(u) = uᵀKu."""
-    # 1ᵀ K u and the traces in float64 (0/1 columns are exact in any dtype; a mixed-dtype
-    # product would leave BLAS)
-    vectors = np.stack([row_sums, trace_rows])
-    step = 256
-
-    def product(start):  # column chunks in the engine's threads, each cast in cache
-        return vectors @ U[:, start : start + step].astype(np.float64, copy=False)
-
-    k1u, tr_x = np.hstack(run_tasks(product, range(0, U.shape[1], step),
-                                    get_config()["n_threads"]))
-    s_xy = k1u - s_xx
-    s_yy = total - 2.0 * k1u + s_xx
-    return s_xx, s_yy, s_xy, tr_x, trace_rows.sum() - tr_x
-
-
-def _mmd2_from_sums(sums, m, n, estimator):
-    s_xx, s_yy, s_xy, tr_x, tr_y = sums
-    if estimator == "biased":
-        return s_xx / m**2 + s_yy / n**2 - 2.0 * s_xy / (m * n)
-    return ((s_xx - tr_x) / (m * (m - 1)) + (s_yy - tr_y) / (n * (n - 1))
-            - 2.0 * s_xy / (m * n))
-
-
-def permutation_mmd2(X, Y, kernel, U, *, estimator="biased",
-                     working_memory: int | None = None) -> np.ndarray:
-    """Exact MMD² for every assignment column of U in one pass over the joint Gram.
-
-    S_XX(u) = uᵀKu for all columns at once, from the tiles on or above the diagonal (the
-    tile engine); memory is O(tiles + N·B), the Gram is never stored whole.
-    """
-    Z = np.vstack([X, Y])
-    s_xx, row_sums, diag = symmetric_quadratic_forms(kernel, Z, U,
-                                                     side=tile_side(working_memory))
-    sums = _block_sums(s_xx, U, row_sums, diag, row_sums.sum())
-    return _mmd2_from_sums(sums, X.shape[0], Y.shape[0], estimator)
-
-
-def nystrom_features(Z: np.ndarray, kernel, n_landmarks, rng) -> np.ndarray:
-    """F = K_{Z,L} Rᵀ for m landmarks L drawn from Z, RᵀR a generalized inverse of K_L
-    (``psd_inverse_factor``): F Fᵀ is the Nyström Gram.
-
-    Then ||mean F_X - mean F_Y||² = ||P_m(μ̂_X - μ̂_Y)||², the squared Nyström MMD with
-    the projection P_m onto the span of the pooled landmarks (Chatalic et al., Sec. 5).
-    """
-    L = Z[draw_landmarks(Z.shape[0], n_landmarks, None, True, rng)]
-    return kernel.gram(Z, L) @ psd_inverse_factor(kernel.gram(L, L)).T
-
-
-def permutation_fastmmd2(features: np.ndarray, m: int, U) -> np.ndarray:
-    """Biased MMD² ||mean F_X - mean F_Y||² for every assignment column of U.
-
-    F is the N × 2L random-feature matrix (FastMMD Alg. 2) or the N × m Nyström
-    feature matrix.
-    """
-    S = features.T @ U  # (2L, B): feature sums of the relabelled X
-    total = features.sum(axis=0)[:, None]
-    n = features.shape[0] - m
-    return np.sum((S / m - (total - S) / n) ** 2, axis=0)
-
-
-def nystrom_spectral(X, Y, kernel, n_landmarks, rng, B: int) -> tuple[float, np.ndarray,
-                                                                          np.ndarray]:
-    """(squared Nyström MMD, draws of its spectral null, the null's eigenvalues) in one
-    pass over the samples, O(N m r + m³) time and O(m²) memory (X, Y numpy or dask).
-
-    With the features F = K_{Z,L} Rᵀ of the pooled landmarks (``nystrom_features``), the
-    statistic ||mean F_X - mean F_Y||² is the biased MMD² of the Nyström Gram F Fᵀ, so the
-    spectral null of Gretton et al. (2009) applies to it: (1/m + 1/n) Σ_l λ_l z_l², where
-    the eigenvalues of the centred Nyström Gram / N are those of the pooled feature
-    covariance Fᵀ H F / N (r × r), accumulated as Σ F and Fᵀ F over row blocks.
-    """
-    m, n = X.shape[0], Y.shape[0]
-    idx = draw_landmarks(m + n, n_landmarks, None, True, rng)
-    if is_dask_array(X):
-        L = take_rows(concatenate_rows(X, Y), idx)
-    else:
-        L = np.vstack([X, Y])[idx]
-    R = psd_inverse_factor(kernel.gram(L, L))
-    (sum_x, gram_x), (sum_y, gram_y) = (feature_moments(kernel, Z, L, R) for Z in (X, Y))
-    diff = sum_x / m - sum_y / n
-    mean = (sum_x + sum_y) / (m + n)
-    cov = (gram_x + gram_y) / (m + n) - np.outer(mean, mean)
-    lam = linalg.eigvalsh((cov + cov.T) / 2.0)
-    lam = lam[lam > 1e-12 * max(lam.max(), 1e-300)]
-    return float(diff @ diff), simulate_spectral(lam, m, n, "biased", B, rng), lam
-
-
-def feature_moments(kernel, Z, L: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(Σ_i F_i, Fᵀ F) of the Nyström features F = K(Z, L) Rᵀ, streamed over row blocks of
-    a clean sample or summed over the chunks of a dask array."""
-    if is_dask_array(Z):
-        return row_chunk_sums(partial(_chunk_feature_moments, kernel, L, R), Z)
-    return _chunk_feature_moments(kernel, L, R, 0, Z)
-
-
-def _chunk_feature_moments(kernel, L, R, start, Z):
-    def reduce(sl, block, _):
-        F = block @ R.T
-        return column_sums(F), F.T @ F
-
-    total, gram = np.zeros(R.shape[0]), np.zeros((R.shape[0], R.shape[0]))
-    for s, g in gram_pass(kernel, Z, L, reduce):
-        total += s
-        gram += g
-    return total, gram
-
-
-
-
 # -- the registered tests: one function per (estimator, null), see kmeviz.registry -------
-EXACT = "exact MMD² over all pairs (Gretton et al. 2012, Eq. 2 / Lemma 6)"
-
-
 @MMD_TESTS.register("unbiased", "permutation", cost="quadratic",
                     summary="relabel the pooled sample B times, one pass over the Gram")
 @MMD_TESTS.register("biased", "permutation", cost="quadratic",
@@ -217,6 +64,27 @@ def exact_permutation(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
     """Exact MMD² and its permutation null, all replicates in one pass (``permutation_mmd2``)."""
     U = permutation_assignments(X.shape[0], Y.shape[0], n_resamples, rng, with_identity=True)
     values = permutation_mmd2(X, Y, kernel, U, estimator=estimator)
+    return Outcome(values[0], null_samples=values[1:])
+
+
+@MMD_TESTS.register("biased", "wild-bootstrap", cost="quadratic",
+                    needs=("equal sample sizes",),
+                    summary="Rademacher signs on the paired h-statistic (Chwialkowski 2014)")
+def exact_wild_bootstrap(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
+    """Biased MMD² of paired samples (m = n), the V-statistic (1/n²) Σ_ij h(z_i, z_j) with
+    h(z_i, z_j) = k(x_i, x_j) + k(y_i, y_j) - k(x_i, y_j) - k(x_j, y_i), and its wild
+    bootstrap (Chwialkowski et al. 2014): replicates (1/n²) Σ_ij ε_i ε_j h(z_i, z_j), ε
+    i.i.d. Rademacher. With u = [ε; -ε], uᵀ K u over the joint Gram is that double sum, so
+    all B replicates and the statistic (ε = 1) are one pass of the tile engine."""
+    n = X.shape[0]
+    if Y.shape[0] != n:
+        raise ValueError("the wild bootstrap pairs x_i with y_i: it needs samples of equal "
+                         f"size, got {n} and {Y.shape[0]}")
+    signs = np.ones((n, n_resamples + 1))
+    signs[:, 1:] = rng.choice((-1.0, 1.0), size=(n, n_resamples))
+    forms, _, _ = symmetric_quadratic_forms(kernel, np.vstack([X, Y]),
+                                            np.vstack([signs, -signs]))
+    values = forms / n**2
     return Outcome(values[0], null_samples=values[1:])
 
 
