@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 
 from kmeviz.config import usable_cores
@@ -89,6 +90,10 @@ def main(argv=None) -> int:
         return reproduce_main(args)
 
     if args.command == "serve":  # Panel is imported only to serve
+        if importlib.util.find_spec("panel") is None:
+            print("kmeviz serve needs the dashboards' packages (Panel, HoloViews, Bokeh), "
+                  "not installed here: pip install 'kmeviz[apps]'", file=sys.stderr)
+            return 2
         from kmeviz_apps.server import build_server
 
         if args.prefix and not args.prefix.startswith("/"):

@@ -13,9 +13,17 @@ from tqdm import tqdm
 
 from kmeviz.experiments.figures import FIGURES, figure
 
-#: The one line ``kmeviz reproduce`` prints when the PNG backend is missing.
-MISSING_MATPLOTLIB = ("kmeviz reproduce draws its PNG figures with matplotlib, which is not "
-                      "installed: pip install 'kmeviz[reproduce]'")
+#: What ``kmeviz reproduce`` draws its PNG figures with (the ``reproduce`` extra).
+PLOTTING = ("matplotlib", "holoviews")
+
+
+def missing_plotting() -> str | None:
+    """The one line to print when the PNG backend is not installed, else None."""
+    missing = [name for name in PLOTTING if importlib.util.find_spec(name) is None]
+    if not missing:
+        return None
+    return (f"kmeviz reproduce draws its PNG figures with {' and '.join(missing)}, not "
+            "installed here: pip install 'kmeviz[reproduce]'")
 
 
 def describe() -> str:
@@ -62,8 +70,8 @@ def main(args) -> int:
     if args.figure == "list":
         print(describe())
         return 0
-    if importlib.util.find_spec("matplotlib") is None:
-        print(MISSING_MATPLOTLIB, file=sys.stderr)
+    if missing := missing_plotting():
+        print(missing, file=sys.stderr)
         return 2
     names = list(FIGURES) if args.figure == "all" else [args.figure]
     for name in names:

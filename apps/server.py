@@ -108,22 +108,9 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     origins = [f"{host}:{port}" for host in {address, "localhost", "127.0.0.1"}]
     origins += list(allow_websocket_origin)
     extra = {"prefix": prefix} if prefix else {}
-    server = pn.serve(
-        apps,
-        address=address,
-        port=port,
-        show=show,
-        start=False,
-        title=titles,
-        websocket_origin=origins,
-        threaded=False,
-        num_procs=num_procs,
-        basic_auth=basic_auth,
-        cookie_secret=cookie_secret,
-        admin=admin,
-        warm=warm,
-        **(oauth or {}),
-        **extra,
-    )
+    server = pn.serve(apps, address=address, port=port, show=show, start=False, title=titles,
+                      websocket_origin=origins, threaded=False, num_procs=num_procs,
+                      basic_auth=basic_auth, cookie_secret=cookie_secret, admin=admin,
+                      warm=warm, **(oauth or {}), **extra)
     host = "localhost" if address in ("127.0.0.1", "0.0.0.0", "") else address
     return server, f"http://{host}:{server.port}{server.prefix}/"

@@ -47,7 +47,7 @@ RENAMED_ARGUMENTS = {
     "kmeviz.twosample.test:mmd_test": {"n_permutations": "n_resamples"},
     "kmeviz.twosample.mmd:mmd2_fastmmd": {"method": "features"},
     "kmeviz.gof.test:ksd_test": {"n_bootstrap": "n_resamples", "method": "estimator"},
-    "kmeviz.embeddings.kme:KernelHerding.__init__": {"n_points": "n_landmarks"},
+    "kmeviz.embeddings.baselines:KernelHerding.__init__": {"n_points": "n_landmarks"},
     "kmeviz.experiments.nystrom:nystrom_error_vs_m": {"n_trials": "n_repeats"},
     "kmeviz.experiments.ksd:ksd_power": {"n_bootstrap": "n_resamples"},
     "kmeviz.experiments.ksd:ksd_runtime_vs_n": {"n_bootstrap": "n_resamples"},

@@ -59,6 +59,11 @@ def get_config() -> dict:
     """A copy of the settings in force in this thread.
 
     (Infrastructure of the tile engine: implements no paper equation.)
+
+    Returns
+    -------
+    dict
+        ``dtype``, ``n_threads``, ``tile_rows`` and ``working_memory`` in force here.
     """
     return dict(_current())
 
@@ -83,6 +88,21 @@ def set_config(*, dtype: str | None = None, n_threads: int | None = None,
     """Change the settings for this thread and for threads started afterwards.
 
     (Infrastructure of the tile engine: implements no paper equation.)
+
+    Parameters
+    ----------
+    dtype : {"float64", "float32"}, optional
+        Precision of the Gram tiles (sums stay in float64).
+    n_threads : int, optional
+        Engine threads over tiles.
+    tile_rows : int, optional
+        Side of a square Gram tile.
+    working_memory : int, optional
+        Bytes one block of a Gram pass may take.
+
+    Returns
+    -------
+    None
     """
     changes = _checked(dtype, n_threads, tile_rows, working_memory)
     _global.update(changes)
@@ -95,6 +115,16 @@ def config_context(*, dtype: str | None = None, n_threads: int | None = None,
     """Settings in force inside the ``with`` block (this thread only), restored after.
 
     (Infrastructure of the tile engine: implements no paper equation.)
+
+    Parameters
+    ----------
+    dtype, n_threads, tile_rows, working_memory : optional
+        As in ``set_config``; the ones not given keep their values.
+
+    Yields
+    ------
+    dict
+        The settings in force inside the block.
     """
     changes = _checked(dtype, n_threads, tile_rows, working_memory)
     previous = get_config()

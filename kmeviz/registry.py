@@ -11,7 +11,7 @@ A test function takes the clean samples and the options the entry names, and ret
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -87,14 +87,17 @@ class TestRegistry:
     ----------
     function : str
         The public function that runs these tests (named in error messages).
+    name : str
+        The registry's public name (``kmeviz.MMD_TESTS``).
 
     (Implements no paper equation.)
     """
 
     __test__ = False
 
-    def __init__(self, function: str):
+    def __init__(self, function: str, name: str):
         self.function = function
+        self.name = name
         self._specs: dict[tuple[str, str], TestSpec] = {}
 
     def register(self, estimator: str, null: str, *, cost: str, dask: bool = False,
@@ -142,7 +145,8 @@ class TestRegistry:
         return tuple(dict.fromkeys(null for _, null in self._specs))
 
     def valid_nulls(self) -> dict[str, tuple[str, ...]]:
-        """Estimator -> the nulls registered for it."""
+        """Estimator -> the nulls registered for it (a snapshot; ``NullsByEstimator`` is
+        the live view)."""
         return {est: tuple(n for e, n in self._specs if e == est) for est in self.estimators}
 
     def default_null(self, estimator: str) -> str:
@@ -170,6 +174,37 @@ class TestRegistry:
         """The entries that take dask arrays."""
         return [spec for spec in self if spec.dask]
 
+    def document(self, function) -> None:
+        """Replace the line ``{registered tests}`` of ``function``'s docstring by a Notes
+        section with the registry's table, so the docs always list what is registered.
+
+        Parameters
+        ----------
+        function : callable
+            The public test (``mmd_test``, ``ksd_test``).
+
+        Returns
+        -------
+        None
+        """
+        table = "\n".join(["Notes", "-----", f"The registered tests ({self.name}):", "",
+                           self.rst_table()])
+        function.__doc__ = function.__doc__.replace("{registered tests}",
+                                                    table.replace("\n", "\n    "))
+
+    def rst_table(self) -> str:
+        """The registry as a reStructuredText simple table (the docstrings show it)."""
+        rows = [("estimator", "null", "cost", "dask", "needs", "what it is")]
+        rows += [(s.estimator, s.null, s.cost, "yes" if s.dask else "-",
+                  ", ".join(s.needs) or "-", s.summary or "-") for s in self]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        rule = " ".join("=" * w for w in widths)
+
+        def line(row):
+            return " ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+
+        return "\n".join([rule, line(rows[0]), rule, *map(line, rows[1:]), rule])
+
     def markdown(self) -> str:
         """The registry as a Markdown table (the docs and ``CONTRIBUTING.md`` show it)."""
         rows = ["| estimator | null | cost | dask | needs | what it is |",
@@ -179,7 +214,34 @@ class TestRegistry:
         return "\n".join(rows)
 
 
+class NullsByEstimator(Mapping):
+    """A live, read-only view estimator -> nulls of a registry (``kmeviz.VALID_NULLS``):
+    a test registered later shows up in it.
+
+    Parameters
+    ----------
+    registry : TestRegistry
+
+    (Implements no paper equation.)
+    """
+
+    def __init__(self, registry: TestRegistry):
+        self._registry = registry
+
+    def __getitem__(self, estimator: str) -> tuple[str, ...]:
+        return self._registry.valid_nulls()[estimator]
+
+    def __iter__(self):
+        return iter(self._registry.estimators)
+
+    def __len__(self) -> int:
+        return len(self._registry.estimators)
+
+    def __repr__(self) -> str:
+        return repr(self._registry.valid_nulls())
+
+
 #: The two-sample tests of ``mmd_test`` (entries added by ``kmeviz.twosample.test``).
-MMD_TESTS = TestRegistry("mmd_test")
+MMD_TESTS = TestRegistry("mmd_test", "kmeviz.MMD_TESTS")
 #: The goodness-of-fit tests of ``ksd_test`` (entries added by ``kmeviz.gof.test``).
-GOF_TESTS = TestRegistry("ksd_test")
+GOF_TESTS = TestRegistry("ksd_test", "kmeviz.GOF_TESTS")

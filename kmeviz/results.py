@@ -24,7 +24,7 @@ RUNTIME_KEYS = ("statistic", "null", "total")
 class TestResult:
     """Outcome of a hypothesis test.
 
-    Attributes
+    Parameters
     ----------
     statistic : float
     p_value : float
@@ -120,8 +120,10 @@ class TestResult:
         return out
 
     def null_distribution(self):
-        """The frozen scipy distribution of an analytic null (Gamma, Pearson III or normal),
-        else None."""
+        """The frozen scipy distribution of an analytic null (Gamma, Pearson III, normal, or
+        a registered test's own, kept in ``null_params["distribution"]``), else None."""
+        if "distribution" in self.null_params:
+            return self.null_params["distribution"]
         if self.null == "gamma":
             return stats.gamma(self.null_params["shape"], scale=self.null_params["scale"])
         if self.null == "pearson":
@@ -209,6 +211,9 @@ def result_from_outcome(outcome: Outcome, spec: TestSpec, alpha: float,
     result = TestResult(statistic, float(p_value), math.nan, False, alpha,
                         outcome.null_samples, spec.estimator, spec.null, outcome.null_params,
                         runtime, outcome.fitted)
+    if outcome.null_dist is not None and result.null_distribution() is None:
+        result = replace(result, null_params={**outcome.null_params,
+                                              "distribution": outcome.null_dist})
     return result.at_level(alpha)
 
 

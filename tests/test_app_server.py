@@ -333,3 +333,22 @@ def test_panel_still_routes_browser_changes_through_the_pool_the_server_orders()
     finally:
         pn.config.nthreads = before
         state._thread_pool = pool
+
+
+def test_without_the_extras_each_command_says_in_one_line_what_to_install(monkeypatch,
+                                                                           capsys):
+    """The core install has neither Panel nor matplotlib: ``kmeviz serve`` and ``kmeviz
+    reproduce`` then print one line naming the extra, and exit 2 (no traceback)."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in (
+        "panel", "matplotlib") else real(name, *a))
+    assert main(["serve"]) == 2
+    assert main(["reproduce", "nksd-fig1b", "--quick"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == [
+        "kmeviz serve needs the dashboards' packages (Panel, HoloViews, Bokeh), not "
+        "installed here: pip install 'kmeviz[apps]'",
+        "kmeviz reproduce draws its PNG figures with matplotlib, not installed here: "
+        "pip install 'kmeviz[reproduce]'"]

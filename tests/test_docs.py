@@ -33,3 +33,43 @@ def test_runners_and_exercises_are_in_the_api_reference():
                  and not n.startswith("_")]
         listed = [n for n in names if re.search(rf"^   {n}$", API, flags=re.M)]
         assert len(listed) >= len(names) // 2, (module.__name__, set(names) - set(listed))
+
+
+def _numpydoc_sections(obj) -> set[str]:
+    import inspect
+
+    doc = inspect.getdoc(obj) or ""
+    return {m.group(1) for m in re.finditer(r"^(Parameters|Returns|Yields)\n-{5,}$", doc,
+                                            flags=re.M)}
+
+
+def _takes_arguments(obj) -> bool:
+    import inspect
+
+    try:
+        return any(p != "self" for p in inspect.signature(obj).parameters)
+    except (TypeError, ValueError):  # an exception class
+        return False
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_public_name_has_numpydoc_parameters_and_returns(name):
+    """numpydoc: a callable that takes arguments documents them (Parameters); a function
+    documents what it returns (Returns, or Yields for a context manager)."""
+    import inspect
+
+    obj = getattr(kmeviz, name)
+    if not callable(obj) or (inspect.isclass(obj) and issubclass(obj, Exception)):
+        return
+    sections = _numpydoc_sections(obj)
+    if _takes_arguments(obj):
+        assert "Parameters" in sections, f"{name} has no numpydoc Parameters section"
+    if not inspect.isclass(obj):
+        assert sections & {"Returns", "Yields"}, f"{name} has no numpydoc Returns section"
+
+
+def test_the_numpydoc_check_can_fail():
+    def undocumented(x):
+        """Does something."""
+
+    assert _numpydoc_sections(undocumented) == set() and _takes_arguments(undocumented)

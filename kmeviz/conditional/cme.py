@@ -38,6 +38,13 @@ class ConditionalMeanEmbedding:
 
     ``fit`` factorises K + nλI by Cholesky once (never an explicit inverse).
 
+    Parameters
+    ----------
+    kernel_x, kernel_y : Kernel
+        k on the inputs and L on the outputs.
+    reg : float
+        λ > 0, the ridge of K + nλI.
+
     Examples
     --------
     >>> import numpy as np

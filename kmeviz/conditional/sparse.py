@@ -54,6 +54,25 @@ def sparse_cme(W, K, L, *, gamma: float, penalty: str = "l1", tol: float = 1e-9,
     Scale of γ: Alg. 1 steps along K(Q - W)L, half the gradient of F, and soft-thresholds
     at γ_A C, so it minimises ½ tr(...) + γ_A Ω, i.e. Eq. (17) with γ = 2 γ_A. Here γ is
     Eq. (17)'s own: Alg. 1 run with γ_A gives ``sparse_cme(..., gamma=2 * γ_A)``.
+
+    Parameters
+    ----------
+    W : array (n, n)
+        The coefficients of the (dense) CME to sparsify.
+    K, L : arrays (n, n)
+        The input and output Gram matrices.
+    gamma : float
+        γ ≥ 0 of Eq. (17).
+    penalty : {"l1", "l1/l2", "l1/l2-columns"}
+    tol : float
+    max_iter : int
+    init : array (n, n), optional
+        Warm start.
+
+    Returns
+    -------
+    SparseCMEResult
+        ``M``, the objective history, iterations and the fraction of non-zeros.
     """
     W = np.asarray(W, dtype=float)
     K = np.asarray(K, dtype=float)
@@ -125,6 +144,20 @@ def incomplete_cholesky(K, *, rank: int | None = None,
     Returns G of shape (n, r) and the pivot indices (r,).
 
     The baseline of Grünewälder et al. 2012, Sec. 5.1 and Fig. 1.
+
+    Parameters
+    ----------
+    K : array (n, n)
+        Symmetric positive semi-definite.
+    rank : int, optional
+        Largest number of columns (default n).
+    tol : float
+        Stop when the residual trace is below ``tol`` × tr(K).
+
+    Returns
+    -------
+    G : array (n, r)
+    pivots : array of int (r,)
     """
     K = np.asarray(K, dtype=float)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:

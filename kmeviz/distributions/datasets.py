@@ -28,6 +28,18 @@ def blobs(
     elongated blobs of Q. ``shift`` moves every centre by (shift, 0) and
     ``variance`` multiplies every covariance.
 
+    Parameters
+    ----------
+    n : int
+    epsilon, shift, variance : float
+    grid_size : int
+    spacing : float
+    rng : Generator, int or None
+
+    Returns
+    -------
+    array (n, 2)
+
     Examples
     --------
     >>> blobs(4, epsilon=4.0, rng=0).shape
@@ -53,6 +65,21 @@ def blobs_two_sample(n: int, m: int | None = None, *, epsilon: float = 4.0,
     """X ~ P (round blobs), Y ~ Q (blobs with eigenvalue ratio ε, mean shift, variance ratio).
 
     The Gaussian blobs of FastMMD Sec. 4.1 (after Gretton et al. 2012b).
+
+    Parameters
+    ----------
+    n : int
+        Points of X.
+    m : int, optional
+        Points of Y (default n).
+    epsilon, shift, variance : float
+        Of Q's blobs (``blobs``).
+    rng : Generator, int or None
+
+    Returns
+    -------
+    X : array (n, 2)
+    Y : array (m, 2)
     """
     rng = check_rng(rng)
     X = blobs(n, epsilon=1.0, rng=rng)
@@ -64,6 +91,18 @@ def rings_two_sample(n: int, m: int | None = None, *, rng=None) -> tuple[np.ndar
     """Uniform points of [-5, 5]² labelled by the ring 1 ≤ ‖x‖² ≤ 16 (FastMMD Sec. 4.2).
 
     X holds ``n`` points inside the ring (label +1), Y ``m`` points outside (-1).
+
+    Parameters
+    ----------
+    n : int
+    m : int, optional
+        Default n.
+    rng : Generator, int or None
+
+    Returns
+    -------
+    X : array (n, 2)
+    Y : array (m, 2)
     """
     n = check_positive_int(n, "n")
     m = n if m is None else check_positive_int(m, "m")
@@ -84,7 +123,21 @@ def rings_two_sample(n: int, m: int | None = None, *, rng=None) -> tuple[np.ndar
 def uniform_boxes_two_sample(
     n: int, m: int | None = None, *, dim: int = 16, rng=None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """X ~ U[0, 0.95]^d and Y ~ U[0.95, 1]^d (FastMMD Sec. 4.3, efficiency test)."""
+    """X ~ U[0, 0.95]^d and Y ~ U[0.95, 1]^d (FastMMD Sec. 4.3, efficiency test).
+
+    Parameters
+    ----------
+    n : int
+    m : int, optional
+        Default n.
+    dim : int
+    rng : Generator, int or None
+
+    Returns
+    -------
+    X : array (n, dim)
+    Y : array (m, dim)
+    """
     n = check_positive_int(n, "n")
     m = n if m is None else check_positive_int(m, "m")
     dim = check_positive_int(dim, "dim")

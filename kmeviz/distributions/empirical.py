@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_positive_int, check_rng, check_samples
-from ..embeddings.kme import EmpiricalKME, RandomFeatureKME
+from ..embeddings.baselines import RandomFeatureKME
+from ..embeddings.kme import EmpiricalKME
 from ..kernels import check_kernel
 from .mixture import GaussianMixture
 

@@ -12,7 +12,8 @@ import numpy as np
 from scipy import special
 
 from .._validation import check_positive_int, check_rng, check_samples
-from ..embeddings.kme import RandomFeatureKME, weighted_gram_sum
+from ..embeddings.baselines import RandomFeatureKME
+from ..embeddings.kme import weighted_gram_sum
 from ..kernels import GaussianKernel
 
 

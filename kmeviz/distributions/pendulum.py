@@ -28,6 +28,15 @@ class Pendulum:
     l = 1 m, friction μ = 0.05 N·m·s/rad, g = 9.81 m/s², one step dt = 0.05 s, integrated
     by RK4 (the paper does not say how it discretises). They were not checked against
     Deisenroth et al.; every one is a field, so another reading is one argument away.
+
+    Parameters
+    ----------
+    mass, length, friction, gravity : float
+        m (kg), l (m), μ (N·m·s/rad), g (m/s²).
+    dt : float
+        One step (s).
+    max_torque : float
+        The bound of |u| (N·m) when states are drawn.
     """
 
     mass: float = 1.0

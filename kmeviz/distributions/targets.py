@@ -39,6 +39,12 @@ class NormalTarget:
     """N(mean, cov): score(x) = -cov⁻¹ (x - mean).
 
     The target of Kalinke et al. Fig. 1b and 1c (Sec. 5).
+
+    Parameters
+    ----------
+    mean : array (d,)
+    cov : array (d, d), optional
+        Default the identity.
     """
 
     def __init__(self, mean, cov=None):
@@ -71,6 +77,13 @@ class StudentTTarget:
     ``scale``·I: score(x) = -(ν + d) u / (scale (ν + ||u||²)), u = (x - loc) / scale.
 
     The Student-t of Kalinke et al. Sec. 5 (Fig. 1c as worded).
+
+    Parameters
+    ----------
+    df : float
+        ν > 0.
+    loc : array (d,)
+    scale : float
     """
 
     def __init__(self, df: float, loc, scale: float = 1.0):
@@ -103,6 +116,14 @@ class GaussBernoulliRBM:
     code the Nyström KSD authors ran, so a perturbation σ of B means what it means in
     their Fig. 1d. κ = 1 is the same family with B doubled. Summing out h gives the score
     b − x + κ B tanh(κ Bᵀx + c).
+
+    Parameters
+    ----------
+    B : array (d, d_h)
+    b : array (d,)
+    c : array (d_h,)
+    coupling : float
+        κ.
     """
 
     def __init__(self, B, b, c, *, coupling: float = 0.5):

@@ -1,7 +1,9 @@
-"""Kernel mean embeddings: empirical, Nyström and baselines (``kme``), random features
-(``features``) and Gram spectra with the effective dimension (``spectrum``)."""
+"""Kernel mean embeddings: empirical and Nyström (``kme``), the baselines (``baselines``),
+random features (``features``) and Gram spectra with the effective dimension
+(``spectrum``)."""
 
 
+from .baselines import KernelHerding, RandomFeatureKME, UniformSubsampleKME
 from .features import (
     FastfoodFeatures,
     RandomFourierFeatures,
@@ -9,10 +11,7 @@ from .features import (
 )
 from .kme import (
     EmpiricalKME,
-    KernelHerding,
     NystromKME,
-    RandomFeatureKME,
-    UniformSubsampleKME,
     WeightedEmbedding,
     default_landmarks,
     draw_landmarks,

@@ -159,6 +159,15 @@ def fwht(A: np.ndarray) -> np.ndarray:
     Equals ``A @ scipy.linalg.hadamard(n)`` in O(n log n) per row.
 
     The Hadamard step of Fastfood (Le et al. 2013), FastMMD Sec. 2.3.
+
+    Parameters
+    ----------
+    A : array (..., 2^p)
+
+    Returns
+    -------
+    array
+        Of the shape of A.
     """
     A = np.asarray(A, dtype=np.float64)
     n = A.shape[-1]
@@ -182,6 +191,13 @@ class FastfoodFeatures(_RandomFeatures):
     permutation, G Gaussian, and S rescaling rows to chi(D)-distributed lengths so
     that V's rows are distributed like N(0, σ⁻² I) frequencies. Blocks are stacked
     until L rows are reached. Parameters take O(L) memory instead of O(L d).
+
+    Parameters
+    ----------
+    kernel : GaussianKernel
+    n_features : int
+        L, the number of frequencies.
+    rng : Generator, int or None
     """
 
     def __init__(self, kernel, n_features: int = 1024, *, rng=None):

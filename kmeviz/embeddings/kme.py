@@ -21,8 +21,6 @@ from .._validation import (
 from ..chunked import check_any_samples, is_dask_array, take_rows
 from ..config import working_memory_or_default
 from ..kernels import check_kernel, gram_pass
-from ..kernels.engine import column_sums
-from .features import RandomFourierFeatures
 from .nystrom_pass import chunked_mean_map, mean_map_pass
 
 
@@ -105,7 +103,17 @@ class WeightedEmbedding:
 
 
 class EmpiricalKME(WeightedEmbedding):
-    """The empirical embedding μ̂ = (1/n) Σ_i φ(x_i) (Eq. (2) of Chatalic et al.)."""
+    """The empirical embedding μ̂ = (1/n) Σ_i φ(x_i) (Eq. (2) of Chatalic et al.).
+
+    Parameters
+    ----------
+    kernel : Kernel
+
+    Attributes
+    ----------
+    points_ : array (n, d), the sample
+    weights_ : array (n,), all 1/n
+    """
 
     def __init__(self, kernel):
         self.kernel = kernel
@@ -296,95 +304,3 @@ def landmarks_for_empirical_accuracy(X, kernel, *, n_grid: int = 40,
         if np.sqrt(max(norm_v - projected, 0.0)) <= target:
             return int(m), target
     return None, target
-
-
-class UniformSubsampleKME(WeightedEmbedding):
-    """μ̃_m = (1/m) Σ_j φ(x̃_j) on m landmarks drawn uniformly (Sec. 4.2 baseline)."""
-
-    def __init__(self, kernel, n_landmarks=None, *, replace: bool = True, rng=None):
-        self.kernel = kernel
-        self.n_landmarks, self.replace, self.rng = n_landmarks, replace, rng
-
-    def fit(self, X):
-        check_kernel(self.kernel)
-        X = check_samples(X, "X")
-        idx = draw_landmarks(X.shape[0], self.n_landmarks, None, self.replace, self.rng)
-        self.points_ = X[idx]
-        self.weights_ = np.full(idx.size, 1.0 / idx.size)
-        return self
-
-
-class KernelHerding(WeightedEmbedding):
-    """Kernel herding (Chen et al. 2010): greedily pick m points of X with uniform weights.
-
-    x_{t+1} = argmax_x μ̂(x) - (1/(t+1)) Σ_{s<=t} k(x_s, x) over candidates x in X (at most
-    ``max_candidates``, drawn uniformly); μ̂ is the empirical embedding of all of X.
-    ``n_landmarks`` is m.
-    """
-
-    def __init__(self, kernel, n_landmarks: int | None = None, *, max_candidates: int = 2000,
-                 rng=None):
-        self.kernel = kernel
-        self.n_landmarks = n_landmarks
-        self.max_candidates = max_candidates
-        self.rng = rng
-
-    def fit(self, X):
-        kernel = check_kernel(self.kernel)
-        if self.n_landmarks is None:
-            raise TypeError("KernelHerding needs n_landmarks, the number of points to pick")
-        m = check_positive_int(self.n_landmarks, "n_landmarks")
-        max_candidates = check_positive_int(self.max_candidates, "max_candidates")
-        X = check_samples(X, "X")
-        n = X.shape[0]
-        rng = check_rng(self.rng)
-        cand = (np.arange(n) if n <= max_candidates
-                else rng.choice(n, max_candidates, replace=False))
-        C = X[cand]
-        mu = sum(gram_pass(kernel, X, C,
-                           lambda sl, block, _: column_sums(block))) / n
-        running = np.zeros(C.shape[0])  # Σ_s k(x_s, candidate)
-        chosen = []
-        for t in range(m):
-            j = int(np.argmax(mu - running / (t + 1)))
-            chosen.append(j)
-            running += kernel.gram(C[j : j + 1], C)[0]
-        self.points_ = C[chosen]
-        self.weights_ = np.full(len(chosen), 1.0 / len(chosen))
-        return self
-
-
-class RandomFeatureKME:
-    """Random-Fourier-feature mean embedding z̄ = (1/n) Σ_i z(x_i) (Rahimi & Recht 2007).
-
-    It lives in the random-feature space, not in H, so it is scored by
-    ``GaussianMixture.error_of`` as ||z̄ - E z(X)|| with E z(X) in closed form: the
-    feature-space analogue of ||μ̂ - μ||_H (equal to it in expectation as L → ∞).
-    Its budget is ``n_features`` (L frequencies), as for every random-feature map.
-    """
-
-    def __init__(self, kernel, n_features: int, *, rng=None):
-        self.kernel = kernel
-        self.n_features = n_features
-        self.rng = rng
-
-    def fit(self, X):
-        X = check_any_samples(X, "X")
-        self.features_ = RandomFourierFeatures(self.kernel, self.n_features,
-                                               rng=self.rng).fit(X)
-        self.mean_features_ = self.mean_features_of(X)
-        return self
-
-    def mean_features_of(self, X) -> np.ndarray:
-        """(1/n) Σ_i z(x_i) with the fitted features, for any sample X."""
-        cos_mean, sin_mean = self.features_._mean_cos_sin(X)
-        scale = np.sqrt(self.kernel.value_at_zero / self.features_.n_features_)
-        return scale * np.concatenate([cos_mean, sin_mean])
-
-    def _check_fitted(self):
-        check_is_fitted(self, "mean_features_")
-
-    def evaluate(self, Z) -> np.ndarray:
-        """z̄ᵀ z(z) ≈ μ̂(z)."""
-        self._check_fitted()
-        return self.features_.transform(Z) @ self.mean_features_

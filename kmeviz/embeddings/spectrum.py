@@ -25,6 +25,21 @@ def gram_spectrum(X, kernel, *, max_exact: int = 3000, n_landmarks: int = 1000,
     over n).
 
     Chatalic et al. 2022, Sec. 4: the effective dimension N(λ) is computed from them.
+
+    Parameters
+    ----------
+    X : array (n, d)
+    kernel : Kernel
+    max_exact : int
+        Largest n computed exactly.
+    n_landmarks : int
+        m of the Nyström approximation beyond ``max_exact``.
+    rng : Generator, int or None
+
+    Returns
+    -------
+    array
+        The eigenvalues, largest first.
     """
     X = check_samples(X, "X")
     kernel = check_kernel(kernel)
@@ -49,6 +64,18 @@ def effective_dimension(eigenvalues, lam) -> np.ndarray | float:
     """N(λ) = Σ_i σ_i / (σ_i + λ), vectorised over λ (Eq. (6)).
 
     Decreasing in λ, and bounded by min(rank, Σσ_i / λ).
+
+    Parameters
+    ----------
+    eigenvalues : array (n,)
+        σ_i of K/n (``gram_spectrum``).
+    lam : float or array
+        λ > 0.
+
+    Returns
+    -------
+    float or array
+        N(λ), of the shape of ``lam``.
     """
     sigma = np.asarray(eigenvalues, dtype=float)
     if sigma.ndim != 1 or np.any(sigma < 0) or not np.all(np.isfinite(sigma)):
@@ -126,6 +153,19 @@ def fit_decay(eigenvalues, *, floor: float = 1e-12, max_terms: int = 200) -> Dec
     reports the model with the larger R².
 
     The two decay regimes of Chatalic et al. 2022, Cor. 4.1.
+
+    Parameters
+    ----------
+    eigenvalues : array
+        Decreasing eigenvalues.
+    floor : float
+        Relative floor below which eigenvalues are ignored.
+    max_terms : int
+
+    Returns
+    -------
+    DecayFit
+        Both fits (rate, R²) and the better model.
     """
     sigma = np.sort(np.asarray(eigenvalues, dtype=float))[::-1]
     check_positive_int(max_terms, "max_terms", minimum=3)

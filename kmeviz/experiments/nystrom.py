@@ -11,13 +11,8 @@ import pandas as pd
 
 from .._validation import check_positive_int, check_rng
 from ..distributions.mixture import GaussianMixture
-from ..embeddings.kme import (
-    EmpiricalKME,
-    KernelHerding,
-    NystromKME,
-    RandomFeatureKME,
-    UniformSubsampleKME,
-)
+from ..embeddings.baselines import KernelHerding, RandomFeatureKME, UniformSubsampleKME
+from ..embeddings.kme import EmpiricalKME, NystromKME
 from ..experiments.runners import Progress, run_trials, trial_seeds
 from ..kernels import GaussianKernel, median_heuristic
 

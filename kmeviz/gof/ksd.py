@@ -23,6 +23,20 @@ def ksd2(X, target, kernel, *, estimator: str = "biased",
     or the U-statistic that drops i = j (Liu et al. 2016, ``"unbiased"``), the names of
     ``mmd2``. O(n²) time, O(working_memory) extra memory.
 
+    Parameters
+    ----------
+    X : array (n, d)
+    target : object with ``score(X)``
+    kernel : RadialKernel
+        The base kernel of h_p.
+    estimator : {"biased", "unbiased"}
+    working_memory : int, optional
+
+    Returns
+    -------
+    float
+        KSD², V- or U-statistic.
+
     Examples
     --------
     >>> import numpy as np
@@ -126,7 +140,21 @@ def default_stein_landmarks(n: int) -> int:
 def ksd2_nystrom(X, target, kernel, *, n_landmarks=None, landmarks=None, rng=None) -> float:
     """Nyström KSD² = β_pᵀ K_mm⁻ β_p (Lemma 1, Eq. 8), landmarks drawn with replacement
     (default m = 4√n) or given as indices into X. O(nm + m³) time, O(m² + tile) memory.
-    X may be a dask array (``kmeviz.chunked``)."""
+    X may be a dask array (``kmeviz.chunked``).
+
+    Parameters
+    ----------
+    X : array (n, d) or dask array
+    target : object with ``score(X)``
+    kernel : RadialKernel
+    n_landmarks : int, optional
+    landmarks : array of int, optional
+    rng : Generator, int or None
+
+    Returns
+    -------
+    float
+    """
     return nystrom_stein(X, target, kernel, n_landmarks=n_landmarks, landmarks=landmarks,
                          rng=rng).squared_norm()
 
@@ -136,6 +164,18 @@ def stein_witness(X, target, kernel, grid, *, weights=None) -> np.ndarray:
     ``weights`` α, x ↦ Σ_i α_i h_p(x_i, x) (e.g. the Nyström weights of a test result).
 
     Kalinke et al. Eq. 6 (the full witness; the Nyström one projects it).
+
+    Parameters
+    ----------
+    X : array (n, d)
+    target : object with ``score(X)``
+    kernel : RadialKernel
+    grid : array (g, d)
+    weights : array (n,), optional
+
+    Returns
+    -------
+    array (g,)
     """
     stein = SteinKernel(kernel, target)
     values = stein.tile(stein.prepare(grid), stein.prepare(X))

@@ -282,11 +282,7 @@ def ksd_test(X, target, kernel, *, estimator: str = "full", n_resamples: int = 5
         ``stein_witness``) and the fitted ``embedding`` (a ``NystromKME`` of the Stein
         kernel; ``evaluate`` is the witness).
 
-    Notes
-    -----
-    The registered tests (``print(kmeviz.registry.GOF_TESTS.markdown())``):
-
-    {table}
+    {registered tests}
 
     Examples
     --------
@@ -317,5 +313,4 @@ def ksd_test(X, target, kernel, *, estimator: str = "full", n_resamples: int = 5
     return result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0)
 
 
-ksd_test.__doc__ = ksd_test.__doc__.replace(
-    "{table}", GOF_TESTS.markdown().replace("\n", "\n    "))
+GOF_TESTS.document(ksd_test)

@@ -26,6 +26,11 @@ class GaussianKernel(ShiftInvariantKernel, RadialKernel):
 
     Its spectral measure is N(0, σ⁻² I) (FastMMD Sec. 2.2).
 
+    Parameters
+    ----------
+    bandwidth : float
+        σ > 0.
+
     Examples
     --------
     >>> import numpy as np
@@ -94,6 +99,11 @@ class LaplaceKernel(_CoordinateKernel):
     Its spectral measure is a product of Cauchy(0, 1/σ) laws, one per coordinate.
 
     A shift-invariant kernel of FastMMD Sec. 2.2 (Bochner's theorem).
+
+    Parameters
+    ----------
+    bandwidth : float
+        σ > 0.
     """
 
     def tile_into(self, a, b, out):
@@ -121,6 +131,11 @@ class CauchyKernel(_CoordinateKernel):
     Its spectral measure is a product of Laplace(0, 1/σ) laws (the characteristic function
     of Laplace(0, b) is 1 / (1 + b²t²)): the "Cauchy RFF" of Huggins & Mackey (2018),
     a competitor in Kalinke et al. Fig. 1.
+
+    Parameters
+    ----------
+    bandwidth : float
+        σ > 0.
     """
 
     def tile_into(self, a, b, out):
@@ -150,6 +165,13 @@ class IMQKernel(ShiftInvariantKernel, RadialKernel):
     t ~ Gamma(-β, rate c²), so its spectral measure is sampled as ω | t ~ N(0, 2t I).
 
     Gorham & Mackey 2017; the IMQ kernel of Kalinke et al. Sec. 5.
+
+    Parameters
+    ----------
+    c : float
+        c > 0.
+    beta : float
+        β in (-1, 0).
     """
 
     c: float = 1.0
@@ -203,6 +225,19 @@ def median_heuristic(X, Y=None, *, max_samples: int = 1000, rng=None) -> float:
     Uses a seeded subsample of at most ``max_samples`` points so its cost is bounded.
     The median heuristic of Gretton et al. 2012 (Garreau et al. 2018), as in Kalinke et
     al. Sec. 5.
+
+    Parameters
+    ----------
+    X : array (m, d)
+    Y : array (n, d), optional
+        Pooled with X.
+    max_samples : int
+    rng : Generator, int or None
+
+    Returns
+    -------
+    float
+        The median distance, a bandwidth σ.
 
     Examples
     --------

@@ -47,6 +47,12 @@ class SteinKernel(Kernel):
     It follows the kernel protocol (``gram``, ``gram_blocks``, ``paired``, ``diag``,
     ``gram_sum``, ``prepare``/``tile``), so every kernel-generic estimator
     applies to it: Nyström KSD is ``NystromKME`` on a Stein kernel (Lemma 1).
+
+    Parameters
+    ----------
+    kernel : RadialKernel
+        The base kernel k.
+    target : object with ``score(X)``
     """
 
     def __init__(self, kernel, target):

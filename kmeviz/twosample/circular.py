@@ -38,6 +38,13 @@ class CircularDiscrepancy:
     amplitude, phase : float
         A and θ of the difference, so the objective of Eq. (8) is A sin(y - θ); A is
         the circular discrepancy η (Claim 5).
+
+    Parameters
+    ----------
+    omega : array (d,)
+    angles_x, angles_y : arrays (m,), (n,)
+    amplitude_x, phase_x, amplitude_y, phase_y, amplitude, phase : float
+        As the attributes above (``circular_discrepancy`` computes them).
     """
 
     omega: np.ndarray
@@ -83,6 +90,11 @@ def circular_discrepancy(X, Y, omega) -> CircularDiscrepancy:
     Y : array (n, d)
     omega : array (d,)
 
+    Returns
+    -------
+    CircularDiscrepancy
+        The wrapped angles and the amplitudes and phases of Alg. 1, steps 4–6.
+
     Examples
     --------
     >>> import numpy as np
@@ -112,6 +124,20 @@ def circular_ensemble(X, Y, frequencies, *, kernel=None) -> np.ndarray:
     values are multiplied by its K(0), so the running mean estimates MMD²_b directly.
 
     FastMMD Sec. 3: MMD² as the ensemble of circular discrepancies.
+
+    Parameters
+    ----------
+    X : array (m, d)
+    Y : array (n, d)
+    frequencies : array (L, d)
+        The ω_k, e.g. ``kernel.sample_frequencies(L, d)``.
+    kernel : ShiftInvariantKernel, optional
+        Multiply by its K(0).
+
+    Returns
+    -------
+    array (L,)
+        η²(ω_k) (times K(0) with ``kernel``).
     """
     X, Y = check_pair(X, Y)
     W = check_samples(frequencies, "frequencies")

@@ -45,6 +45,11 @@ def mmd2(
         Bytes for one Gram tile (default: ``get_config()["working_memory"]``); total extra
         memory is O(working_memory + (m + n) d).
 
+    Returns
+    -------
+    float
+        MMD²_b or MMD²_u.
+
     Examples
     --------
     >>> import numpy as np
@@ -88,6 +93,16 @@ def mmd2_linear(X, Y, kernel) -> float:
     may be dask arrays (``kmeviz.chunked``).
 
     Gretton et al. 2012 (JMLR), Sec. 6; the MMD-linear of FastMMD Sec. 4.
+
+    Parameters
+    ----------
+    X : array (m, d) or dask array
+    Y : array (n, d) or dask array
+    kernel : Kernel
+
+    Returns
+    -------
+    float
     """
     X, Y, chunked = check_any_pair(X, Y, min_samples=2)
     kernel = check_kernel(kernel)
@@ -179,6 +194,17 @@ def mmd2_block(X, Y, kernel, *, block_size: int | None = None) -> float:
 
     With block size B (default floor(sqrt(n))) it costs O(n B d) time and O(B²) memory.
     X and Y may be dask arrays (``kmeviz.chunked``).
+
+    Parameters
+    ----------
+    X : array (m, d) or dask array
+    Y : array (n, d) or dask array
+    kernel : Kernel
+    block_size : int, optional
+
+    Returns
+    -------
+    float
     """
     X, Y, chunked = check_any_pair(X, Y, min_samples=2)
     kernel = check_kernel(kernel)
@@ -256,6 +282,11 @@ def mmd2_fastmmd(
         method only; ``RandomFourierFeatures``).
     rng : Generator, int or None
 
+    Returns
+    -------
+    float
+        The FastMMD estimate of MMD² (biased or unbiased, as ``estimator``).
+
     Examples
     --------
     >>> import numpy as np
@@ -303,6 +334,19 @@ def mmd2_nystrom(X, Y, kernel, *, n_landmarks=None, n_landmarks_y=None, rng=None
 
     Each sample gets its own Nyström embedding with m₁ = ``n_landmarks`` and
     m₂ = ``n_landmarks_y`` (default: the same as m₁; both default to ceil(√n log √n)).
+
+    Parameters
+    ----------
+    X : array (m, d) or dask array
+    Y : array (n, d) or dask array
+    kernel : Kernel
+    n_landmarks, n_landmarks_y : int, optional
+    rng : Generator, int or None
+
+    Returns
+    -------
+    float
+        The squared Nyström MMD.
     """
     X, Y, _ = check_any_pair(X, Y)
     kernel = check_kernel(kernel)

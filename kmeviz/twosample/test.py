@@ -34,7 +34,7 @@ from .._validation import (
 )
 from ..chunked import check_any_pair, is_dask_array
 from ..kernels import check_kernel, symmetric_quadratic_forms
-from ..registry import MMD_TESTS, Outcome
+from ..registry import MMD_TESTS, NullsByEstimator, Outcome
 from ..results import TestResult, normal_outcome, result_from_outcome
 from .mmd import (
     FASTMMD_FEATURES,
@@ -171,8 +171,8 @@ def _feature_permutation(F, m, n, B, rng) -> Outcome:
     return Outcome(values[0], null_samples=values[1:])
 
 
-#: Estimator -> the nulls that are valid for it (read from the registry).
-VALID_NULLS = MMD_TESTS.valid_nulls()
+#: Estimator -> the nulls that are valid for it (a live view of the registry).
+VALID_NULLS = NullsByEstimator(MMD_TESTS)
 
 
 def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutation",
@@ -217,11 +217,7 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
         ``estimator`` and ``null`` as run; ``runtime`` has ``statistic``, ``null`` and
         ``total`` (NaN for the first two when one permutation pass computes both).
 
-    Notes
-    -----
-    The registered tests (``print(kmeviz.registry.MMD_TESTS.markdown())``):
-
-    {table}
+    {registered tests}
 
     Examples
     --------
@@ -254,5 +250,4 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
     return result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0)
 
 
-mmd_test.__doc__ = mmd_test.__doc__.replace(
-    "{table}", MMD_TESTS.markdown().replace("\n", "\n    "))
+MMD_TESTS.document(mmd_test)

@@ -1,0 +1,58 @@
+"""The one table of tests: every reader (mmd_test, VALID_NULLS, the docstring, the dask
+guard, the explorer's choices) follows the registry, so adding a test is one entry plus
+its function."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import kmeviz as K
+from kmeviz.registry import MMD_TESTS, Outcome, TestRegistry
+
+X, Y = np.random.default_rng(0).normal(size=(30, 2)), np.random.default_rng(1).normal(
+    0.4, 1.0, size=(30, 2))
+
+
+def test_every_reader_sees_the_registry():
+    assert dict(K.VALID_NULLS) == MMD_TESTS.valid_nulls()
+    for spec in MMD_TESTS:
+        assert f"{spec.estimator} " in K.mmd_test.__doc__ and spec.summary in K.mmd_test.__doc__
+    for spec in K.GOF_TESTS:
+        assert spec.summary in K.ksd_test.__doc__
+    capable = {(s.estimator, s.null) for s in MMD_TESTS.dask_capable()}
+    assert capable == {("linear", "normal"), ("block", "normal"), ("nystrom", "spectral")}
+    from kmeviz_apps.bootstrap_explorer import BootstrapExplorer
+
+    assert BootstrapExplorer.param.null.objects == list(MMD_TESTS.nulls)
+    assert BootstrapExplorer.param.estimator.objects == list(MMD_TESTS.estimators)
+
+
+def test_a_test_is_one_entry_plus_its_function(monkeypatch):
+    """A toy null registered at run time is offered everywhere at once."""
+    monkeypatch.setattr(MMD_TESTS, "_specs", dict(MMD_TESTS._specs))
+
+    @MMD_TESTS.register("linear", "toy-normal", cost="linear", summary="a toy")
+    def toy(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
+        return Outcome(0.5, null_dist=stats.norm(0.0, 1.0), one_pass=False)
+
+    assert K.VALID_NULLS["linear"] == ("normal", "toy-normal")
+    res = K.mmd_test(X, Y, K.GaussianKernel(1.0), estimator="linear", null="toy-normal")
+    assert (res.estimator, res.null) == ("linear", "toy-normal")
+    assert res.p_value == pytest.approx(stats.norm.sf(0.5), rel=1e-12)
+    assert "a toy" in MMD_TESTS.markdown() and "a toy" in MMD_TESTS.rst_table()
+
+
+def test_the_registry_refuses_what_it_cannot_mean():
+    registry = TestRegistry("some_test", "kmeviz.SOME")
+    registry.register("a", "b", cost="linear")(lambda: None)
+    with pytest.raises(ValueError, match="registered already"):
+        registry.register("a", "b", cost="linear")(lambda: None)
+    with pytest.raises(ValueError, match="cost must be one of"):
+        registry.register("a", "c", cost="exponential")
+    with pytest.raises(ValueError, match="estimator must be one of 'a'"):
+        registry.get("z")
+    with pytest.raises(ValueError, match="null must be one of 'b'"):
+        registry.get("a", "q")
+    assert registry.get("a").name == "a/b" and registry.default_null("a") == "b"
