@@ -87,6 +87,14 @@ def test_serve_takes_classroom_options(monkeypatch):
         main(["serve", "--num-threads", "0"])  # argparse error: a message, exit code 2
 
     assert seen["compute_threads"] == 1
+    with pytest.raises(SystemExit):
+        main(["serve", "--prefix", "/kme", "--basic-auth", "pw", "--cookie-secret", "s",
+              "--admin", "--warm", "--reuse-sessions", "--oauth-provider", "github",
+              "--oauth-key", "id", "--oauth-secret", "x"])
+    assert (seen["prefix"], seen["basic_auth"], seen["cookie_secret"]) == ("/kme", "pw", "s")
+    assert seen["admin"] and seen["warm"] and seen["reuse_sessions"]
+    assert seen["oauth"] == {"oauth_provider": "github", "oauth_key": "id",
+                             "oauth_secret": "x"}
 
     monkeypatch.undo()
     from kmeviz_apps import server as served

@@ -124,3 +124,25 @@ def test_kernel_family_runner_is_unbiased_around_the_exact_mmd():
     assert (np.abs(df["mean"] - df["exact"]) <= 4.5 * se + 1e-12).all(), df.to_string()
     at1 = df[df.sigma == 1.0].set_index("estimator")
     assert at1.loc["FastMMD-Fourier", "std"].max() < at1.loc["MMD-linear", "std"]
+
+
+def test_a_runner_called_from_a_terminal_draws_a_progress_bar(monkeypatch):
+    """No progress callback and stderr a terminal: tqdm's bar counts the trials there; not
+    a terminal (a notebook, a pipe): nothing is printed."""
+    import io
+    import sys
+
+    from kmeviz.experiments.runners import run_trials
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert run_trials(lambda k: k * k, range(7)) == [k * k for k in range(7)]
+    assert "7/7" in terminal.getvalue()
+    pipe = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", pipe)
+    run_trials(lambda k: k, range(3))
+    assert pipe.getvalue() == ""

@@ -10,6 +10,7 @@ its own child seed (``trial_seeds``), so the tables do not depend on the executo
 from __future__ import annotations
 
 import pickle
+import sys
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -18,6 +19,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 from scipy import stats
+from tqdm import tqdm
 
 from .._validation import check_in_interval, check_positive_int, check_rng
 from ..config import config_context
@@ -52,10 +54,15 @@ def run_trials(trial: Callable, items, *, executor: Executor | None = None,
     ``executor`` is any ``concurrent.futures.Executor``: a ``ProcessPoolExecutor`` on this
     machine, or a dask cluster's ``Client.get_executor()``. Results come back in the order
     of ``items``; ``progress(done, total)`` is called here, in this process, as they
-    arrive. Under an executor each trial runs the engine in one thread (the executor's
-    workers are the parallelism); results do not depend on it.
+    arrive; without a callback, a runner called from a terminal (stderr a TTY) draws a
+    progress bar there. Under an executor each trial runs the engine in one thread (the
+    executor's workers are the parallelism); results do not depend on it.
     """
     items = list(items)
+    bar = None
+    if progress is None and sys.stderr.isatty():
+        bar = tqdm(total=len(items), unit="trial", file=sys.stderr)
+        progress = lambda done, total: bar.update(done - bar.n)  # noqa: E731
     if executor is None:
         results = map(trial, items)
     else:
@@ -72,10 +79,14 @@ def run_trials(trial: Callable, items, *, executor: Executor | None = None,
                                 f"{exc}") from None
         results = executor.map(partial(_single_threaded, trial), items)
     out = []
-    for result in results:
-        out.append(result)
-        if progress is not None:
-            progress(len(out), len(items))
+    try:
+        for result in results:
+            out.append(result)
+            if progress is not None:
+                progress(len(out), len(items))
+    finally:
+        if bar is not None:
+            bar.close()
     return out
 
 

@@ -81,3 +81,12 @@ def test_kmeviz_serve_with_basic_auth_asks_for_the_password():
         status, page = get(url + "bootstrap")
         assert status == 200 and "password" in page.lower()  # the login form, not the app
         assert "Bootstrap null explorer" not in page
+
+
+def test_kmeviz_serve_with_admin_warm_and_reused_sessions():
+    """Panel's own options pass through: the admin page answers, a warmed server with
+    session reuse serves the apps."""
+    with running_server(args=("--admin", "--warm", "--reuse-sessions")) as url:
+        assert get(url + "admin")[0] == 200
+        status, app = get(url + "bootstrap")
+        assert status == 200 and "Bootstrap null explorer" in app
