@@ -36,7 +36,7 @@ class Pendulum:
     dt : float
         One step (s).
     max_torque : float
-        The bound of |u| (N·m) when states are drawn.
+        The largest torque magnitude (N·m) when states are drawn.
     """
 
     mass: float = 1.0
