@@ -1,10 +1,12 @@
 """A cache the sessions of a served dashboard can share.
 
 ``functools.lru_cache`` is not enough once callbacks run in a thread pool: two sessions
-that ask for the same key at once compute it twice, and the cached arrays are mutable,
-so one session could change another's data. ``shared_cache`` is a bounded LRU cache
-that computes each key once (other threads wait for it) and returns results whose numpy
-arrays are read-only.
+that ask for the same key at once compute it twice, and cached values are mutable, so one
+session could change another's data. ``shared_cache`` is a bounded LRU cache that
+computes each key once (other threads wait for it) and shares only values no session can
+change: numpy arrays backed by immutable bytes (``setflags(write=True)`` fails), dicts as
+read-only mappings, lists as tuples, and a fresh copy of a pandas table for each reader.
+Keys are typed: ``1``, ``1.0`` and ``True`` are three keys.
 """
 
 from __future__ import annotations
@@ -12,30 +14,70 @@ from __future__ import annotations
 import dataclasses
 import functools
 import threading
+import types
 from collections import OrderedDict, namedtuple
 
 import numpy as np
+import pandas as pd
 
 CacheInfo = namedtuple("CacheInfo", "hits misses maxsize currsize")
 
 
+def frozen_array(array: np.ndarray) -> np.ndarray:
+    """A read-only copy whose memory is an immutable ``bytes`` object, so that no holder can
+    make it writable again (an array owning its memory could be)."""
+    if array.dtype.hasobject:
+        array = array.copy()
+        array.flags.writeable = False
+        return array
+    data = np.ascontiguousarray(array).tobytes()
+    return np.frombuffer(data, dtype=array.dtype).reshape(array.shape)
+
+
 def freeze(value):
-    """Make every numpy array reachable from ``value`` read-only (in place), return it."""
+    """An immutable version of ``value`` for sharing between sessions: arrays as
+    ``frozen_array``, dicts as read-only mappings, lists and tuples as tuples (named tuples
+    keep their type), frozen dataclasses rebuilt with frozen fields, kmeviz objects with
+    frozen attributes; pandas tables are copied for each reader (``share``)."""
     if isinstance(value, np.ndarray):
-        value.flags.writeable = False
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            freeze(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            freeze(item)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        for field in dataclasses.fields(value):
-            freeze(getattr(value, field.name))
-    elif type(value).__module__.startswith("kmeviz") and hasattr(value, "__dict__"):
-        for item in vars(value).values():  # kmeviz result objects (pandas tables are left)
-            freeze(item)
+        return frozen_array(value)
+    if isinstance(value, (dict, types.MappingProxyType)):
+        return types.MappingProxyType({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, tuple) and hasattr(value, "_make"):
+        return value._make(freeze(v) for v in value)
+    if isinstance(value, (tuple, list)):
+        return tuple(freeze(v) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: freeze(getattr(value, f.name)) for f in dataclasses.fields(value)
+                  if f.init}
+        return dataclasses.replace(value, **fields)
+    if type(value).__module__.startswith("kmeviz") and hasattr(value, "__dict__"):
+        for name, item in vars(value).items():  # fitted estimators: frozen attributes
+            setattr(value, name, freeze(item))
     return value
+
+
+def share(value):
+    """What a reader of the cache gets: the frozen value, with a copy of each pandas table
+    (a DataFrame cannot be made read-only)."""
+    if isinstance(value, (pd.DataFrame, pd.Series)):
+        return value.copy(deep=True)
+    if isinstance(value, types.MappingProxyType):
+        if not any(isinstance(v, (pd.DataFrame, pd.Series, tuple, types.MappingProxyType))
+                   for v in value.values()):
+            return value
+        return types.MappingProxyType({k: share(v) for k, v in value.items()})
+    if isinstance(value, tuple):
+        items = [share(v) for v in value]
+        return value._make(items) if hasattr(value, "_make") else tuple(items)
+    return value
+
+
+def typed_key(value):
+    """``value`` with the type of every part, so that 1, 1.0 and True differ as keys."""
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, tuple(typed_key(v) for v in value))
+    return (type(value).__name__, value)
 
 
 def shared_cache(maxsize: int = 16):
@@ -51,13 +93,13 @@ def shared_cache(maxsize: int = 16):
 
         @functools.wraps(fn)
         def cached(*args, **kwargs):
-            key = (args, tuple(sorted(kwargs.items())))
+            key = (typed_key(args), typed_key(tuple(sorted(kwargs.items()))))
             while True:
                 with lock:
                     if key in results:
                         results.move_to_end(key)
                         counts["hits"] += 1
-                        return results[key]
+                        return share(results[key])
                     done = running.get(key)
                     if done is None:
                         running[key] = done = threading.Event()
@@ -70,7 +112,7 @@ def shared_cache(maxsize: int = 16):
                     results[key] = value
                     while len(results) > maxsize:
                         results.popitem(last=False)
-                return value
+                return share(value)
             finally:
                 with lock:
                     running.pop(key, None)

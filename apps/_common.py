@@ -9,12 +9,12 @@ explorer wants (stretching plots, loading spinners) is set on that explorer's pa
 from __future__ import annotations
 
 import functools
-import json
 import logging
 
 import holoviews as hv
 import panel as pn
 import param
+from kmeviz_apps._url import plain, sync_with_url
 from kmeviz_apps.server import configure_server
 
 import kmeviz as K
@@ -48,10 +48,11 @@ def use_bokeh() -> None:
 def error_message(exc: Exception) -> pn.pane.Alert:
     """A readable message for a failed computation (never a traceback)."""
     if isinstance(exc, (ValueError, TypeError)):
-        text = f"**These settings cannot be computed:** {exc}"
+        text = f"**These settings cannot be computed:** {plain(str(exc), 400)}"
     else:
         log.exception("unexpected error in a kmeviz app")
-        text = f"**Something went wrong** ({type(exc).__name__}): {exc}"
+        text = (f"**Something went wrong** ({type(exc).__name__}); the server log has the "
+                "details. Change a setting to try again.")
     return pn.pane.Alert(
         text, alert_type="warning", css_classes=["kmeviz-error"], sizing_mode="stretch_width"
     )
@@ -114,63 +115,6 @@ def live_view(explorer, params, build):
         return element
 
     return hv.DynamicMap(frame, streams=[stream])
-
-
-#: Parameter types that a widget sets and a URL can carry.
-URL_TYPES = (param.Number, param.Selector, param.ListSelector, param.Boolean, param.String)
-
-
-def sync_with_url(explorer) -> pn.pane.Alert:
-    """Keep the explorer's parameters in the page URL, so that a lecturer can share a link
-    to the exact view. Link values that cannot be applied are skipped, one by one, and
-    named in the returned (initially hidden) message; the others are applied.
-
-    One way after opening: the link is read once, then only widget changes write the
-    URL. (Panel's two-way ``Location.sync`` also applies URL changes coming back from the
-    browser; during quick key presses an older URL could arrive after a newer value and
-    set the parameter back, e.g. α 0.07 → 0.065.)"""
-    notice = pn.pane.Alert("", alert_type="warning", visible=False,
-                           css_classes=["kmeviz-url-notice"], sizing_mode="stretch_width")
-    location = pn.state.location
-    if location is None:
-        return notice
-    names = [name for name, p in explorer.param.objects().items()
-             if name != "name" and (p.precedence is None or p.precedence >= 0)
-             and isinstance(p, URL_TYPES)]  # the widgets, not results held in params
-
-    link = {}
-    for name, value in location.query_params.items():
-        if name in names:
-            try:
-                value = explorer.param[name].deserialize(value)
-            except Exception:  # noqa: BLE001 - the update below reports it
-                pass
-            link[name] = value
-    ignored = []
-    for name, value in link.items():  # one by one: a bad value keeps its default
-        try:
-            explorer.param.update(**{name: value})
-        except Exception:  # noqa: BLE001  (any bad value: keep the default, say so)
-            ignored.append(f"{name}={value!r}")
-    if ignored:
-        notice.object = ("**Some link parameters could not be used** and keep their "
-                         f"default values: {', '.join(ignored)}")
-        notice.visible = True
-
-    def url_value(name, value) -> str:
-        try:
-            value = explorer.param[name].serialize(value)
-        except Exception:  # noqa: BLE001 - Panel's fallback: the value itself
-            pass
-        return value if isinstance(value, str) else json.dumps(value)
-
-    def write(*events):
-        location.update_query(**{e.name: url_value(e.name, e.new) for e in events})
-
-    location.update_query(**{name: url_value(name, getattr(explorer, name))
-                             for name in names if getattr(explorer, name) is not None})
-    explorer.param.watch(write, names)
-    return notice
 
 
 class Explorer(pn.viewable.Viewer):

@@ -100,9 +100,10 @@ class BootstrapExplorer(Explorer):
     shift = param.Number(default=0.5, bounds=(0.0, 3.0), step=0.05, doc="mean shift of Q")
     variance_ratio = param.Number(default=1.5, bounds=(0.2, 4.0), step=0.05)
     n = param.Integer(default=500, bounds=(20, 2000), doc="points per sample")
-    seed = param.Integer(default=0, bounds=(0, None))
+    seed = param.Integer(default=0, bounds=(0, 2**31 - 1))
     kernel = param.Selector(default="Gaussian", objects=list(KERNELS))
-    bandwidth = param.Number(default=1.0, doc="σ (Gaussian, Laplace) or c (IMQ)")
+    bandwidth = param.Number(default=1.0, bounds=(0.0, 1000.0),
+                             doc="σ (Gaussian, Laplace) or c (IMQ)")
     estimator = param.Selector(default="biased", objects=list(ESTIMATORS))
     null = param.Selector(default="permutation", objects=list(NULLS))
     n_resamples = param.Integer(default=1000, bounds=(1, 5000), label="B (replicates)")

@@ -80,15 +80,16 @@ class CircularExplorer(Explorer):
     )
     shift = param.Number(default=1.0, bounds=(0.0, 5.0), step=0.1, doc="mean shift of Q")
     n = param.Integer(default=500, bounds=(20, 3000), doc="points per sample")
-    seed = param.Integer(default=0, bounds=(0, None))
+    seed = param.Integer(default=0, bounds=(0, 2**31 - 1))
     kernel = param.Selector(default="Gaussian", objects=list(KERNELS))
-    bandwidth = param.Number(default=1.0, doc="σ (Gaussian, Laplace) or c (IMQ)")
+    bandwidth = param.Number(default=1.0, bounds=(0.0, 1000.0),
+                             doc="σ (Gaussian, Laplace) or c (IMQ)")
     angle = param.Number(
         default=30.0, bounds=(0.0, 360.0), step=1.0, doc="direction of ω in degrees"
     )
     scale = param.Number(default=1.0, bounds=(0.0, 6.0), step=0.01, doc="|ω|")
     n_frequencies = param.Integer(default=1024, bounds=(1, 8192), label="L (frequencies)")
-    frequency_seed = param.Integer(default=0, bounds=(0, None), precedence=-1)
+    frequency_seed = param.Integer(default=0, bounds=(0, 2**31 - 1), precedence=-1)
 
     def __init__(self, **params):
         super().__init__(**params)

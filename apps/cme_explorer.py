@@ -97,9 +97,11 @@ class CMEExplorer(Explorer):
 
     law = param.Selector(default=LAWS[0], objects=list(LAWS))
     n = param.Integer(default=100, bounds=(20, 1000))
-    seed = param.Integer(default=0, bounds=(0, None))
-    bandwidth_x = param.Number(default=0.5, doc="Gaussian σ of the input kernel K")
-    bandwidth_y = param.Number(default=0.5, doc="Gaussian σ of the output kernel L")
+    seed = param.Integer(default=0, bounds=(0, 2**31 - 1))
+    bandwidth_x = param.Number(default=0.5, bounds=(0.0, 100.0),
+                               doc="Gaussian σ of the input kernel K")
+    bandwidth_y = param.Number(default=0.5, bounds=(0.0, 100.0),
+                               doc="Gaussian σ of the output kernel L")
     log10_reg = param.Number(default=-3.0, bounds=(-6.0, 0.0), step=0.25, label="log₁₀ λ")
     h = param.Selector(default="y", objects=list(H), label="function h")
     gamma = param.Number(default=3e-2, bounds=(0.0, 1.0), step=1e-3, label="sparsity γ")

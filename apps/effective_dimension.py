@@ -73,10 +73,11 @@ class EffectiveDimensionExplorer(Explorer):
     d = param.Integer(default=10, bounds=(1, 50), doc="dimension (synthetic data)")
     n = param.Integer(default=1000, bounds=(50, 3000), doc="sample size")
     kernel = param.Selector(default="Gaussian", objects=list(KERNELS))
-    bandwidth = param.Number(default=5.0, doc="σ (Gaussian, Laplace) or c (IMQ)")
+    bandwidth = param.Number(default=5.0, bounds=(0.0, 1000.0),
+                             doc="σ (Gaussian, Laplace) or c (IMQ)")
     m = param.Integer(default=100, bounds=(2, 3000), doc="landmarks for λ(m)")
     delta = param.Number(default=0.05, bounds=(0.001, 0.5), step=0.005, label="δ")
-    seed = param.Integer(default=0, bounds=(0, None))
+    seed = param.Integer(default=0, bounds=(0, 2**31 - 1))
 
     def __init__(self, **params):
         super().__init__(**params)

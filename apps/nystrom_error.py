@@ -86,7 +86,7 @@ class NystromErrorExplorer(Explorer):
     replace = param.Boolean(default=True, label="landmarks with replacement")
     baselines = param.ListSelector(default=["uniform"], objects=["uniform", "herding", "rff"])
     m_view = param.Integer(default=40, bounds=(1, 2000), label="m for the 2-D view")
-    seed = param.Integer(default=0, bounds=(0, None))
+    seed = param.Integer(default=0, bounds=(0, 2**31 - 1))
 
     @property
     def problem_key(self):

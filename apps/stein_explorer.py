@@ -128,12 +128,12 @@ class SteinExplorer(Explorer):
     strength = param.Number(default=0.5, bounds=(0.0, 3.0), step=0.1,
                             label="s (shift or scale)")
     n = param.Integer(default=500, bounds=(20, 5000))
-    seed = param.Integer(default=0, bounds=(0, None))
+    seed = param.Integer(default=0, bounds=(0, 2**31 - 1))
     kernel = param.Selector(default="IMQ", objects=list(KERNEL_NAMES), label="base kernel")
-    bandwidth = param.Number(default=1.0, label="Gaussian bandwidth σ")
-    imq_c = param.Number(default=1.0, label="IMQ c")
-    imq_beta = param.Number(default=-0.5, label="IMQ β")
-    n_landmarks = param.Integer(default=90, bounds=(1, None), label="Nyström m")
+    bandwidth = param.Number(default=1.0, bounds=(0.0, 1000.0), label="Gaussian bandwidth σ")
+    imq_c = param.Number(default=1.0, bounds=(0.0, 100.0), label="IMQ c")
+    imq_beta = param.Number(default=-0.5, bounds=(-50.0, 50.0), label="IMQ β")
+    n_landmarks = param.Integer(default=90, bounds=(1, 2000), label="Nyström m")
     n_resamples = param.Integer(default=500, bounds=(1, 5000), label="D (bootstrap replicates)")
     alpha = param.Number(default=0.05, bounds=(0.01, 0.2), step=0.01, label="level α")
 

@@ -121,6 +121,22 @@ def check_positive(value, name: str) -> float:
     return value
 
 
+#: The range of a kernel's length scale whose square and inverse square are finite floats.
+SCALE_RANGE = (1e-150, 1e150)
+
+
+def check_scale(value, name: str) -> float:
+    """Return a kernel length scale (bandwidth, c) as a float, raising unless it is > 0
+    and within ``SCALE_RANGE``, where its square and inverse square are finite (a
+    bandwidth of 1e-300 would make every Gram entry NaN)."""
+    value = check_positive(value, name)
+    low, high = SCALE_RANGE
+    if not low <= value <= high:
+        raise ValueError(f"{name} must lie between {low:g} and {high:g} (its square and "
+                         f"inverse square must be finite), got {value:g}")
+    return value
+
+
 def check_in_interval(value, name: str, low: float, high: float) -> float:
     """Return ``value`` as a float, raising unless ``low < value < high``."""
     value = check_real(value, name)

@@ -196,8 +196,14 @@ def normal_outcome(terms, estimator: str) -> Outcome:
 
 def result_from_outcome(outcome: Outcome, spec: TestSpec, alpha: float,
                         seconds: float) -> TestResult:
-    """The ``TestResult`` of a registered test's ``Outcome`` at level α, run in ``seconds``."""
+    """The ``TestResult`` of a registered test's ``Outcome`` at level α, run in ``seconds``.
+    A statistic that is not finite (a degenerate kernel, e.g. a bandwidth of 1e-300)
+    raises ValueError instead of deciding on NaN."""
     statistic = float(outcome.statistic)
+    if not math.isfinite(statistic):
+        raise ValueError(f"the {spec.estimator} statistic is {statistic}: the kernel is "
+                         "degenerate on these samples (is the bandwidth far too small or "
+                         "too large for the data's scale?)")
     if outcome.null_samples is not None:
         p_value = p_value_from_samples(statistic, outcome.null_samples)
     else:

@@ -12,10 +12,10 @@ from scipy.spatial.distance import cdist
 from .._validation import (
     check_in_interval,
     check_pair,
-    check_positive,
     check_positive_int,
     check_rng,
     check_samples,
+    check_scale,
 )
 from .base import RadialKernel, ShiftInvariantKernel, _Prepared
 
@@ -42,7 +42,7 @@ class GaussianKernel(ShiftInvariantKernel, RadialKernel):
     bandwidth: float = 1.0
 
     def __post_init__(self):
-        object.__setattr__(self, "bandwidth", check_positive(self.bandwidth, "bandwidth"))
+        object.__setattr__(self, "bandwidth", check_scale(self.bandwidth, "bandwidth"))
 
     def prepare_validated(self, X):
         Xs = X / self.bandwidth
@@ -86,7 +86,7 @@ class _CoordinateKernel(ShiftInvariantKernel):
     bandwidth: float = 1.0
 
     def __post_init__(self):
-        object.__setattr__(self, "bandwidth", check_positive(self.bandwidth, "bandwidth"))
+        object.__setattr__(self, "bandwidth", check_scale(self.bandwidth, "bandwidth"))
 
     def prepare_validated(self, X):
         return _Prepared(np.ascontiguousarray(X / self.bandwidth), None)
@@ -178,7 +178,7 @@ class IMQKernel(ShiftInvariantKernel, RadialKernel):
     beta: float = -0.5
 
     def __post_init__(self):
-        object.__setattr__(self, "c", check_positive(self.c, "c"))
+        object.__setattr__(self, "c", check_scale(self.c, "c"))
         object.__setattr__(self, "beta", check_in_interval(self.beta, "beta", -1.0, 0.0))
 
     @property

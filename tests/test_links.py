@@ -1,0 +1,103 @@
+"""A link is input (issue: a served classroom that one link cannot break): URL values are
+parsed safely by type and echoed as plain text; cached values cannot be changed by a
+session; cache keys are typed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import panel as pn
+import pytest
+
+from kmeviz_apps._cache import shared_cache
+from kmeviz_apps._url import apply_link, plain
+from kmeviz_apps.bootstrap_explorer import BootstrapExplorer
+
+HOSTILE = ["<script>document.title='owned'</script>", "<img src=x onerror=alert(1)>",
+           "[click](javascript:alert(1))", "**big** `code` evil.example"]
+
+
+def rendered(text: str) -> str:
+    """The HTML Panel's Markdown pane sends to the browser for ``text``."""
+    pane = pn.pane.Markdown(text)
+    return pane._transform_object(pane.object)["object"]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_an_echoed_value_renders_as_text_not_markup(text):
+    html = rendered(plain(text, 200))
+    assert "<script" not in html and "<img" not in html and "<a " not in html
+    assert "<strong>" not in html and "<code>" not in html and "href" not in html
+
+
+def test_bad_link_values_keep_their_defaults_and_are_named_as_text():
+    explorer = BootstrapExplorer()
+    search = ("?n=%C2%B2&seed=" + "9" * 4000 + "&alpha=nan&bandwidth=1e-300&n_resamples=-3"
+              "&kernel=%3Cscript%3Ealert(1)%3C%2Fscript%3E&estimator=linear&null=normal"
+              "&unknown=1&epsilon=2.5")
+    ignored = apply_link(explorer, search)
+    names = [item.split("=")[0].replace("\\_", "_") for item in ignored]
+    assert names == ["n", "seed", "alpha", "n_resamples", "kernel"]
+    assert (explorer.n, explorer.seed, explorer.alpha, explorer.kernel) == (
+        500, 0, 0.05, "Gaussian")
+    assert (explorer.estimator, explorer.null, explorer.epsilon) == ("linear", "normal", 2.5)
+    assert all(len(item) < 120 for item in ignored)  # 4000 digits are not echoed whole
+    assert "<script" not in rendered(", ".join(ignored))
+    # 1e-300 is inside the widget's bounds: the views say why it cannot be used instead
+    # of deciding "nan ... reject H0"
+    assert explorer.bandwidth == 1e-300
+    summary = explorer.summary_view()
+    assert isinstance(summary, pn.pane.Alert) and "bandwidth must lie between" in summary.object
+
+
+def test_a_cached_value_cannot_be_changed_by_a_session():
+    @shared_cache(maxsize=4)
+    def make(k):
+        return {"x": np.arange(3.0), "rows": [1, 2], "table": pd.DataFrame({"a": [1, 2]})}
+
+    value = make(0)
+    with pytest.raises(ValueError):
+        value["x"].setflags(write=True)  # memory is immutable bytes
+    with pytest.raises(TypeError):
+        value["y"] = 1  # a read-only mapping
+    assert value["rows"] == (1, 2)
+    value["table"].loc[0, "a"] = 99  # a reader's own copy
+    assert make(0)["table"].loc[0, "a"] == 1
+
+
+def test_cache_keys_are_typed():
+    calls = []
+
+    @shared_cache(maxsize=8)
+    def echo(k):
+        calls.append(k)
+        return k
+
+    for key in (1, 1.0, True, 1):
+        echo(key)
+    assert calls == [1, 1.0, True] and [type(c) for c in calls] == [int, float, bool]
+
+
+def test_every_parameter_a_link_can_set_is_bounded():
+    """Numbers have finite bounds at both ends, choices a finite list: nothing a URL sets
+    can ask for unbounded work or memory."""
+    import param
+
+    from kmeviz.apps import EXPLORERS, explorer_class
+    from kmeviz_apps._url import url_parameters
+
+    unbounded = []
+    for slug in EXPLORERS:
+        explorer = explorer_class(slug)()
+        for name in url_parameters(explorer):
+            p = explorer.param[name]
+            if isinstance(p, param.Number):
+                low, high = p.bounds or (None, None)
+                ok = low is not None and high is not None
+            elif isinstance(p, (param.Selector, param.ListSelector)):
+                ok = p.check_on_set and len(p.objects) < 100
+            else:
+                ok = isinstance(p, param.Boolean)
+            if not ok:
+                unbounded.append(f"{slug}.{name}")
+    assert unbounded == []
