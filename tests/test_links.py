@@ -8,7 +8,6 @@ import numpy as np
 import pandas as pd
 import panel as pn
 import pytest
-
 from kmeviz_apps._cache import shared_cache
 from kmeviz_apps._url import apply_link, plain
 from kmeviz_apps.bootstrap_explorer import BootstrapExplorer
@@ -82,9 +81,9 @@ def test_every_parameter_a_link_can_set_is_bounded():
     """Numbers have finite bounds at both ends, choices a finite list: nothing a URL sets
     can ask for unbounded work or memory."""
     import param
+    from kmeviz_apps._url import url_parameters
 
     from kmeviz.apps import EXPLORERS, explorer_class
-    from kmeviz_apps._url import url_parameters
 
     unbounded = []
     for slug in EXPLORERS:
