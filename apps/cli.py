@@ -28,6 +28,18 @@ def default_threads() -> int:
     return max(4, 2 * usable_cores())
 
 
+def seed(text: str) -> int:
+    """An argparse type: a non-negative integer (argparse names the flag on error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}"
+                                         ) from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
+    return value
+
+
 def oauth_settings(args) -> dict:
     """The ``oauth_*`` keywords of ``pn.serve`` that the command line set."""
     names = (flag[2:].replace("-", "_") for flag in OAUTH_OPTIONS)
@@ -82,7 +94,10 @@ def main(argv=None) -> int:
     rep.add_argument("--quick", action="store_true",
                      help="few draws: each figure in well under a minute")
     rep.add_argument("--out", default="reproductions", help="folder for NAME.csv and NAME.png")
-    rep.add_argument("--rng", type=int, default=0, help="seed (default 0)")
+    rep.add_argument("--rng", type=seed, default=0, help="seed (default 0)")
+    rep.add_argument("--overwrite", action="store_true",
+                     help="replace NAME.csv and NAME.png if they exist (never through a "
+                          "symbolic link)")
     args = parser.parse_args(argv)
     if args.command == "reproduce":  # imported here: serve needs none of it, and back
         from kmeviz_apps.reproduce import main as reproduce_main

@@ -7,8 +7,8 @@ from __future__ import annotations
 import importlib.util
 import sys
 import time
-from pathlib import Path
 
+from kmeviz_apps._files import OutputError, check_writable, output_folder, write_file
 from tqdm import tqdm
 
 from kmeviz.experiments.figures import FIGURES, figure
@@ -47,21 +47,29 @@ def progress_bar(name: str, *, file=None):
     return progress, bar
 
 
+def output_files(name: str, out, *, overwrite: bool):
+    """(out/NAME.csv, out/NAME.png), checked writable before a run (``OutputError``)."""
+    folder = output_folder(out)
+    targets = folder / f"{name}.csv", folder / f"{name}.png"
+    for target in targets:
+        check_writable(target, overwrite=overwrite)
+    return targets
+
+
 def reproduce(name: str, *, quick: bool = False, out=".", rng: int = 0,
-              progress=None) -> dict:
-    """Run figure ``name`` and write ``out/name.csv`` and ``out/name.png``; returns the
-    paths and the wall time. ``progress(done, total)`` follows the runner's trials."""
+              progress=None, overwrite: bool = False) -> dict:
+    """Run figure ``name`` and write ``out/name.csv`` and ``out/name.png`` (never through a
+    symbolic link; an existing file only with ``overwrite``, checked before the run);
+    returns the paths and the wall time. ``progress(done, total)`` follows the trials."""
     from kmeviz.viz.figures import save_png  # HoloViews' matplotlib backend
 
     spec = figure(name)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    csv, png = output_files(name, out, overwrite=overwrite)
     t0 = time.perf_counter()
     table = spec.run(quick=quick, rng=rng, progress=progress)
     run_s = time.perf_counter() - t0
-    csv, png = out / f"{name}.csv", out / f"{name}.png"
-    table.to_csv(csv, index=False)
-    save_png(spec, table, png)
+    write_file(csv, lambda path: table.to_csv(path, index=False), overwrite=overwrite)
+    write_file(png, lambda path: save_png(spec, table, path), overwrite=overwrite)
     return {"csv": csv, "png": png, "run_s": run_s,
             "total_s": time.perf_counter() - t0}
 
@@ -80,10 +88,15 @@ def main(args) -> int:
         except ValueError as err:  # an unknown name: say which names exist
             print(f"kmeviz reproduce: {err}")
             return 2
+        try:
+            output_files(name, args.out, overwrite=args.overwrite)
+        except OutputError as err:
+            print(f"kmeviz reproduce: {err}", file=sys.stderr)
+            return 2
         progress, bar = progress_bar(name)
         try:
             done = reproduce(name, quick=args.quick, out=args.out, rng=args.rng,
-                             progress=progress)
+                             progress=progress, overwrite=args.overwrite)
         finally:
             bar.close()
         print(f"{name}: {done['csv']} and {done['png']} in {done['total_s']:.1f} s"

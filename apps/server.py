@@ -15,9 +15,11 @@ import threading
 
 import panel as pn
 from kmeviz_apps._ordered import order_sessions
+from bokeh.server.views.ws import WSHandler
 from panel.param import link_param_method
 from panel.viewable import Viewable
 from threadpoolctl import threadpool_limits
+from tornado.web import HTTPError
 
 import kmeviz
 from kmeviz.apps import EXPLORERS, explorer_class
@@ -39,6 +41,30 @@ def drop_link_hook() -> None:
         Viewable._preprocessing_hooks.remove(link_param_method)
 
 
+def refuse_foreign_websockets() -> None:
+    """Check every websocket's Origin against the server's allowlist, whatever its Host.
+
+    Tornado calls ``check_origin`` only for requests that look cross-origin: one whose
+    Origin equals its Host header is let through unchecked, so a page on a DNS-rebinding
+    host name (``Host: evil.example:5006``, ``Origin: http://evil.example:5006``) could
+    drive a lecturer's loopback server. Bokeh's ``WSHandler.prepare`` (public Tornado
+    hook) now runs Bokeh's own allowlist check first and answers 403 to a foreign Origin.
+    ``tests/ui/test_served_security.py`` pins it with such a request.
+    """
+    if getattr(WSHandler, "kmeviz_checks_origin", False):
+        return
+    original = WSHandler.prepare
+
+    async def prepare(self):
+        origin = self.request.headers.get("Origin")
+        if origin is not None and not self.check_origin(origin):
+            raise HTTPError(403, "websocket Origin not allowed")
+        await original(self)
+
+    WSHandler.prepare = prepare
+    WSHandler.kmeviz_checks_origin = True
+
+
 def limit_compute_threads(compute_threads: int) -> None:
     """Each computation uses at most ``compute_threads`` cores: kmeviz's engine threads
     (``set_config(n_threads=...)``) and BLAS/LAPACK threads (threadpoolctl), process-wide.
@@ -52,12 +78,14 @@ def limit_compute_threads(compute_threads: int) -> None:
 
 def configure_server(compute_threads: int | None = None) -> None:
     """What a kmeviz server process needs, applied once (later calls only change
-    ``compute_threads`` when given): no link hook, one session's events in order
-    (``_ordered``), and ``compute_threads`` cores per computation (default 1)."""
+    ``compute_threads`` when given): no link hook, a real origin check of websockets, one
+    session's events in order (``_ordered``), and ``compute_threads`` cores per
+    computation (default 1)."""
     with _configured:
         first = not getattr(configure_server, "done", False)
         configure_server.done = True
         drop_link_hook()
+        refuse_foreign_websockets()
         order_sessions()
         if compute_threads is not None or first:
             limit_compute_threads(compute_threads or 1)

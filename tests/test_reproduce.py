@@ -56,3 +56,31 @@ def test_cli_shows_a_progress_bar_while_a_figure_runs(capsys, tmp_path):
     captured = capsys.readouterr()
     assert "fastmmd-fig6" in captured.err and "6/6" in captured.err
     assert (tmp_path / "fastmmd-fig6.csv").exists()
+
+
+def test_reproduce_never_writes_through_a_link_nor_over_a_file(tmp_path, capsys):
+    """A symbolic link named NAME.csv keeps its target untouched; an existing file needs
+    --overwrite; a file or an unwritable path as --out, and a negative --rng, are one line
+    naming the flag, exit code 2, no traceback."""
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "cme-fig1.csv").symlink_to(target)
+    args = ["reproduce", "cme-fig1", "--quick", "--out", str(out)]
+    assert main(args) == 2 and target.read_text() == "keep me"
+    assert main([*args, "--overwrite"]) == 2 and target.read_text() == "keep me"
+    assert "symbolic link" in capsys.readouterr().err
+    (out / "cme-fig1.csv").unlink()
+    (out / "cme-fig1.csv").write_text("old")
+    assert main(args) == 2 and "pass --overwrite" in capsys.readouterr().err
+    assert main([*args, "--overwrite"]) == 0
+    assert (out / "cme-fig1.csv").read_text() != "old"
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary left
+    capsys.readouterr()
+    assert main(["reproduce", "cme-fig1", "--quick", "--out", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--out" in err and "not a folder" in err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["reproduce", "cme-fig1", "--rng", "-1"])
+    assert exit_info.value.code == 2 and "argument --rng" in capsys.readouterr().err
