@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
+import time
 
 import holoviews as hv
 import panel as pn
 import param
-from kmeviz_apps._url import plain, sync_with_url
-from kmeviz_apps.server import configure_server
+from kmeviz_apps._url import plain, sync_with_url, url_parameters
+from kmeviz_apps.server import BUDGET, configure_server
 
 import kmeviz as K
 from kmeviz import viz
+from kmeviz.budget import BudgetExceeded, time_budget
 
 log = logging.getLogger("kmeviz.apps")
 
@@ -45,12 +48,29 @@ def use_bokeh() -> None:
         hv.Store.set_current_backend("bokeh")
 
 
-def error_message(exc: Exception) -> pn.pane.Alert:
-    """A readable message for a failed computation (never a traceback)."""
-    if isinstance(exc, (ValueError, TypeError)):
+#: A view that takes longer than this is logged with its app, URL and parameters.
+SLOW_SECONDS = 5.0
+
+
+def describe(explorer) -> str:
+    """The explorer's app, page URL and parameters, for the server log."""
+    if explorer is None:
+        return "(no explorer)"
+    location = pn.state.location
+    url = location.href if location is not None and location.href else "(not served)"
+    values = {name: getattr(explorer, name) for name in url_parameters(explorer)}
+    return f"{type(explorer).__name__} at {url} with {values}"
+
+
+def error_message(exc: Exception, explorer=None) -> pn.pane.Alert:
+    """A readable message for a failed computation (never a traceback); an unexpected
+    error goes to the server log with its traceback, app, URL and parameters."""
+    if isinstance(exc, BudgetExceeded):
+        log.warning("%s: %s", exc, describe(explorer))
+    if isinstance(exc, (ValueError, TypeError, BudgetExceeded)):
         text = f"**These settings cannot be computed:** {plain(str(exc), 400)}"
     else:
-        log.exception("unexpected error in a kmeviz app")
+        log.error("unexpected error in %s", describe(explorer), exc_info=exc)
         text = (f"**Something went wrong** ({type(exc).__name__}); the server log has the "
                 "details. Change a setting to try again.")
     return pn.pane.Alert(
@@ -66,11 +86,16 @@ def guarded(view):
 
     @functools.wraps(view)
     def wrapper(self, *args, **kwargs):
+        start = time.perf_counter()
         try:
-            with viz.sizing(self.plot_sizing):
+            with viz.sizing(self.plot_sizing), time_budget(self.budget_seconds,
+                                                           cancel=self.closed):
                 return view(self, *args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - apps must keep working
-            return error_message(exc)
+            return error_message(exc, self)
+        finally:
+            if (seconds := time.perf_counter() - start) > SLOW_SECONDS:
+                log.warning("%s took %.1f s in %s", view.__name__, seconds, describe(self))
 
     return wrapper
 
@@ -138,6 +163,10 @@ class Explorer(pn.viewable.Viewer):
         use_bokeh()
         super().__init__(**params)
         self._streams: dict = {}
+        #: set when the browser session closes: its computations stop (``kmeviz.budget``)
+        self.closed = threading.Event()
+        #: seconds a computation may take: the server's budget when served, else none
+        self.budget_seconds = None
         #: message of a failed in-place update (``live_view``); hidden otherwise
         self.notice = pn.pane.Alert("", alert_type="warning", visible=False,
                                     css_classes=["kmeviz-notice"], sizing_mode="stretch_width")
@@ -157,12 +186,13 @@ class Explorer(pn.viewable.Viewer):
         if exc is None:
             self.notice.visible = False
         else:
-            self.notice.param.update(object=error_message(exc).object, visible=True)
+            self.notice.param.update(object=error_message(exc, self).object, visible=True)
 
     def live_summary(self) -> pn.param.ParamMethod:
         """``summary_view`` updated in place: a new value patches the text of the same
         Markdown pane instead of replacing the pane (and re-laying out the page)."""
         return pn.param.ParamMethod(self.summary_view, inplace=True, loading_indicator=False,
+                                    defer_load=self.plot_sizing == "stretch",
                                     sizing_mode="stretch_width")
 
     def controls(self) -> pn.Column:
@@ -174,8 +204,11 @@ class Explorer(pn.viewable.Viewer):
 
     def view_pane(self, name: str) -> pn.param.ParamMethod:
         """The view method ``name`` as a pane that greys out under a spinner while it
-        recomputes (this explorer's setting, not ``pn.config``'s)."""
+        recomputes (this explorer's setting, not ``pn.config``'s). Served, its first
+        computation is deferred until the page has loaded and runs in the server's
+        threads, so that opening a page never blocks the server."""
         return pn.param.ParamMethod(getattr(self, name), loading_indicator=True,
+                                    defer_load=self.plot_sizing == "stretch",
                                     sizing_mode="stretch_width")
 
     def main(self) -> list:
@@ -216,7 +249,11 @@ class Explorer(pn.viewable.Viewer):
         (``configure_server``, also under ``panel serve apps/<app>.py``)."""
         configure_server()
         explorer = cls(plot_sizing="stretch")
-        return page(cls.title, [explorer.controls()], explorer.main(), explorer)
+        explorer.budget_seconds = BUDGET["seconds"]
+        served = page(cls.title, [explorer.controls()], explorer.main(), explorer)
+        pn.state.on_session_destroyed(lambda _context: explorer.closed.set())
+        log.info("session opened: %s", describe(explorer))
+        return served
 
     @classmethod
     def serve_if_script(cls, module_name: str) -> None:

@@ -34,7 +34,9 @@ def plain(text: str, limit: int = 80) -> str:
     if len(text) > limit:
         text = text[:limit] + "…"
     text = text.replace("&", "&amp;").replace("<", "&lt;")  # no tag, no entity
-    text = re.sub(r"([.:@])", "\\1\u200b", text)  # a zero-width space: no auto-link
+    # a zero-width space inside anything a linkifier would take for a domain, a scheme or
+    # an e-mail address (numbers such as 0.5 stay as typed)
+    text = re.sub(r"([.@])(?=[^\W\d_])|:(?=//)", lambda m: m.group(0) + "\u200b", text)
     return _MARKDOWN.sub(r"\\\1", text)
 
 

@@ -85,6 +85,14 @@ def main(argv=None) -> int:
                             "not wait for imports")
     serve.add_argument("--reuse-sessions", action="store_true",
                        help="Panel's session reuse: a new page reuses a prepared document")
+    serve.add_argument("--time-budget", type=float, default=20.0, metavar="SECONDS",
+                       help="seconds one computation of a session may take before it is "
+                            "stopped with a message (default 20)")
+    serve.add_argument("--log-level", default="info",
+                       choices=["debug", "info", "warning", "error"],
+                       help="what the server log (stderr, with timestamps) shows: sessions "
+                            "opened, slow views and errors with their app, URL and "
+                            "parameters (default info)")
     for flag, text in OAUTH_OPTIONS.items():
         serve.add_argument(flag, default=None, help=text)
     rep = sub.add_parser("reproduce", help="rerun a figure of the papers: its table (CSV) "
@@ -109,10 +117,14 @@ def main(argv=None) -> int:
             print("kmeviz serve needs the dashboards' packages (Panel, HoloViews, Bokeh), "
                   "not installed here: pip install 'kmeviz[apps]'", file=sys.stderr)
             return 2
-        from kmeviz_apps.server import build_server
+        from kmeviz_apps.server import build_server, configure_logging
+
+        configure_logging(args.log_level)
 
         if args.prefix and not args.prefix.startswith("/"):
             parser.error(f"--prefix must start with /, got {args.prefix!r}")
+        if not 0 < args.time_budget <= 3600:
+            parser.error(f"--time-budget must be in (0, 3600] seconds, got {args.time_budget}")
         for name, low in (("num_threads", 1), ("num_procs", 0), ("compute_threads", 1)):
             value = getattr(args, name)
             if value is not None and value < low:
@@ -123,7 +135,8 @@ def main(argv=None) -> int:
             compute_threads=args.compute_threads,
             allow_websocket_origin=args.allow_websocket_origin, prefix=args.prefix.rstrip("/"),
             basic_auth=args.basic_auth, cookie_secret=args.cookie_secret, admin=args.admin,
-            warm=args.warm, reuse_sessions=args.reuse_sessions, oauth=oauth_settings(args))
+            warm=args.warm, reuse_sessions=args.reuse_sessions, oauth=oauth_settings(args),
+            time_budget=args.time_budget)
         server.start()
         print(f"kmeviz dashboards at {url}  (Ctrl+C to stop)", flush=True)
         if args.show:

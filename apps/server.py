@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import html
 import importlib
+import logging
 import os
 import threading
 
 import panel as pn
-from kmeviz_apps._ordered import order_sessions
+from bokeh.core.validation import silence
+from bokeh.core.validation.warnings import FIXED_SIZING_MODE
 from bokeh.server.views.ws import WSHandler
+from kmeviz_apps._ordered import order_sessions
 from panel.param import link_param_method
 from panel.viewable import Viewable
 from threadpoolctl import threadpool_limits
@@ -25,6 +28,8 @@ import kmeviz
 from kmeviz.apps import EXPLORERS, explorer_class
 
 _configured = threading.Lock()
+#: Seconds one computation of a served explorer may take (``kmeviz serve --time-budget``).
+BUDGET = {"seconds": 20.0}
 _compute_limits = []  # the BLAS limit of the served process, kept alive
 
 
@@ -76,7 +81,19 @@ def limit_compute_threads(compute_threads: int) -> None:
     _compute_limits.append(threadpool_limits(limits=compute_threads, user_api="blas"))
 
 
-def configure_server(compute_threads: int | None = None) -> None:
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def configure_logging(level: str = "info") -> None:
+    """The server's log on stderr with timestamps: kmeviz's sessions and errors (with the
+    app, URL and parameters), Bokeh's and Tornado's requests, at ``level``."""
+    logging.basicConfig(format=LOG_FORMAT, level=level.upper(), force=True)
+    for name in ("kmeviz", "kmeviz.apps", "bokeh", "tornado"):
+        logging.getLogger(name).setLevel(level.upper())
+
+
+def configure_server(compute_threads: int | None = None,
+                     time_budget: float | None = None) -> None:
     """What a kmeviz server process needs, applied once (later calls only change
     ``compute_threads`` when given): no link hook, a real origin check of websockets, one
     session's events in order (``_ordered``), and ``compute_threads`` cores per
@@ -86,9 +103,14 @@ def configure_server(compute_threads: int | None = None) -> None:
         configure_server.done = True
         drop_link_hook()
         refuse_foreign_websockets()
+        # Bokeh's W-1005 fires for a plot whose size a stretching layout sets later: noise
+        # that buried real errors (about 10 per session)
+        silence(FIXED_SIZING_MODE, True)
         order_sessions()
         if compute_threads is not None or first:
             limit_compute_threads(compute_threads or 1)
+        if time_budget is not None:
+            BUDGET["seconds"] = float(time_budget)
 
 
 def index_page():
@@ -115,7 +137,7 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
                  allow_websocket_origin: list[str] | tuple = (), prefix: str = "",
                  basic_auth: str | None = None, cookie_secret: str | None = None,
                  admin: bool = False, warm: bool = False, reuse_sessions: bool = False,
-                 oauth: dict | None = None):
+                 oauth: dict | None = None, time_budget: float = 20.0):
     """A started-but-not-running Panel server for all apps; returns (server, url).
 
     Sessions' callbacks run in a pool of ``num_threads`` threads (``pn.config.nthreads``),
@@ -123,11 +145,12 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     callbacks run one at a time in the order of its events (``_ordered``); and each
     computation uses ``compute_threads`` cores. ``prefix``, ``basic_auth``,
     ``cookie_secret``, ``admin``, ``warm``, ``reuse_sessions`` and the ``oauth_*`` settings
-    in ``oauth`` are ``panel serve``'s own options.
+    in ``oauth`` are ``panel serve``'s own options. One computation of a session may take
+    ``time_budget`` seconds; it is then stopped with a message (``kmeviz.budget``).
     """
     if pn.config.nthreads != num_threads and "PANEL_NUM_THREADS" not in os.environ:
         pn.config.nthreads = num_threads  # PANEL_NUM_THREADS, when set, has started its pool
-    configure_server(compute_threads)
+    configure_server(compute_threads, time_budget)
     if reuse_sessions:
         pn.config.reuse_sessions = True
     apps = {"/": index_page,

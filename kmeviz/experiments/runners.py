@@ -22,6 +22,7 @@ from scipy import stats
 from tqdm import tqdm
 
 from .._validation import check_in_interval, check_positive_int, check_rng
+from ..budget import check_budget
 from ..config import config_context
 from ..twosample.test import mmd_test
 
@@ -81,6 +82,7 @@ def run_trials(trial: Callable, items, *, executor: Executor | None = None,
     out = []
     try:
         for result in results:
+            check_budget()
             out.append(result)
             if progress is not None:
                 progress(len(out), len(items))

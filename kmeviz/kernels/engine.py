@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from ..budget import check_budget
 from ..config import get_config, working_memory_or_default
 
 
@@ -121,6 +122,7 @@ def worker_pool(n_threads: int):
         pending = collections.deque()
         try:
             for item in items:
+                check_budget()
                 pending.append(pool.submit(fn, item))
                 if len(pending) >= 2 * n_threads:
                     yield pending.popleft().result()
@@ -133,8 +135,13 @@ def worker_pool(n_threads: int):
                 if not future.cancelled():
                     future.exception()
 
+    def checked_map(fn, items):
+        for item in items:
+            check_budget()
+            yield fn(item)
+
     try:
-        yield map if serial else bounded_map
+        yield checked_map if serial else bounded_map
     finally:
         with _controller_lock:
             limiter.restore_original_limits()

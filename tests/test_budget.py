@@ -1,0 +1,63 @@
+"""Long computations stop at their time budget, or when cancelled (``kmeviz.budget``):
+the engine checks between tiles, the runners between trials."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import kmeviz as K
+from kmeviz.budget import BudgetExceeded, check_budget, time_budget
+
+X, Y = K.blobs_two_sample(3000, rng=0)
+KERNEL = K.GaussianKernel(1.0)
+
+
+def test_a_spent_budget_stops_an_engine_pass_within_a_tile():
+    with time_budget(0.0), pytest.raises(BudgetExceeded, match="time budget of 0 s"):
+        K.mmd_test(X, Y, KERNEL, n_resamples=500, rng=0)
+    with K.config_context(n_threads=1), time_budget(0.0), pytest.raises(BudgetExceeded):
+        K.mmd2(X, Y, KERNEL)  # the serial path checks too
+    with time_budget(60.0):
+        assert K.mmd2(X[:200], Y[:200], KERNEL) > 0  # within budget: the value
+    check_budget()  # outside any budget: nothing to check
+
+
+def test_cancel_from_another_thread_stops_the_computation():
+    cancel = threading.Event()
+    threading.Timer(0.2, cancel.set).start()
+    start = time.perf_counter()
+    with time_budget(None, cancel=cancel), pytest.raises(BudgetExceeded, match="cancelled"):
+        for _ in range(1000):  # would take minutes
+            K.mmd_test(X, Y, KERNEL, n_resamples=200, rng=0)
+    assert time.perf_counter() - start < 10
+
+
+def test_nested_budgets_keep_the_earlier_deadline_and_runners_check_between_trials():
+    from kmeviz.experiments.runners import run_trials
+
+    def slow(k):
+        time.sleep(0.05)
+        return k
+
+    with time_budget(0.1), time_budget(100.0), pytest.raises(BudgetExceeded):
+        run_trials(slow, range(100))
+
+
+def test_a_served_explorer_stops_at_its_budget_with_a_message():
+    from kmeviz_apps.nystrom_error import NystromErrorExplorer
+
+    explorer = NystromErrorExplorer(n=20000, m_max=5000, n_repeats=20, d=20,
+                                    baselines=["uniform", "herding", "rff"], seed=7)
+    explorer.budget_seconds = 0.5
+    start = time.perf_counter()
+    shown = explorer.error_view()
+    assert time.perf_counter() - start < 15
+    assert "time budget of 0.5 s" in shown.object
+    explorer.closed.set()  # a closed page: its next computation is cancelled at once
+    explorer.budget_seconds = None
+    assert "cancelled" in explorer.runtime_view().object
+    assert np.isfinite(K.mmd2(X[:50], Y[:50], KERNEL))
