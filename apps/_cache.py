@@ -20,6 +20,8 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 import pandas as pd
 
+from kmeviz.budget import BudgetExceeded, Cancelled
+
 CacheInfo = namedtuple("CacheInfo", "hits misses maxsize currsize")
 
 
@@ -99,6 +101,8 @@ def shared_cache(maxsize: int = 16):
                     if key in results:
                         results.move_to_end(key)
                         counts["hits"] += 1
+                        if isinstance(results[key], BudgetExceeded):
+                            raise results[key]
                         return share(results[key])
                     done = running.get(key)
                     if done is None:
@@ -107,7 +111,13 @@ def shared_cache(maxsize: int = 16):
                         break
                 done.wait()  # another session is computing this key: use its result
             try:
-                value = freeze(fn(*args, **kwargs))
+                try:
+                    value = freeze(fn(*args, **kwargs))
+                except BudgetExceeded as exc:
+                    if not isinstance(exc, Cancelled):  # too slow for anyone: remember it
+                        with lock:
+                            results[key] = exc
+                    raise
                 with lock:
                     results[key] = value
                     while len(results) > maxsize:

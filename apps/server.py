@@ -13,10 +13,12 @@ import importlib
 import logging
 import os
 import threading
+import urllib.parse
 
 import panel as pn
 from bokeh.core.validation import silence
 from bokeh.core.validation.warnings import FIXED_SIZING_MODE
+from bokeh.server.views.doc_handler import DocHandler
 from bokeh.server.views.ws import WSHandler
 from kmeviz_apps._ordered import order_sessions
 from panel.param import link_param_method
@@ -70,6 +72,41 @@ def refuse_foreign_websockets() -> None:
     WSHandler.kmeviz_checks_origin = True
 
 
+def defuse_query(query: str) -> str:
+    """``query`` with every value that Panel's own query parsing would crash on quoted:
+    ``str.isdigit`` is true for '²' or 5000 digits, and then Panel's ``int()`` raises
+    while it builds ``pn.state.location`` (a bare 500 before any kmeviz code runs). Quoted,
+    the value is text, which the explorer's own parser refuses and names in its notice."""
+    pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+    risky = [(k, v) for k, v in pairs if v.isdigit() and (not v.isascii() or len(v) > 200)]
+    if not risky:
+        return query
+    return urllib.parse.urlencode([(k, f"'{v[:200]}'" if (k, v) in risky else v)
+                                   for k, v in pairs])
+
+
+def defuse_page_queries() -> None:
+    """Apply ``defuse_query`` to every page request before Bokeh and Panel read it (the
+    page handler's ``prepare``, the public Tornado hook). Pinned by the fuzz test
+    (``tests/ui/test_fuzz.py``): a link with '²' answers 200, not 500."""
+    if getattr(DocHandler, "kmeviz_defuses_queries", False):
+        return
+    original = DocHandler.prepare
+
+    async def prepare(self):
+        request = self.request
+        query = defuse_query(request.query)
+        if query != request.query:
+            request.query, request.uri = query, f"{request.path}?{query}"
+            arguments = urllib.parse.parse_qs(query, keep_blank_values=True)
+            request.arguments = request.query_arguments = {
+                k: [v.encode() for v in vs] for k, vs in arguments.items()}
+        await original(self)
+
+    DocHandler.prepare = prepare
+    DocHandler.kmeviz_defuses_queries = True
+
+
 def limit_compute_threads(compute_threads: int) -> None:
     """Each computation uses at most ``compute_threads`` cores: kmeviz's engine threads
     (``set_config(n_threads=...)``) and BLAS/LAPACK threads (threadpoolctl), process-wide.
@@ -103,6 +140,7 @@ def configure_server(compute_threads: int | None = None,
         configure_server.done = True
         drop_link_hook()
         refuse_foreign_websockets()
+        defuse_page_queries()
         # Bokeh's W-1005 fires for a plot whose size a stretching layout sets later: noise
         # that buried real errors (about 10 per session)
         silence(FIXED_SIZING_MODE, True)
@@ -162,6 +200,9 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     server = pn.serve(apps, address=address, port=port, show=show, start=False, title=titles,
                       websocket_origin=origins, threaded=False, num_procs=num_procs,
                       basic_auth=basic_auth, cookie_secret=cookie_secret, admin=admin,
-                      warm=warm, **(oauth or {}), **extra)
+                      warm=warm, **(oauth or {}), **extra,
+                      # a closed tab's session (and its computation) ends within ~8 s
+                      check_unused_sessions_milliseconds=3000,
+                      unused_session_lifetime_milliseconds=5000)
     host = "localhost" if address in ("127.0.0.1", "0.0.0.0", "") else address
     return server, f"http://{host}:{server.port}{server.prefix}/"

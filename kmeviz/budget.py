@@ -31,6 +31,13 @@ class BudgetExceeded(RuntimeError):
     """
 
 
+class Cancelled(BudgetExceeded):
+    """A computation was cancelled from another thread (its page closed).
+
+    (Infrastructure: implements no paper equation.)
+    """
+
+
 @contextlib.contextmanager
 def time_budget(seconds: float | None = None, *, cancel: threading.Event | None = None):
     """Inside the block, engine passes and runner trials raise ``BudgetExceeded`` once
@@ -66,7 +73,7 @@ def check_budget() -> None:
         return
     deadline, cancel, seconds = budget
     if cancel is not None and cancel.is_set():
-        raise BudgetExceeded("the computation was cancelled (its page closed or changed)")
+        raise Cancelled("the computation was cancelled (its page closed)")
     if deadline is not None and time.monotonic() > deadline:
         raise BudgetExceeded(f"the computation took longer than its time budget of "
                              f"{seconds:g} s; choose smaller settings")

@@ -1,5 +1,8 @@
 """A served dashboard is shared: one session's heavy computation must not freeze another."""
 
+import os
+import re
+import subprocess
 import time
 
 from playwright.sync_api import expect
@@ -42,3 +45,64 @@ def test_a_heavy_session_does_not_block_another_sessions_alpha_step(browser):
     # and `--num-threads 1` still does); with the thread pool it takes a fraction of a
     # second. Generous bound for a slow CI machine.
     assert elapsed < 3.0, f"the α step took {elapsed:.1f} s while another session computed"
+
+
+HEAVY_LINK = ("nystrom?n=20000&m_max=5000&n_repeats=20&d=20"
+              "&baselines=%5B%22uniform%22,%22herding%22,%22rff%22%5D")
+
+
+def get_seconds(url: str) -> float:
+    import urllib.request
+
+    start = time.monotonic()
+    with urllib.request.urlopen(url, timeout=30) as reply:
+        reply.read()
+    return time.monotonic() - start
+
+
+def server_cpu_seconds(pid: int) -> float:
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def server_pid(port: int) -> int:
+    out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True,
+                         text=True).stdout
+    return int(re.search(r"pid=(\d+)", out).group(1))
+
+
+def test_one_hostile_link_freezes_nothing(browser):
+    """The heaviest Nyström link (n = 20000, m up to 5000, 20 repeats, d = 20, every
+    baseline): its page opens at once, its computation runs in a server thread under the
+    time budget, and meanwhile ``GET /`` and another session's α step answer within a
+    second; the tab closed, the server is idle again within the budget."""
+    with running_server(args=("--time-budget", "10")) as url:
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        light = browser.new_context().new_page()
+        open_app(light, url, "Bootstrap null explorer", ".kmeviz-threshold")
+        threshold = settled_number(light.locator(".kmeviz-threshold"))
+
+        assert get_seconds(url + HEAVY_LINK) < 2.0  # the page itself (its work is deferred)
+        hostile = browser.new_context().new_page()
+        hostile.goto(url + HEAVY_LINK)
+        expect(hostile.locator(".pn-loading").first).to_be_attached(timeout=10_000)
+        time.sleep(1.0)  # the heavy computation is running now
+        index = max(get_seconds(url) for _ in range(3))
+        handle = widget(light, "α").locator(".noUi-handle")
+        handle.focus()
+        start = time.monotonic()
+        handle.press("ArrowRight")
+        settled_number(light.locator(".kmeviz-threshold"), other_than=threshold, timeout=60)
+        step = time.monotonic() - start
+        print(f"\nduring the hostile link: GET / {index:.2f} s, α step {step:.2f} s")
+        assert index < 1.0 and step < 1.0, (index, step)
+        # the hostile tab sees the budget's message, then closes: the server goes idle
+        expect(hostile.get_by_text("time budget of 10 s").first).to_be_visible(timeout=60_000)
+        hostile.close()
+        pid = server_pid(port)
+        time.sleep(12)  # the budget
+        before = server_cpu_seconds(pid)
+        time.sleep(3)
+        busy = (server_cpu_seconds(pid) - before) / 3
+        print(f"server CPU after the tab closed: {busy:.0%} of a core")
+        assert busy < 0.2

@@ -1,0 +1,70 @@
+"""Worst cases a link can ask for: every explorer opened with its parameters at their
+bounds (through the URL), the server's resident memory measured. ``python -m
+benchmarks.bench_limits`` (needs Chromium and Playwright, as the browser tests).
+
+Each worst case is opened in its own tab of a fresh browser; the server's peak resident
+memory (VmHWM) and the time until the page shows its summary or its budget message are
+printed per explorer. The goal: under 1.5 GB whatever a link asks.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, running_server  # noqa: E402
+
+#: slug -> the link at the parameters' bounds (the heaviest values each widget allows)
+WORST = {
+    "circular": "n=3000&n_frequencies=8192&epsilon=6&seed=2147483647",
+    "bootstrap": "n=2000&n_resamples=5000&estimator=unbiased&null=spectral&n_features=4096",
+    "nystrom": ("n=20000&m_max=5000&n_repeats=20&d=20&n_centres=16"
+                "&baselines=%5B%22uniform%22,%22herding%22,%22rff%22%5D"),
+    "spectrum": "n=3000&d=50&m=3000",
+    "cme": "n=1000&gamma=0.0&log10_reg=-6",
+    "stein": "n=5000&n_landmarks=2000&n_resamples=5000&dimension=2",
+}
+
+
+def peak_rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024
+
+
+def rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    with running_server(args=("--time-budget", "20")) as url, sync_playwright() as p:
+        import subprocess
+
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True,
+                             text=True).stdout
+        pid = int(re.search(r"pid=(\d+)", out).group(1))
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        print("| explorer | worst-case link | seconds to answer | server RSS after (MB) "
+              "| server peak RSS so far (MB) |\n|---|---|---|---|---|")
+        for slug, query in WORST.items():
+            page = browser.new_page()
+            start = time.monotonic()
+            page.goto(f"{url}{slug}?{query}")
+            page.locator(".kmeviz-summary, .kmeviz-error").first.wait_for(timeout=120_000)
+            page.wait_for_timeout(2000)
+            seconds = time.monotonic() - start
+            print(f"| {slug} | `{query}` | {seconds:.1f} | {rss_mb(pid):.0f} "
+                  f"| {peak_rss_mb(pid):.0f} |", flush=True)
+            page.close()
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""Fuzzed links against ``kmeviz serve`` (a link is input): huge, negative, NaN, Unicode
+digits, very long, repeated and markup values across every explorer. The server answers
+every one (no 500, no traceback in a page or a websocket frame), no script from a link
+runs, and it keeps answering."""
+
+from __future__ import annotations
+
+import json
+import random
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pytest
+from kmeviz_apps._url import url_parameters
+from playwright.sync_api import expect
+
+from kmeviz.apps import EXPLORERS, explorer_class
+
+from ..browser import running_server
+from .helpers import TIMEOUT
+
+MARKUP = ["<script>document.title='pwned'</script>",
+          "<img src=x onerror=\"document.title='pwned'\">",
+          "[x](javascript:document.title='pwned')", "**x** `y` evil.example"]
+VALUES = ["9" * 4000, "1e308", "-1", "-1e9", "0", "nan", "inf", "-inf", "²", "١٢٣", "Ⅻ",
+          "a" * 5000, "", "1.5", "true", "[]", json.dumps(["uniform"] * 1000),
+          "%00", "\u202e", *MARKUP]
+
+
+def fuzzed_links(n: int, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    names = {slug: url_parameters(explorer_class(slug)()) for slug in EXPLORERS}
+    links = []
+    for _ in range(n):
+        slug = rng.choice(list(EXPLORERS))
+        pairs = [(rng.choice([*names[slug], "unknown", "name"]), rng.choice(VALUES))
+                 for _ in range(rng.randint(1, 4))]
+        if rng.random() < 0.3:
+            pairs += pairs  # repeated keys
+        links.append(f"{slug}?{urllib.parse.urlencode(pairs)}")
+    return links
+
+
+def get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=60) as reply:
+            return reply.status, reply.read().decode(errors="replace")
+    except urllib.error.HTTPError as err:
+        return err.code, err.read().decode(errors="replace")
+
+
+def test_300_fuzzed_links_are_answered_without_a_traceback():
+    with running_server() as url:
+        for link in fuzzed_links(300):
+            status, body = get(url + link)
+            assert status == 200 and "Traceback" not in body, (link[:200], status)
+        assert get(url)[0] == 200  # still answering
+
+
+def browse(page, url: str, links: list[str]) -> None:
+    frames, dialogs = [], []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(
+        payload if isinstance(payload, str) else payload.decode(errors="replace"))))
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    for link in links:
+        page.goto(url + link)
+        expect(page.locator(".kmeviz-url-notice, .kmeviz-summary, .kmeviz-error").first
+               ).to_be_attached(timeout=TIMEOUT)
+        page.wait_for_timeout(300)
+        assert page.title().startswith("kmeviz"), (link[:200], page.title())
+        expect(page.get_by_text("Traceback")).to_have_count(0)
+    assert dialogs == []
+    bad = [f[:300] for f in frames if "Traceback" in f or '"msgtype":"ERROR"' in f]
+    assert bad == []
+
+
+def test_fuzzed_links_in_a_browser_run_no_script_and_show_no_traceback(page):
+    with running_server() as url:
+        browse(page, url, fuzzed_links(12, seed=1))
+
+
+@pytest.mark.slow
+def test_300_fuzzed_links_in_a_browser(page):
+    with running_server() as url:
+        browse(page, url, fuzzed_links(300, seed=2))
