@@ -48,6 +48,13 @@ def drop_link_hook() -> None:
         Viewable._preprocessing_hooks.remove(link_param_method)
 
 
+def is_loopback(origin: str) -> bool:
+    """An Origin naming this machine by a loopback address (``localhost``, ``127.0.0.1``,
+    ``[::1]``): only a page served from this machine has it, never a rebinding host name."""
+    host = urllib.parse.urlsplit(origin).hostname or ""
+    return host in ("localhost", "127.0.0.1", "::1")
+
+
 def refuse_foreign_websockets() -> None:
     """Check every websocket's Origin against the server's allowlist, whatever its Host.
 
@@ -55,7 +62,8 @@ def refuse_foreign_websockets() -> None:
     Origin equals its Host header is let through unchecked, so a page on a DNS-rebinding
     host name (``Host: evil.example:5006``, ``Origin: http://evil.example:5006``) could
     drive a lecturer's loopback server. Bokeh's ``WSHandler.prepare`` (public Tornado
-    hook) now runs Bokeh's own allowlist check first and answers 403 to a foreign Origin.
+    hook) now runs Bokeh's own allowlist check first and answers 403 to a foreign Origin
+    (loopback origins are this machine's own pages, as under ``panel serve``).
     ``tests/ui/test_served_security.py`` pins it with such a request.
     """
     if getattr(WSHandler, "kmeviz_checks_origin", False):
@@ -64,7 +72,7 @@ def refuse_foreign_websockets() -> None:
 
     async def prepare(self):
         origin = self.request.headers.get("Origin")
-        if origin is not None and not self.check_origin(origin):
+        if origin is not None and not (is_loopback(origin) or self.check_origin(origin)):
             raise HTTPError(403, "websocket Origin not allowed")
         await original(self)
 

@@ -22,7 +22,9 @@ ZOOM_JS = (f"([a, b]) => {{ const f = ({NULL_PLOT_JS})(); "
            "f.x_range.start = a; f.x_range.end = b; }")
 X_RANGE_JS = f"() => {{ const f = ({NULL_PLOT_JS})(); return [f.x_range.start, f.x_range.end]; }}"
 FIGURE_ID_JS = f"() => ({NULL_PLOT_JS})().id"
-TITLE_HAS_JS = f"t => String(({NULL_PLOT_JS})().title.text).includes(t)"
+# (the plot arrives after the page: views compute their first state once it has loaded)
+TITLE_HAS_JS = (f"t => {{ const f = ({NULL_PLOT_JS})(); "
+                "return !!f && String(f.title.text).includes(t); }")
 HISTOGRAM_TOPS_JS = ("() => Bokeh.documents.flatMap(d => [...d.all_models]).filter(m => "
                      "m.constructor.__name__ === 'ColumnDataSource' && 'top' in m.data)"
                      ".map(m => Array.from(m.data.top))")
