@@ -137,12 +137,23 @@ def configure_logging(level: str = "info") -> None:
         logging.getLogger(name).setLevel(level.upper())
 
 
+def log_callback_error(exc: BaseException) -> None:
+    """Panel's ``exception_handler`` for the server: an exception in a widget callback goes
+    to the server log with its traceback and page URL, and is not re-raised into Bokeh
+    (which would send the traceback to the browser in an ERROR message)."""
+    location = pn.state.location if pn.state.curdoc is not None else None
+    url = location.href if location is not None else "(no page)"
+    logging.getLogger("kmeviz.apps").error("unexpected error in a callback at %s", url,
+                                           exc_info=exc)
+
+
 def configure_server(compute_threads: int | None = None,
                      time_budget: float | None = None) -> None:
     """What a kmeviz server process needs, applied once (later calls only change
-    ``compute_threads`` when given): no link hook, a real origin check of websockets, one
-    session's events in order (``_ordered``), and ``compute_threads`` cores per
-    computation (default 1)."""
+    ``compute_threads`` and ``time_budget`` when given): no link hook, a real origin check
+    of websockets, page queries Panel can parse, callback errors logged instead of sent to
+    the browser, one session's events in order (``_ordered``), and ``compute_threads``
+    cores per computation (default 1)."""
     with _configured:
         first = not getattr(configure_server, "done", False)
         configure_server.done = True
@@ -152,6 +163,7 @@ def configure_server(compute_threads: int | None = None,
         # Bokeh's W-1005 fires for a plot whose size a stretching layout sets later: noise
         # that buried real errors (about 10 per session)
         silence(FIXED_SIZING_MODE, True)
+        pn.config.exception_handler = log_callback_error
         order_sessions()
         if compute_threads is not None or first:
             limit_compute_threads(compute_threads or 1)

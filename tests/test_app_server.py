@@ -360,3 +360,19 @@ def test_without_the_extras_each_command_says_in_one_line_what_to_install(monkey
         "installed here: pip install 'kmeviz[apps]'",
         "kmeviz reproduce draws its PNG figures with matplotlib, not installed here: "
         "pip install 'kmeviz[reproduce]'"]
+
+
+def test_a_callback_error_goes_to_the_log_not_to_the_browser(caplog):
+    """Panel re-raises a callback's exception into Bokeh unless an exception handler is
+    set (Bokeh then sends the traceback to the browser); the server's handler logs it."""
+    from kmeviz_apps.server import log_callback_error
+    from panel.io.state import state
+
+    before = pn.config.exception_handler
+    try:
+        pn.config.exception_handler = log_callback_error
+        with caplog.at_level("ERROR", logger="kmeviz.apps"):
+            state._handle_exception(ValueError("x" * 10))  # what Panel calls in a callback
+    finally:
+        pn.config.exception_handler = before
+    assert "unexpected error in a callback" in caplog.text and "xxxxxxxxxx" in caplog.text

@@ -57,7 +57,11 @@ def test_a_served_explorer_stops_at_its_budget_with_a_message():
     shown = explorer.error_view()
     assert time.perf_counter() - start < 15
     assert "time budget of 0.5 s" in shown.object
+    # the other views of the same state do not spend the budget again: remembered
+    start = time.perf_counter()
+    assert "time budget of 0.5 s" in explorer.runtime_view().object
+    assert time.perf_counter() - start < 1.0
     explorer.closed.set()  # a closed page: its next computation is cancelled at once
     explorer.budget_seconds = None
-    assert "cancelled" in explorer.runtime_view().object
+    assert "cancelled" in explorer.map_view().object
     assert np.isfinite(K.mmd2(X[:50], Y[:50], KERNEL))
