@@ -103,6 +103,7 @@ def mmd2_linear(X, Y, kernel) -> float:
     Returns
     -------
     float
+        The mean of the min(m, n) // 2 h-statistics.
     """
     X, Y, chunked = check_any_pair(X, Y, min_samples=2)
     kernel = check_kernel(kernel)
@@ -205,6 +206,7 @@ def mmd2_block(X, Y, kernel, *, block_size: int | None = None) -> float:
     Returns
     -------
     float
+        The mean of the blocks' unbiased MMD².
     """
     X, Y, chunked = check_any_pair(X, Y, min_samples=2)
     kernel = check_kernel(kernel)
