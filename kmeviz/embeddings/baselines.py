@@ -50,7 +50,7 @@ class KernelHerding(WeightedEmbedding):
     ----------
     kernel : Kernel
     n_landmarks : int, optional
-        m (default ceil(√n log √n)).
+        m, the points herding picks (default ceil(√n log √n)).
     max_candidates : int
         Candidates scanned per step.
     rng : Generator, int or None
