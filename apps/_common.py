@@ -196,9 +196,10 @@ class Explorer(pn.viewable.Viewer):
                                     sizing_mode="stretch_width")
 
     def controls(self) -> pn.Column:
+        specs = {"seed": pn.widgets.IntInput} | self.WIDGETS  # a seed is typed, not slid
         widgets = pn.Param(self.param, parameters=list(self.CONTROLS),
-                           widgets={name: self.WIDGETS[name] for name in self.CONTROLS
-                                    if name in self.WIDGETS},
+                           widgets={name: specs[name] for name in self.CONTROLS
+                                    if name in specs},
                            show_name=False, sizing_mode="stretch_width")
         return pn.Column(widgets, *self.buttons(), sizing_mode="stretch_width")
 

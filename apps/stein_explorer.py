@@ -113,7 +113,8 @@ class SteinExplorer(Explorer):
     CONTROLS = (*DATA_PARAMS, *KERNEL_PARAMS, *TEST_PARAMS)
     WIDGETS = {name: {"type": pn.widgets.FloatSlider, "throttled": True}
                for name in ("strength", "alpha")} | {
-        "n": {"type": pn.widgets.IntSlider, "throttled": True}} | {
+        "n": {"type": pn.widgets.IntSlider, "throttled": True},
+        "n_landmarks": {"type": pn.widgets.IntInput, "step": 10}} | {
         name: {"type": pn.widgets.FloatInput, "step": 0.1}
         for name in ("bandwidth", "imq_c", "imq_beta")}
     SUMMARY_WIDTH = 420
