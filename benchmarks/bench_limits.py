@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, running_server  # noqa: E402
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, running_server, server_pid  # noqa: E402
 
 #: slug -> the link at the parameters' bounds (the heaviest values each widget allows)
 WORST = {
@@ -44,12 +44,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     with running_server(args=("--time-budget", "20")) as url, sync_playwright() as p:
-        import subprocess
-
-        port = int(url.rsplit(":", 1)[1].strip("/"))
-        out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True,
-                             text=True).stdout
-        pid = int(re.search(r"pid=(\d+)", out).group(1))
+        pid = server_pid(int(url.rsplit(":", 1)[1].strip("/")))
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         print("| explorer | worst-case link | seconds to answer | server RSS after (MB) "
               "| server peak RSS so far (MB) |\n|---|---|---|---|---|")

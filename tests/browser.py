@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 import urllib.request
+from pathlib import Path
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -26,6 +27,20 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+
+def server_pid(port: int) -> int:
+    """The pid of the ``kmeviz serve`` process listening on ``port`` (from /proc, no tool
+    needed)."""
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"kmeviz_apps" in args and b"--port" in args and \
+                args[args.index(b"--port") + 1] == str(port).encode():
+            return int(cmdline.parent.name)
+    raise RuntimeError(f"no kmeviz server on port {port}")
 
 
 def free_port() -> int:

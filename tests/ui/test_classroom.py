@@ -1,13 +1,11 @@
 """A served dashboard is shared: one session's heavy computation must not freeze another."""
 
 import os
-import re
-import subprocess
 import time
 
 from playwright.sync_api import expect
 
-from ..browser import running_server
+from ..browser import running_server, server_pid
 from .helpers import open_app, settled_number, widget
 
 
@@ -63,12 +61,6 @@ def get_seconds(url: str) -> float:
 def server_cpu_seconds(pid: int) -> float:
     fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def server_pid(port: int) -> int:
-    out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True,
-                         text=True).stdout
-    return int(re.search(r"pid=(\d+)", out).group(1))
 
 
 def test_one_hostile_link_freezes_nothing(browser):
