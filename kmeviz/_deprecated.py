@@ -219,18 +219,15 @@ class NystromStein(NystromKME):
     witness = NystromKME.evaluate
 
 
-#: module -> {old name: (new name for the message, factory of the old object)}
+#: module -> {old name: the object it still gives}
 REMOVED_NAMES = {
-    "kmeviz": {"mmd_nystrom": ("mmd2_nystrom", lambda: mmd_nystrom),
-               "GaussianMixtureTarget": ("GaussianMixture", lambda: GaussianMixtureTarget)},
-    "kmeviz.twosample": {"mmd_nystrom": ("mmd2_nystrom", lambda: mmd_nystrom)},
-    "kmeviz.twosample.mmd": {"mmd_nystrom": ("mmd2_nystrom", lambda: mmd_nystrom)},
-    "kmeviz.distributions": {
-        "GaussianMixtureTarget": ("GaussianMixture", lambda: GaussianMixtureTarget)},
-    "kmeviz.distributions.targets": {
-        "GaussianMixtureTarget": ("GaussianMixture", lambda: GaussianMixtureTarget)},
-    "kmeviz.gof": {"NystromStein": ("nystrom_stein", lambda: NystromStein)},
-    "kmeviz.gof.ksd": {"NystromStein": ("nystrom_stein", lambda: NystromStein)},
+    "kmeviz": {"mmd_nystrom": mmd_nystrom, "GaussianMixtureTarget": GaussianMixtureTarget},
+    "kmeviz.twosample": {"mmd_nystrom": mmd_nystrom},
+    "kmeviz.twosample.mmd": {"mmd_nystrom": mmd_nystrom},
+    "kmeviz.distributions": {"GaussianMixtureTarget": GaussianMixtureTarget},
+    "kmeviz.distributions.targets": {"GaussianMixtureTarget": GaussianMixtureTarget},
+    "kmeviz.gof": {"NystromStein": NystromStein},
+    "kmeviz.gof.ksd": {"NystromStein": NystromStein},
 }
 
 #: module -> {name: its new home}: names that moved to another module.
@@ -248,7 +245,7 @@ def _module_getattr(module_name: str):
             warn_deprecated(f"{module_name}.{name}", f"{moved[name]}.{name}")
             return getattr(importlib.import_module(moved[name]), name)
         if name in removed:
-            return removed[name][1]()
+            return removed[name]
         raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
 
     return __getattr__

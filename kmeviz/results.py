@@ -144,15 +144,6 @@ class TestResult:
                        reject=bool(self.p_value <= alpha))
 
 
-def simulated_result(statistic, null_samples, alpha, *, estimator, null, runtime,
-                     fitted=None, null_params=None) -> TestResult:
-    """A ``TestResult`` whose null is a sample of B replicates."""
-    p = p_value_from_samples(statistic, null_samples)
-    return TestResult(float(statistic), p, threshold_from_samples(null_samples, alpha),
-                      bool(p <= alpha), alpha, null_samples, estimator, null, null_params or {},
-                      runtime, fitted or {})
-
-
 class Moments(tuple):
     """(count, mean, M2) of i.i.d. summands, M2 = Σ (t - mean)²; chunks merge exactly as
     one pass would (Chan et al. 1979), so a mean and variance can be summed over chunks."""
