@@ -53,6 +53,9 @@ class TestResult:
     fitted : dict
         What the test fitted on the data and a user may reuse: a Nyström test's
         ``landmarks`` (indices into the sample) and ``weights`` α; empty otherwise.
+    kernel : Kernel or None
+        The kernel the test used (the default one when none was given: its repr shows
+        the bandwidth the median heuristic chose).
 
     (Implements no paper equation: the common result of ``mmd_test`` and ``ksd_test``.)
     """
@@ -70,6 +73,7 @@ class TestResult:
     null_params: dict = field(default_factory=dict)
     runtime: dict = field(default_factory=dict)
     fitted: dict = field(default_factory=dict)
+    kernel: object | None = None
 
     def __post_init__(self):
         missing = set(RUNTIME_KEYS) - set(self.runtime)
@@ -83,6 +87,7 @@ class TestResult:
         else:
             null = f"{self.null} ({self.null_samples.size} replicates)"
         lines = [f"TestResult: {self.estimator} / {null}",
+                 f"  kernel    {self.kernel!r}",
                  f"  statistic {self.statistic:.6g}",
                  f"  p-value   {self.p_value:.4g}",
                  f"  decision  {'reject H0' if self.reject else 'keep H0'} at "
@@ -107,10 +112,10 @@ class TestResult:
         Returns
         -------
         dict
-            ``estimator, null, statistic, p_value, threshold, reject, alpha, runtime_s,
-            n_resamples`` (and ``null_samples``).
+            ``estimator, null, kernel`` (its repr), ``statistic, p_value, threshold,
+            reject, alpha, runtime_s, n_resamples`` (and ``null_samples``).
         """
-        out = {"estimator": self.estimator, "null": self.null,
+        out = {"estimator": self.estimator, "null": self.null, "kernel": repr(self.kernel),
                "statistic": float(self.statistic), "p_value": float(self.p_value),
                "threshold": float(self.threshold), "reject": bool(self.reject),
                "alpha": float(self.alpha), "runtime_s": float(self.runtime["total"]),
@@ -186,8 +191,9 @@ def normal_outcome(terms, estimator: str) -> Outcome:
 
 
 def result_from_outcome(outcome: Outcome, spec: TestSpec, alpha: float,
-                        seconds: float) -> TestResult:
-    """The ``TestResult`` of a registered test's ``Outcome`` at level α, run in ``seconds``.
+                        seconds: float, kernel=None) -> TestResult:
+    """The ``TestResult`` of a registered test's ``Outcome`` at level α, run in ``seconds``
+    with ``kernel``.
     A statistic that is not finite (a degenerate kernel, e.g. a bandwidth of 1e-300)
     raises ValueError instead of deciding on NaN."""
     statistic = float(outcome.statistic)
@@ -207,7 +213,7 @@ def result_from_outcome(outcome: Outcome, spec: TestSpec, alpha: float,
         runtime = {"statistic": math.nan, "null": math.nan, "total": seconds}
     result = TestResult(statistic, float(p_value), math.nan, False, alpha,
                         outcome.null_samples, spec.estimator, spec.null, outcome.null_params,
-                        runtime, outcome.fitted)
+                        runtime, outcome.fitted, kernel)
     if outcome.null_dist is not None and result.null_distribution() is None:
         result = replace(result, null_params={**outcome.null_params,
                                               "distribution": outcome.null_dist})

@@ -37,6 +37,7 @@ from .._validation import (
 )
 from ..chunked import check_chunked_samples, is_dask_array
 from ..kernels import SteinKernel, checked_score, prepared_rows, symmetric_quadratic_forms
+from ..kernels.defaults import default_gof_kernel
 from ..registry import GOF_TESTS, Outcome
 from ..results import TestResult, normal_outcome, result_from_outcome
 from .features import NULL_COVARIANCES, l1_imq_ksd, rff_ksd
@@ -199,6 +200,7 @@ def fssd_random(X, target, kernel, *, n_resamples, rng, n_locations) -> Outcome:
 
 
 @GOF_TESTS.register("fssd-opt", "chi-square-mixture", cost="linear", options=("n_locations",),
+                    needs=("Gaussian kernel",),
                     summary="FSSD, locations and bandwidth optimised on 20 % of the sample")
 def fssd_optimised(X, target, kernel, *, n_resamples, rng, n_locations) -> Outcome:
     """FSSD-opt: locations and Gaussian bandwidth chosen by the power criterion."""
@@ -238,7 +240,7 @@ def l1_imq_test(X, target, kernel, *, n_resamples, rng, n_locations,
 ESTIMATORS = GOF_TESTS.estimators
 
 
-def ksd_test(X, target, kernel, *, estimator: str = "full", n_resamples: int = 500,
+def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: int = 500,
              n_landmarks=None, landmarks=None, alpha: float = 0.05, wild: str = "markov",
              n_locations: int = 10, null_covariance: str = "sample",
              rng=None) -> TestResult:
@@ -249,8 +251,10 @@ def ksd_test(X, target, kernel, *, estimator: str = "full", n_resamples: int = 5
     X : array (n, d)
         A dask array (``kmeviz.chunked``) for ``estimator="nystrom"``.
     target : object with ``score(X)``, the gradient of log p, shape (n, d)
-    kernel : Kernel
-        The base kernel: a RadialKernel for the Stein kernel (full, nystrom, linear,
+    kernel : Kernel, optional
+        Default: ``IMQKernel(c=1, beta=-0.5)`` (Gorham & Mackey 2017's choice; see
+        ``kmeviz.kernels.defaults``), and for fssd-opt ``GaussianKernel`` at the median
+        heuristic of X (``result.kernel`` shows it). Otherwise the base kernel: a RadialKernel for the Stein kernel (full, nystrom, linear,
         fssd), a GaussianKernel for fssd-opt (its bandwidth is the start), a
         ShiftInvariantKernel for rff (GaussianKernel: Gauss RFF, CauchyKernel: Cauchy
         RFF), an IMQKernel for l1-imq.
@@ -305,12 +309,14 @@ def ksd_test(X, target, kernel, *, estimator: str = "full", n_resamples: int = 5
         raise TypeError(f"X is a dask array, but ksd_test(estimator={estimator!r}) {reason} "
                         f"needs the sample in memory. For data that does not fit, use "
                         f"{capable} or ksd2_nystrom; for data that does, pass X.compute().")
+    if kernel is None:
+        kernel = default_gof_kernel(X, spec.needs)
     options = {"wild": wild, "n_landmarks": n_landmarks, "landmarks": landmarks,
                "n_locations": n_locations, "null_covariance": null_covariance}
     t0 = time.perf_counter()
     outcome = spec.compute(X, target, kernel, n_resamples=D, rng=check_rng(rng),
                            **{k: options[k] for k in spec.options})
-    return result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0)
+    return result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0, kernel)
 
 
 GOF_TESTS.document(ksd_test)

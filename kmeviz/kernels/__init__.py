@@ -17,6 +17,7 @@ from .engine import (
     symmetric_quadratic_forms,
     tile_side,
 )
+from .precomputed import PrecomputedKernel
 from .radial import CauchyKernel, GaussianKernel, IMQKernel, LaplaceKernel, median_heuristic
 from .stein import SteinKernel, SteinPrepared, checked_score
 
@@ -27,6 +28,7 @@ __all__ = [
     "IMQKernel",
     "Kernel",
     "LaplaceKernel",
+    "PrecomputedKernel",
     "RadialKernel",
     "ShiftInvariantKernel",
     "SteinKernel",

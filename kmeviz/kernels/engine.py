@@ -46,9 +46,11 @@ def tile_side(working_memory: int | None = None) -> int:
 
 
 def cast_prepared(prepared: tuple, dtype) -> tuple:
-    """A prepared sample with its float arrays in ``dtype`` (no copy when already so)."""
+    """A prepared sample with its float arrays in ``dtype`` (no copy when already so;
+    integer fields, such as a precomputed kernel's indices, stay as they are)."""
     return prepared._make(
-        f if f is None or f.dtype == dtype else f.astype(dtype, copy=False) for f in prepared)
+        f if f is None or f.dtype == dtype or f.dtype.kind != "f"
+        else f.astype(dtype, copy=False) for f in prepared)
 
 
 def column_sums(T: np.ndarray) -> np.ndarray:

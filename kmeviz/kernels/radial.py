@@ -219,7 +219,7 @@ class IMQKernel(ShiftInvariantKernel, RadialKernel):
         return stats.norm.ppf(U[:, 1:]) * np.sqrt(2.0 * t)
 
 
-def median_heuristic(X, Y=None, *, max_samples: int = 1000, rng=None) -> float:
+def median_heuristic(X, Y=None, *, max_samples: int = 1000, rng=0) -> float:
     """Median pairwise Euclidean distance of the pooled sample (a bandwidth guess).
 
     Uses a seeded subsample of at most ``max_samples`` points so its cost is bounded.
@@ -233,6 +233,8 @@ def median_heuristic(X, Y=None, *, max_samples: int = 1000, rng=None) -> float:
         Pooled with X.
     max_samples : int
     rng : Generator, int or None
+        The subsample's seed: fixed (0) by default, so the heuristic is a function of the
+        data and a default kernel is the same on every call.
 
     Returns
     -------

@@ -34,6 +34,7 @@ from .._validation import (
 )
 from ..chunked import check_any_pair, is_dask_array
 from ..kernels import check_kernel, symmetric_quadratic_forms
+from ..kernels.defaults import default_mmd_kernel
 from ..registry import MMD_TESTS, NullsByEstimator, Outcome
 from ..results import TestResult, normal_outcome, result_from_outcome
 from .mmd import (
@@ -175,7 +176,7 @@ def _feature_permutation(F, m, n, B, rng) -> Outcome:
 VALID_NULLS = NullsByEstimator(MMD_TESTS)
 
 
-def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutation",
+def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str = "permutation",
              n_resamples: int = 1000, alpha: float = 0.05, features: str = "fourier",
              n_features: int = 256, block_size: int | None = None,
              n_landmarks: int | None = None, rng=None) -> TestResult:
@@ -187,8 +188,10 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
     ----------
     X : array (m, d)
     Y : array (n, d)
-    kernel : Kernel
-        Shift-invariant for ``estimator="fastmmd"``.
+    kernel : Kernel, optional
+        Shift-invariant for ``estimator="fastmmd"``; a ``PrecomputedKernel`` for a Gram
+        matrix computed elsewhere. Default: ``GaussianKernel(median_heuristic(X, Y))``,
+        the median pairwise distance of the pooled sample (``result.kernel`` shows it).
     estimator : str
         The statistic: "biased", "unbiased", "linear", "block", "fastmmd" or "nystrom"
         (squared Nyström MMD with landmarks drawn from the pooled sample).
@@ -240,6 +243,8 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
             f"estimator={estimator!r} with null={null!r} needs the samples in memory (it is "
             f"{spec.cost} in n, or relabels all N points for each replicate); with dask "
             f"arrays use {capable} (or pass X.compute() and Y.compute())")
+    if kernel is None:
+        kernel = default_mmd_kernel(X, Y)
     kernel = check_kernel(kernel, shift_invariant="shift-invariant kernel" in spec.needs)
     options = {"features": check_choice(features, "features", FASTMMD_FEATURES),
                "n_features": check_positive_int(n_features, "n_features"),
@@ -247,7 +252,7 @@ def mmd_test(X, Y, kernel, *, estimator: str = "biased", null: str = "permutatio
     t0 = time.perf_counter()
     outcome = spec.compute(X, Y, kernel, estimator=estimator, n_resamples=B,
                            rng=check_rng(rng), **{k: options[k] for k in spec.options})
-    return result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0)
+    return result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0, kernel)
 
 
 MMD_TESTS.document(mmd_test)
