@@ -7,9 +7,11 @@ from kmeviz.twosample import simulate_spectral_null
 from kmeviz.twosample.nulls import gamma_null_params, simulate_spectral, spectral_eigenvalues
 from kmeviz.twosample.resampling import (
     nystrom_features,
+    packed_permutation_assignments,
     permutation_assignments,
     permutation_fastmmd2,
     permutation_mmd2,
+    streamed_feature_mmd2,
 )
 
 KERNEL = K.GaussianKernel(1.0)
@@ -40,6 +42,27 @@ def test_batched_fastmmd_permutations_equal_a_loop(pair):
             for u in U.T]
     np.testing.assert_allclose(permutation_fastmmd2(rff.transform(Z), 37, U), loop,
                                rtol=1e-10, atol=1e-14)
+
+
+def test_packed_assignments_are_the_same_draws():
+    U = permutation_assignments(150, 170, 300, np.random.default_rng(9))
+    packed = packed_permutation_assignments(150, 170, 300, np.random.default_rng(9))
+    assert packed.shape == (320, 38) and packed.dtype == np.uint8
+    np.testing.assert_array_equal(np.unpackbits(packed, axis=1, count=300), U)
+
+
+def test_streamed_feature_permutations_equal_the_in_memory_pass(pair):
+    """Row blocks of 7 (not a divisor of 37 or 66) against the whole feature matrix."""
+    X, Y = pair
+    Z = np.vstack([X, Y])
+    F = K.RandomFourierFeatures(KERNEL, 32, rng=1).fit(Z).transform(Z)
+    U = permutation_assignments(37, 29, 45, np.random.default_rng(4), with_identity=True)
+    packed = packed_permutation_assignments(37, 29, 45, np.random.default_rng(4))
+    observed, values = streamed_feature_mmd2(lambda sl: F[sl], 37, 29, packed, 45,
+                                             rows_per_block=7)
+    expected = permutation_fastmmd2(F, 37, U)
+    np.testing.assert_allclose(observed, expected[0], rtol=1e-12)
+    np.testing.assert_allclose(values, expected[1:], rtol=1e-12, atol=1e-16)
 
 
 @pytest.mark.parametrize("estimator, null", [(e, n) for e, ns in K.VALID_NULLS.items()

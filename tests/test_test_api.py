@@ -10,7 +10,7 @@ import pytest
 import kmeviz as K
 
 FIELDS = {"statistic", "p_value", "threshold", "reject", "alpha", "null_samples", "estimator",
-          "null", "null_params", "runtime", "fitted"}
+          "null", "null_params", "runtime", "fitted", "kernel"}
 TARGET = K.NormalTarget(np.zeros(2))
 
 

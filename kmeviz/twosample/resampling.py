@@ -29,12 +29,41 @@ def permutation_assignments(m: int, n: int, n_permutations: int, rng, *,
     ``rng``, in the engine's threads, so the draws do not depend on the thread count.
     A tie at the m-th key (probability about N² 2⁻⁵⁴ per replicate) is redrawn.
     Returned in Fortran order in the configured dtype, so no copy is made later."""
+    U = np.empty((m + n, n_permutations + with_identity), dtype=get_config()["dtype"],
+                 order="F")
+    if with_identity:
+        U[:, 0] = np.arange(m + n) < m
+
+    def write(start, chosen):
+        first = start + with_identity
+        U[:, first : first + chosen.shape[0]] = chosen.T
+
+    _draw_assignments(m, n, n_permutations, rng, write)
+    return U
+
+
+def packed_permutation_assignments(m: int, n: int, n_permutations: int,
+                                   rng) -> np.ndarray:
+    """The B replicates of ``permutation_assignments`` (the same draws for the same
+    ``rng``) packed 8 to a byte along the columns: (m + n, ceil(B / 8)) uint8, an eighth of
+    a byte per point and replicate, for the tests that stream the rows of the sample
+    (``np.unpackbits(..., axis=1, count=B)`` gives rows of U back)."""
+    packed = np.empty((m + n, -(-n_permutations // 8)), dtype=np.uint8)
+
+    def write(start, chosen):  # chunks of 128 columns start on a byte
+        block = np.packbits(chosen.T, axis=1)
+        packed[:, start // 8 : start // 8 + block.shape[1]] = block
+
+    _draw_assignments(m, n, n_permutations, rng, write)
+    return packed
+
+
+def _draw_assignments(m, n, n_permutations, rng, write):
+    """Draw the replicates in chunks of 128 (one generator each, seeded by ``rng``) and
+    ``write(start, chosen)`` each chunk's (rows, m + n) boolean marks."""
     N, chunk = m + n, 128
     starts = range(0, n_permutations, chunk)
     seeds = rng.integers(0, 2**63, size=len(starts))
-    U = np.empty((N, n_permutations + with_identity), dtype=get_config()["dtype"], order="F")
-    if with_identity:
-        U[:, 0] = np.arange(N) < m
 
     def draw(task):
         start, seed = task
@@ -45,13 +74,11 @@ def permutation_assignments(m: int, n: int, n_permutations: int, rng, *,
             chosen = keys <= kth
             tied = np.flatnonzero(np.count_nonzero(chosen, axis=1) != m)
             if tied.size == 0:
-                first = start + with_identity
-                U[:, first : first + keys.shape[0]] = chosen.T
+                write(start, chosen)
                 return
             keys[tied] = child.random((tied.size, N))
 
     run_tasks(draw, zip(starts, seeds, strict=True), get_config()["n_threads"])
-    return U
 
 
 def _block_sums(s_xx, U, row_sums, trace_rows, total):
@@ -94,15 +121,22 @@ def permutation_mmd2(X, Y, kernel, U, *, estimator="biased",
     return _mmd2_from_sums(sums, X.shape[0], Y.shape[0], estimator)
 
 
-def nystrom_features(Z: np.ndarray, kernel, n_landmarks, rng) -> np.ndarray:
-    """F = K_{Z,L} Rᵀ for m landmarks L drawn from Z, RᵀR a generalized inverse of K_L
-    (``psd_inverse_factor``): F Fᵀ is the Nyström Gram.
+def nystrom_landmark_factor(Z: np.ndarray, kernel, n_landmarks, rng):
+    """(L, R): m landmarks L drawn from Z and R with RᵀR a generalized inverse of K_L
+    (``psd_inverse_factor``), so that the features F = K_{Z,L} Rᵀ have F Fᵀ the Nyström
+    Gram.
 
     Then ||mean F_X - mean F_Y||² = ||P_m(μ̂_X - μ̂_Y)||², the squared Nyström MMD with
     the projection P_m onto the span of the pooled landmarks (Chatalic et al., Sec. 5).
     """
     L = Z[draw_landmarks(Z.shape[0], n_landmarks, None, True, rng)]
-    return kernel.gram(Z, L) @ psd_inverse_factor(kernel.gram(L, L)).T
+    return L, psd_inverse_factor(kernel.gram(L, L))
+
+
+def nystrom_features(Z: np.ndarray, kernel, n_landmarks, rng) -> np.ndarray:
+    """F = K_{Z,L} Rᵀ of ``nystrom_landmark_factor``, all rows at once."""
+    L, R = nystrom_landmark_factor(Z, kernel, n_landmarks, rng)
+    return kernel.gram(Z, L) @ R.T
 
 
 def permutation_fastmmd2(features: np.ndarray, m: int, U) -> np.ndarray:
@@ -115,6 +149,29 @@ def permutation_fastmmd2(features: np.ndarray, m: int, U) -> np.ndarray:
     total = features.sum(axis=0)[:, None]
     n = features.shape[0] - m
     return np.sum((S / m - (total - S) / n) ** 2, axis=0)
+
+
+def streamed_feature_mmd2(features_of, m: int, n: int, packed: np.ndarray, B: int,
+                          rows_per_block: int = 4096) -> tuple[float, np.ndarray]:
+    """(observed, the B replicates) of ``permutation_fastmmd2`` with the feature rows
+    computed block by block (``features_of(row_slice)``) and the replicates' rows unpacked
+    from ``packed_permutation_assignments``: memory O(block · (p + B) + N B / 8) bytes
+    for p features, never the N × p feature matrix or the N × B float assignments."""
+    N, S, total, observed = m + n, None, None, None
+    for start in range(0, N, rows_per_block):
+        sl = slice(start, min(start + rows_per_block, N))
+        F = features_of(sl)
+        U = np.unpackbits(packed[sl], axis=1, count=B).astype(F.dtype)
+        part_x = F[: max(0, min(m, sl.stop) - start)].sum(axis=0)
+        if S is None:
+            S, total, observed = F.T @ U, F.sum(axis=0), part_x
+        else:
+            S += F.T @ U
+            total += F.sum(axis=0)
+            observed += part_x
+    values = np.sum((S / m - (total[:, None] - S) / n) ** 2, axis=0)
+    diff = observed / m - (total - observed) / n
+    return float(diff @ diff), values
 
 
 def nystrom_spectral(X, Y, kernel, n_landmarks, rng, B: int) -> tuple[float, np.ndarray,

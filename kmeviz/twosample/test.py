@@ -48,11 +48,12 @@ from .mmd import (
 )
 from .nulls import gamma_null_params, pearson_null, simulate_spectral, spectral_eigenvalues
 from .resampling import (
-    nystrom_features,
+    nystrom_landmark_factor,
     nystrom_spectral,
+    packed_permutation_assignments,
     permutation_assignments,
-    permutation_fastmmd2,
     permutation_mmd2,
+    streamed_feature_mmd2,
 )
 
 
@@ -141,19 +142,24 @@ def block_normal(X, Y, kernel, *, estimator, n_resamples, rng, block_size) -> Ou
                     summary="FastMMD-Fourier or -Fastfood + bootstrap (FastMMD Sec. 4.5)")
 def fastmmd_permutation(X, Y, kernel, *, estimator, n_resamples, rng, features,
                         n_features) -> Outcome:
-    """FastMMD (biased, Alg. 2) with the permutation null of its N × 2L feature matrix."""
+    """FastMMD (biased, Alg. 2) with the permutation null of its N × 2L feature matrix,
+    the features computed per row block (memory O(N(d + B/8 bytes)), not O(N L))."""
     Z = np.vstack([X, Y])
-    F = random_features(kernel, Z, n_features=n_features, features=features,
-                        rng=rng).transform(Z)
-    return _feature_permutation(F, X.shape[0], Y.shape[0], n_resamples, rng)
+    transform = random_features(kernel, Z, n_features=n_features, features=features,
+                                rng=rng).transform
+    return _feature_permutation(lambda sl: transform(Z[sl]), X.shape[0], Y.shape[0],
+                                n_resamples, rng)
 
 
 @MMD_TESTS.register("nystrom", "permutation", cost="linear", options=("n_landmarks",),
                     summary="squared Nyström MMD on pooled landmarks, permutation null")
 def nystrom_permutation(X, Y, kernel, *, estimator, n_resamples, rng, n_landmarks) -> Outcome:
-    """Squared pooled-landmark Nyström MMD with the permutation null of its features."""
-    F = nystrom_features(np.vstack([X, Y]), kernel, n_landmarks, rng)
-    return _feature_permutation(F, X.shape[0], Y.shape[0], n_resamples, rng)
+    """Squared pooled-landmark Nyström MMD with the permutation null of its features,
+    computed per row block as for FastMMD."""
+    Z = np.vstack([X, Y])
+    L, R = nystrom_landmark_factor(Z, kernel, n_landmarks, rng)
+    return _feature_permutation(lambda sl: kernel.gram(Z[sl], L) @ R.T, X.shape[0],
+                                Y.shape[0], n_resamples, rng)
 
 
 @MMD_TESTS.register("nystrom", "spectral", cost="linear", dask=True, options=("n_landmarks",),
@@ -166,10 +172,10 @@ def nystrom_spectral_null(X, Y, kernel, *, estimator, n_resamples, rng,
                    one_pass=False)
 
 
-def _feature_permutation(F, m, n, B, rng) -> Outcome:
-    U = permutation_assignments(m, n, B, rng, with_identity=True)
-    values = permutation_fastmmd2(F, m, U)
-    return Outcome(values[0], null_samples=values[1:])
+def _feature_permutation(features_of, m, n, B, rng) -> Outcome:
+    packed = packed_permutation_assignments(m, n, B, rng)
+    statistic, values = streamed_feature_mmd2(features_of, m, n, packed, B)
+    return Outcome(statistic, null_samples=values)
 
 
 #: Estimator -> the nulls that are valid for it (a live view of the registry).
