@@ -19,6 +19,9 @@ import numpy as np
 #: Cost classes, cheapest first: time in the sample size N (the O(B N) of replicates of a
 #: linear test is counted as linear).
 COSTS = ("linear", "quadratic", "cubic")
+#: A kernel evaluation (an exp and its bookkeeping) costs about this many flops of a matrix
+#: product: the unit of the registered ``work`` estimates.
+KERNEL_FLOPS = 40
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,11 @@ class TestSpec:
         sizes"``.
     summary : str
         One line for the docs table and the explorers.
+    work : callable, optional
+        ``work(N, d, B)``: about how many flops the test does on N pooled points in d
+        dimensions with B replicates, at its default options (kernel evaluations counted
+        at ``KERNEL_FLOPS`` each); by default a formula of its cost class. The cost
+        estimates of ``kmeviz.compare_tests`` read it.
 
     (Implements no paper equation: the registry entry of a test.)
     """
@@ -73,6 +81,22 @@ class TestSpec:
     options: tuple = ()
     needs: tuple = ()
     summary: str = ""
+    work: Callable | None = None
+    memory: Callable | None = None
+
+    def estimated_memory(self, N: int, d: int, B: int) -> float:
+        """``memory(N, d, B)``, or the cost class's default when none was registered."""
+        if self.memory is not None:
+            return float(self.memory(N, d, B))
+        return 8.0 * (N * d + (N * N if self.cost == "cubic" else 0))
+
+    def estimated_work(self, N: int, d: int, B: int) -> float:
+        """``work(N, d, B)``, or the cost class's formula when none was registered."""
+        if self.work is not None:
+            return float(self.work(N, d, B))
+        pairs = {"linear": N, "quadratic": N * N, "cubic": N * N}[self.cost]
+        extra = {"linear": N * B, "quadratic": N * N * B, "cubic": 4.0 * N**3}[self.cost]
+        return pairs * (2 * d + KERNEL_FLOPS) + extra
 
     @property
     def name(self) -> str:
@@ -101,14 +125,15 @@ class TestRegistry:
         self._specs: dict[tuple[str, str], TestSpec] = {}
 
     def register(self, estimator: str, null: str, *, cost: str, dask: bool = False,
-                 options: tuple = (), needs: tuple = (), summary: str = ""):
+                 options: tuple = (), needs: tuple = (), summary: str = "",
+                 work: Callable | None = None, memory: Callable | None = None):
         """Decorator: register the decorated function as the test (estimator, null).
 
         Parameters
         ----------
         estimator, null : str
         cost : {"linear", "quadratic", "cubic"}
-        dask, options, needs, summary : see :class:`TestSpec`
+        dask, options, needs, summary, work, memory : see :class:`TestSpec`
 
         Returns
         -------
@@ -123,7 +148,8 @@ class TestRegistry:
 
         def decorate(compute):
             self._specs[(estimator, null)] = TestSpec(estimator, null, compute, cost, dask,
-                                                      tuple(options), tuple(needs), summary)
+                                                      tuple(options), tuple(needs), summary,
+                                                      work, memory)
             return compute
 
         return decorate

@@ -3,6 +3,9 @@ moment match, the spectral null, and the Pearson curve of the unbiased statistic
 
 from __future__ import annotations
 
+import contextlib
+import threading
+
 import numpy as np
 from scipy import linalg, stats
 
@@ -18,11 +21,34 @@ def centred_joint_gram(X, Y, kernel) -> tuple[np.ndarray, int]:
     return Kc, Z.shape[0]
 
 
+_spectra = threading.local()
+
+
+@contextlib.contextmanager
+def shared_spectra():
+    """Inside the block, ``spectral_eigenvalues`` of the same (X, Y, kernel) objects is
+    computed once (this thread): the biased and unbiased spectral tests of one comparison
+    share their O(N³) eigendecomposition."""
+    previous = getattr(_spectra, "memo", None)
+    _spectra.memo = {}
+    try:
+        yield
+    finally:
+        _spectra.memo = previous
+
+
 def spectral_eigenvalues(X, Y, kernel) -> np.ndarray:
     """Eigenvalues of the centred joint Gram matrix divided by N (non-negative part)."""
+    memo = getattr(_spectra, "memo", None)
+    key = (id(X), id(Y), id(kernel))
+    if memo is not None and key in memo:
+        return memo[key][3]
     Kc, N = centred_joint_gram(X, Y, kernel)
     lam = linalg.eigvalsh(Kc / N)
-    return lam[lam > 1e-12 * max(lam.max(), 1e-300)]
+    lam = lam[lam > 1e-12 * max(lam.max(), 1e-300)]
+    if memo is not None:  # the objects are kept so their ids stay theirs
+        memo[key] = (X, Y, kernel, lam)
+    return lam
 
 
 def gamma_null_params(X, Y, kernel) -> dict:

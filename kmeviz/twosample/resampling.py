@@ -25,8 +25,9 @@ def permutation_assignments(m: int, n: int, n_permutations: int, rng, *,
 
     Each replicate draws m + n i.i.d. uniform keys and marks the m smallest: a uniformly
     random m-subset, as a shuffle gives, at a third of the cost of shuffling row by row.
-    Replicates are drawn in fixed chunks of 128, each from its own generator seeded by
-    ``rng``, in the engine's threads, so the draws do not depend on the thread count.
+    Replicates are drawn in fixed chunks (``_draw_assignments``), each from its own
+    generator seeded by ``rng``, in the engine's threads, so the draws do not depend on
+    the thread count.
     A tie at the m-th key (probability about N² 2⁻⁵⁴ per replicate) is redrawn.
     Returned in Fortran order in the configured dtype, so no copy is made later."""
     U = np.empty((m + n, n_permutations + with_identity), dtype=get_config()["dtype"],
@@ -59,9 +60,12 @@ def packed_permutation_assignments(m: int, n: int, n_permutations: int,
 
 
 def _draw_assignments(m, n, n_permutations, rng, write):
-    """Draw the replicates in chunks of 128 (one generator each, seeded by ``rng``) and
-    ``write(start, chosen)`` each chunk's (rows, m + n) boolean marks."""
-    N, chunk = m + n, 128
+    """Draw the replicates in chunks (one generator each, seeded by ``rng``) and
+    ``write(start, chosen)`` each chunk's (rows, m + n) boolean marks. Chunks are 128
+    replicates up to N = 32768, then fewer (a multiple of 8), so that a chunk's keys stay
+    under 32 MB: the draws depend on N and the seed only."""
+    N = m + n
+    chunk = 128 if N <= 32768 else max(8, (2**22 // N) // 8 * 8)
     starts = range(0, n_permutations, chunk)
     seeds = rng.integers(0, 2**63, size=len(starts))
 

@@ -35,7 +35,8 @@ from .._validation import (
 from ..chunked import check_any_pair, is_dask_array
 from ..kernels import check_kernel, symmetric_quadratic_forms
 from ..kernels.defaults import default_mmd_kernel
-from ..registry import MMD_TESTS, NullsByEstimator, Outcome
+from ..embeddings.kme import default_landmarks
+from ..registry import KERNEL_FLOPS, MMD_TESTS, NullsByEstimator, Outcome
 from ..results import TestResult, normal_outcome, result_from_outcome
 from .mmd import (
     FASTMMD_FEATURES,
@@ -57,10 +58,15 @@ from .resampling import (
 )
 
 
+def _assignment_bytes(N, d, B) -> float:
+    """The N × (B + 1) float64 relabellings of an exact resampling test, and the samples."""
+    return 8.0 * N * (B + 1 + d)
+
+
 # -- the registered tests: one function per (estimator, null), see kmeviz.registry -------
-@MMD_TESTS.register("unbiased", "permutation", cost="quadratic",
+@MMD_TESTS.register("unbiased", "permutation", cost="quadratic", memory=_assignment_bytes,
                     summary="relabel the pooled sample B times, one pass over the Gram")
-@MMD_TESTS.register("biased", "permutation", cost="quadratic",
+@MMD_TESTS.register("biased", "permutation", cost="quadratic", memory=_assignment_bytes,
                     summary="relabel the pooled sample B times, one pass over the Gram")
 def exact_permutation(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
     """Exact MMD² and its permutation null, all replicates in one pass (``permutation_mmd2``)."""
@@ -69,7 +75,7 @@ def exact_permutation(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
     return Outcome(values[0], null_samples=values[1:])
 
 
-@MMD_TESTS.register("biased", "wild-bootstrap", cost="quadratic",
+@MMD_TESTS.register("biased", "wild-bootstrap", cost="quadratic", memory=_assignment_bytes,
                     needs=("equal sample sizes",),
                     summary="Rademacher signs on the paired h-statistic (Chwialkowski 2014)")
 def exact_wild_bootstrap(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
@@ -91,6 +97,8 @@ def exact_wild_bootstrap(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcom
 
 
 @MMD_TESTS.register("biased", "gamma", cost="quadratic",
+                    work=lambda N, d, B: _pairs(N, N, d) + 100.0 * N * N,
+                    memory=lambda N, d, B: 16.0 * N * N,
                     summary="Gamma moment match of MMD²_b under H0 (Gretton et al. 2012)")
 def exact_gamma(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
     """Biased MMD² with the two-parameter Gamma null (``nulls.gamma_null_params``)."""
@@ -113,6 +121,8 @@ def exact_spectral(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
 
 
 @MMD_TESTS.register("unbiased", "pearson", cost="cubic", needs=("equal sample sizes",),
+                    work=lambda N, d, B: _pairs(N, N, d) + 100.0 * N * N + N**3 / 4,
+                    memory=lambda N, d, B: 4.0 * N * N,
                     summary="Pearson III fitted to three H0 moments (FastMMD Fig. 8b)")
 def exact_pearson(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
     """Unbiased MMD² with the Pearson curve null (``nulls.pearson_null``)."""
@@ -122,6 +132,7 @@ def exact_pearson(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
 
 
 @MMD_TESTS.register("linear", "normal", cost="linear", dask=True,
+                    work=lambda N, d, B: 2 * _pairs(N, 1, d),
                     summary="linear-time MMD² (Gretton et al. 2012, Sec. 6), normal null")
 def linear_normal(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
     """Linear-time MMD² with its asymptotic normal null (summands or their moments)."""
@@ -130,6 +141,7 @@ def linear_normal(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
 
 
 @MMD_TESTS.register("block", "normal", cost="linear", dask=True, options=("block_size",),
+                    work=lambda N, d, B: _pairs(N, np.sqrt(N), d),
                     summary="B-test: mean of block MMD²_u (Zaremba et al. 2013), normal null")
 def block_normal(X, Y, kernel, *, estimator, n_resamples, rng, block_size) -> Outcome:
     """B-test with its asymptotic normal null."""
@@ -139,6 +151,7 @@ def block_normal(X, Y, kernel, *, estimator, n_resamples, rng, block_size) -> Ou
 
 @MMD_TESTS.register("fastmmd", "permutation", cost="linear",
                     options=("features", "n_features"), needs=("shift-invariant kernel",),
+                    work=lambda N, d, B: _feature_work(N, 512, 2 * d * 256 + 40 * 512, B),
                     summary="FastMMD-Fourier or -Fastfood + bootstrap (FastMMD Sec. 4.5)")
 def fastmmd_permutation(X, Y, kernel, *, estimator, n_resamples, rng, features,
                         n_features) -> Outcome:
@@ -152,6 +165,8 @@ def fastmmd_permutation(X, Y, kernel, *, estimator, n_resamples, rng, features,
 
 
 @MMD_TESTS.register("nystrom", "permutation", cost="linear", options=("n_landmarks",),
+                    work=lambda N, d, B: _feature_work(N, default_landmarks(N),
+                                                       _landmark_work(N, d), B),
                     summary="squared Nyström MMD on pooled landmarks, permutation null")
 def nystrom_permutation(X, Y, kernel, *, estimator, n_resamples, rng, n_landmarks) -> Outcome:
     """Squared pooled-landmark Nyström MMD with the permutation null of its features,
@@ -163,6 +178,8 @@ def nystrom_permutation(X, Y, kernel, *, estimator, n_resamples, rng, n_landmark
 
 
 @MMD_TESTS.register("nystrom", "spectral", cost="linear", dask=True, options=("n_landmarks",),
+                    work=lambda N, d, B: (N * _landmark_work(N, d)
+                                          + 10.0 * default_landmarks(N) ** 3),
                     summary="squared Nyström MMD, spectral null of the m × m feature covariance")
 def nystrom_spectral_null(X, Y, kernel, *, estimator, n_resamples, rng,
                           n_landmarks) -> Outcome:
@@ -170,6 +187,24 @@ def nystrom_spectral_null(X, Y, kernel, *, estimator, n_resamples, rng,
     statistic, samples, lam = nystrom_spectral(X, Y, kernel, n_landmarks, rng, n_resamples)
     return Outcome(statistic, null_samples=samples, null_params={"eigenvalues": lam},
                    one_pass=False)
+
+
+def _pairs(rows, cols, d) -> float:
+    """The work of rows × cols kernel evaluations in d dimensions."""
+    return rows * cols * (2.0 * d + KERNEL_FLOPS)
+
+
+def _feature_work(N, p, per_row, B) -> float:
+    """The work of a streamed feature permutation test: N rows of p features at
+    ``per_row`` flops each, then Fᵀ U for B replicates."""
+    return N * (per_row + 2.0 * p * B)
+
+
+def _landmark_work(N, d) -> float:
+    """Per row of the pooled sample: its kernel row against the default m landmarks and
+    the product with the m × m factor."""
+    m = default_landmarks(N)
+    return _pairs(1, m, d) + 2.0 * m * m
 
 
 def _feature_permutation(features_of, m, n, B, rng) -> Outcome:

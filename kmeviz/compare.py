@@ -1,0 +1,236 @@
+"""Every registered test on one pair of samples, in one call: ``compare_tests`` (two-sample,
+``kmeviz.MMD_TESTS``) and ``compare_gof`` (goodness of fit, ``kmeviz.GOF_TESTS``).
+
+The tests run cheapest first within a time budget. Each test's cost is estimated before
+it runs, from its registered ``work`` (about how many floating-point operations it does
+at this N, d and B) and this machine's speed, measured once by a small matrix product. A
+test whose estimate exceeds what is left of the budget is not run: its row says so and
+gives the call that runs it alone. A test estimated under a second (``FAST_SECONDS``) is
+never skipped; a test that does run past the budget is stopped at its next tile.
+
+Examples
+--------
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> X, Y = rng.normal(size=(200, 3)), rng.normal(0.3, 1.0, size=(200, 3))
+>>> table = compare_tests(X, Y, rng=0)
+>>> list(table.columns)
+['test', 'estimator', 'null', 'cost', 'statistic', 'p_value', 'reject', 'runtime_s', 'note']
+>>> len(table) == len(MMD_TESTS)
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from ._validation import check_in_interval, check_real, check_rng
+from .budget import BudgetExceeded, time_budget
+from .chunked import check_any_pair
+from .gof.test import ksd_test
+from .kernels import check_kernel
+from .kernels.defaults import default_gof_kernel, default_mmd_kernel
+from .registry import GOF_TESTS, MMD_TESTS, TestRegistry, TestSpec
+from .twosample.nulls import shared_spectra
+from .twosample.test import mmd_test
+
+#: Tests estimated to take less than this many seconds always run.
+FAST_SECONDS = 1.0
+#: Tests estimated to hold more than this many bytes at once are not run.
+MEMORY_LIMIT = 2 * 1024**3
+#: The columns of the comparison table, in order.
+COLUMNS = ("test", "estimator", "null", "cost", "statistic", "p_value", "reject",
+           "runtime_s", "note")
+
+
+@functools.lru_cache(maxsize=1)
+def flops_per_second() -> float:
+    """This machine's float64 matrix-product speed, measured once (best of three 384³
+    products, a few milliseconds): the unit of the cost estimates."""
+    A = np.random.default_rng(0).random((384, 384))
+    best = math.inf
+    for _ in range(3):
+        t0 = time.perf_counter()
+        A @ A
+        best = min(best, time.perf_counter() - t0)
+    return 2 * 384**3 / max(best, 1e-6)
+
+
+def estimated_seconds(spec: TestSpec, N: int, d: int, B: int) -> float:
+    """About how long ``spec`` takes on N pooled points in d dimensions with B replicates
+    (its registered ``work`` over ``flops_per_second``; kernel tiles run at a fraction of
+    a plain product's speed, which the ``work`` formulas include)."""
+    return spec.estimated_work(N, d, B) / flops_per_second()
+
+
+def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
+                  time_budget: float = 10.0, n_resamples: int = 1000, rng=None,
+                  progress: Callable | None = None) -> pd.DataFrame:
+    """Run every registered two-sample test (or those named) on X and Y.
+
+    Parameters
+    ----------
+    X : array (m, d)
+    Y : array (n, d)
+    kernel : Kernel, optional
+        Default ``GaussianKernel(median_heuristic(X, Y))``, as ``mmd_test``; the same kernel
+        for every test. A ``PrecomputedKernel`` runs the tests that only evaluate k.
+    tests : "all", or list of str
+        Test names ``"estimator/null"`` (``MMD_TESTS``) or estimators (all their nulls).
+    alpha : float in (0, 1)
+    time_budget : float
+        Seconds for the whole comparison (see the module docstring).
+    n_resamples : int
+        B for the resampling and simulated nulls.
+    rng : Generator, int or None
+        Each test gets its own stream, drawn in registry order: a row does not depend on
+        which other tests ran.
+    progress : callable, optional
+        Called with each row (a dict of the table's columns) as its test finishes or is
+        skipped, then ``progress(None)`` when all are done.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per test in registry order, with the columns ``COLUMNS``; ``attrs`` holds
+        the ``kernel``, the sizes and ``results`` (test name -> ``TestResult``).
+    """
+    X, Y, _ = check_any_pair(X, Y, min_samples=2)
+    if kernel is None:
+        kernel = default_mmd_kernel(X, Y)
+    kernel = check_kernel(kernel)
+
+    def run(spec, rng):
+        return mmd_test(X, Y, kernel, estimator=spec.estimator, null=spec.null,
+                        n_resamples=n_resamples, alpha=alpha, rng=rng)
+
+    def unmet(spec):
+        if "equal sample sizes" in spec.needs and X.shape[0] != Y.shape[0]:
+            return f"needs samples of equal size (m = n), got {X.shape[0]} and {Y.shape[0]}"
+        if "shift-invariant kernel" in spec.needs and not kernel.shift_invariant:
+            return f"needs a shift-invariant kernel, got {kernel!r}"
+        return None
+
+    def how(spec):
+        return (f"kmeviz.mmd_test(X, Y, estimator={spec.estimator!r}, "
+                f"null={spec.null!r})")
+
+    with shared_spectra():
+        return _compare(MMD_TESTS, tests, run, unmet, how, X.shape[0] + Y.shape[0],
+                        X.shape[1], n_resamples, alpha, time_budget, rng, progress,
+                        {"kernel": kernel, "m": X.shape[0], "n": Y.shape[0]})
+
+
+def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
+                time_budget: float = 10.0, n_resamples: int = 500, rng=None,
+                progress: Callable | None = None) -> pd.DataFrame:
+    """Run every registered goodness-of-fit test (``GOF_TESTS``: full, Nyström and linear
+    KSD, FSSD, RFF and L1 IMQ) of H0: X ~ ``target``; as ``compare_tests``.
+
+    Parameters
+    ----------
+    X : array (n, d)
+    target : object with ``score(X)``
+    kernel : Kernel, optional
+        Default: each test's default of ``ksd_test`` (IMQ c = 1, β = -½; a Gaussian at the
+        median heuristic for fssd-opt). A kernel given is used by every test that takes
+        it; the others' rows say why not.
+    tests, alpha, time_budget, rng, progress : as ``compare_tests``
+    n_resamples : int
+        D, the bootstrap or simulated null replicates.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As ``compare_tests``.
+    """
+    X, _, _ = check_any_pair(X, X[:2], min_samples=2)
+
+    def run(spec, rng):
+        chosen = default_gof_kernel(X, spec.needs) if kernel is None else kernel
+        return ksd_test(X, target, chosen, estimator=spec.estimator,
+                        n_resamples=n_resamples, alpha=alpha, rng=rng)
+
+    def how(spec):
+        return f"kmeviz.ksd_test(X, target, estimator={spec.estimator!r})"
+
+    return _compare(GOF_TESTS, tests, run, lambda spec: None, how, X.shape[0], X.shape[1],
+                    n_resamples, alpha, time_budget, rng, progress,
+                    {"kernel": kernel, "n": X.shape[0]})
+
+
+def selected_tests(registry: TestRegistry, tests) -> list[TestSpec]:
+    """The entries named by ``tests`` ("all", or names "estimator/null" or estimators),
+    in registry order; ValueError naming the unknown ones."""
+    if isinstance(tests, str):
+        tests = [spec.name for spec in registry] if tests == "all" else [tests]
+    names = list(tests)
+    known = {spec.name for spec in registry} | set(registry.estimators)
+    unknown = [t for t in names if not isinstance(t, str) or t not in known]
+    if unknown or not names:
+        raise ValueError(f"tests must be 'all' or names from {sorted(known)}; "
+                         f"got {unknown or names!r}")
+    return [spec for spec in registry if spec.name in names or spec.estimator in names]
+
+
+def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, progress,
+             attrs) -> pd.DataFrame:
+    alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
+    budget = check_real(budget, "time_budget")
+    if budget <= 0:
+        raise ValueError(f"time_budget must be positive, got {budget}")
+    specs = selected_tests(registry, tests)
+    rng = check_rng(rng)
+    seeds = {spec.name: int(rng.integers(2**63)) for spec in specs}  # registry order
+    estimates = {spec.name: estimated_seconds(spec, N, d, B) for spec in specs}
+    rows, results = {}, {}
+    deadline = time.monotonic() + budget
+    for spec in sorted(specs, key=lambda s: estimates[s.name]):
+        row = {"test": spec.name, "estimator": spec.estimator, "null": spec.null,
+               "cost": spec.cost, "statistic": math.nan, "p_value": math.nan,
+               "reject": None, "runtime_s": math.nan, "note": ""}
+        left = deadline - time.monotonic()
+        estimate = estimates[spec.name]
+        memory = spec.estimated_memory(N, d, B)
+        reason = unmet(spec)
+        if reason:
+            row["note"] = f"not run: {reason}"
+        elif memory > MEMORY_LIMIT:
+            row["note"] = (f"not run: it would hold about {memory / 1024**3:.3g} GB at once "
+                           f"(limit {MEMORY_LIMIT / 1024**3:g} GB); it is {spec.cost} in N, "
+                           "use a linear-time test or a subsample")
+        elif estimate > max(left, FAST_SECONDS):
+            row["note"] = (f"not run: estimated {estimate:.3g} s, more than the "
+                           f"{max(left, 0.0):.3g} s left of the time budget; run it alone "
+                           f"with {how(spec)} or raise time_budget")
+        else:
+            t0 = time.perf_counter()
+            try:
+                with time_budget(None if estimate <= FAST_SECONDS else max(left, 0.0)):
+                    result = run(spec, np.random.default_rng(seeds[spec.name]))
+            except BudgetExceeded:
+                row["note"] = (f"stopped after {time.perf_counter() - t0:.3g} s at the time "
+                               f"budget (estimated {estimate:.3g} s); run it alone with "
+                               f"{how(spec)}")
+            except MemoryError:
+                row["note"] = "not run: out of memory (use a linear-time test or a subsample)"
+            except (ValueError, TypeError) as exc:
+                row["note"] = f"not run: {exc}"
+            else:
+                results[spec.name] = result
+                row.update(statistic=result.statistic, p_value=result.p_value,
+                           reject=result.reject, runtime_s=result.runtime["total"])
+        rows[spec.name] = row
+        if progress is not None:
+            progress(dict(row))
+    if progress is not None:
+        progress(None)
+    table = pd.DataFrame([rows[spec.name] for spec in specs], columns=list(COLUMNS))
+    table.attrs.update(attrs, alpha=alpha, results=results, time_budget=budget)
+    return table
