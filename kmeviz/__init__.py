@@ -7,6 +7,7 @@ Panel apps with their server (``kmeviz_apps``) put widgets on top.
 
 from . import _deprecated
 from ._validation import NotFittedError
+from .compare import compare_gof, compare_tests
 from .conditional import ConditionalMeanEmbedding, incomplete_cholesky, sparse_cme
 from .config import config_context, get_config, set_config
 from .distributions import (
@@ -20,6 +21,7 @@ from .distributions import (
     rings_two_sample,
     uniform_boxes_two_sample,
 )
+from .distributions.real import load_dataset
 from .embeddings import (
     EmpiricalKME,
     FastfoodFeatures,
@@ -40,11 +42,13 @@ from .kernels import (
     IMQKernel,
     Kernel,
     LaplaceKernel,
+    PrecomputedKernel,
     RadialKernel,
     ShiftInvariantKernel,
     SteinKernel,
     median_heuristic,
 )
+from .loading import LoadReport, load_samples
 from .registry import GOF_TESTS, MMD_TESTS
 from .results import TestResult
 from .twosample import (
@@ -88,6 +92,12 @@ __all__ = [
     "MMD_TESTS",
     "GOF_TESTS",
     "mmd_test",
+    "compare_tests",
+    "compare_gof",
+    "load_samples",
+    "load_dataset",
+    "LoadReport",
+    "PrecomputedKernel",
     "FastfoodFeatures",
     "CauchyKernel",
     "GaussianKernel",

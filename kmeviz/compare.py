@@ -100,6 +100,9 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
     pandas.DataFrame
         One row per test in registry order, with the columns ``COLUMNS``; ``attrs`` holds
         the ``kernel``, the sizes and ``results`` (test name -> ``TestResult``).
+
+    (Implements no paper equation: it runs the registered tests, Gretton et al. 2012 and
+    the other papers of ``mmd_test``'s table.)
     """
     X, Y, _ = check_any_pair(X, Y, min_samples=2)
     if kernel is None:
@@ -149,6 +152,9 @@ def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
     -------
     pandas.DataFrame
         As ``compare_tests``.
+
+    (Implements no paper equation: it runs the registered tests of ``ksd_test``, Kalinke
+    et al. and the competitors of their Fig. 1.)
     """
     X, _, _ = check_any_pair(X, X[:2], min_samples=2)
 
@@ -187,7 +193,7 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
         raise ValueError(f"time_budget must be positive, got {budget}")
     specs = selected_tests(registry, tests)
     rng = check_rng(rng)
-    seeds = {spec.name: int(rng.integers(2**63)) for spec in specs}  # registry order
+    seeds = {spec.name: int(rng.integers(2**63)) for spec in registry}  # whole registry
     estimates = {spec.name: estimated_seconds(spec, N, d, B) for spec in specs}
     rows, results = {}, {}
     deadline = time.monotonic() + budget

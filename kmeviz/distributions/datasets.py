@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_positive, check_positive_int, check_real, check_rng
+from .real import nyc_taxi_frame
 
 
 def blobs(
@@ -154,18 +155,6 @@ def nyc_taxi() -> np.ndarray:
     needs no download. The file is found without importing HoloViews; a FileNotFoundError
     says so when the installed HoloViews does not ship it.
     """
-    import importlib.util
-    from pathlib import Path
-
-    import pandas as pd
-
-    spec = importlib.util.find_spec("holoviews")
-    path = None if spec is None else (Path(spec.origin).parent / "examples" / "assets"
-                                      / "nyc_taxi.csv.gz")
-    if path is None or not path.exists():
-        raise FileNotFoundError("the NYC taxi data ships with holoviews' examples/assets; "
-                                "it is not in this installation")
-    df = pd.read_csv(path, parse_dates=["Pickup_date"])
-    t = df["Pickup_date"]
-    Z = np.column_stack([t.dt.hour, t.dt.day_of_week, df["Pickup_Count"]]).astype(float)
+    df = nyc_taxi_frame()
+    Z = df[["hour", "day_of_week", "pickups"]].to_numpy(dtype=float)
     return (Z - Z.mean(axis=0)) / Z.std(axis=0)

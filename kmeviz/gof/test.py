@@ -254,10 +254,10 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
     kernel : Kernel, optional
         Default: ``IMQKernel(c=1, beta=-0.5)`` (Gorham & Mackey 2017's choice; see
         ``kmeviz.kernels.defaults``), and for fssd-opt ``GaussianKernel`` at the median
-        heuristic of X (``result.kernel`` shows it). Otherwise the base kernel: a RadialKernel for the Stein kernel (full, nystrom, linear,
-        fssd), a GaussianKernel for fssd-opt (its bandwidth is the start), a
-        ShiftInvariantKernel for rff (GaussianKernel: Gauss RFF, CauchyKernel: Cauchy
-        RFF), an IMQKernel for l1-imq.
+        heuristic of X (``result.kernel`` shows it). Otherwise the base kernel: a
+        RadialKernel for the Stein kernel (full, nystrom, linear, fssd), a GaussianKernel
+        for fssd-opt (its bandwidth is the start), a ShiftInvariantKernel for rff
+        (GaussianKernel: Gauss RFF, CauchyKernel: Cauchy RFF), an IMQKernel for l1-imq.
     estimator : str
         The statistic, one of the registered estimators (``kmeviz.registry.GOF_TESTS``,
         table below); each has one null.

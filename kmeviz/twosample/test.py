@@ -33,9 +33,9 @@ from .._validation import (
     check_rng,
 )
 from ..chunked import check_any_pair, is_dask_array
+from ..embeddings.kme import default_landmarks
 from ..kernels import check_kernel, symmetric_quadratic_forms
 from ..kernels.defaults import default_mmd_kernel
-from ..embeddings.kme import default_landmarks
 from ..registry import KERNEL_FLOPS, MMD_TESTS, NullsByEstimator, Outcome
 from ..results import TestResult, normal_outcome, result_from_outcome
 from .mmd import (
