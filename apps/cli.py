@@ -2,7 +2,8 @@
 [--compute-threads C] [--num-procs P] [--allow-websocket-origin HOST[:PORT] ...]
 [--prefix /PATH] [--basic-auth PASSWORD|FILE] [--cookie-secret S] [--admin] [--warm]
 [--reuse-sessions] [--oauth-provider P --oauth-key K --oauth-secret S ...]`` and
-``kmeviz reproduce list | all | NAME [--quick] [--out DIR] [--rng SEED]``."""
+``kmeviz reproduce list | all | NAME [--quick] [--out DIR] [--rng SEED]`` and
+``kmeviz compare FILE [FILE2] [--group COL --groups A B] ...`` (``compare_cli``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import importlib.util
 import sys
 
 from kmeviz.config import usable_cores
+from kmeviz_apps import compare_cli
 
 #: ``panel serve``'s options that ``kmeviz serve`` passes through (flag -> its help).
 OAUTH_OPTIONS = {
@@ -106,7 +108,10 @@ def main(argv=None) -> int:
     rep.add_argument("--overwrite", action="store_true",
                      help="replace NAME.csv and NAME.png if they exist (never through a "
                           "symbolic link)")
+    compare_cli.add_parser(sub)
     args = parser.parse_args(argv)
+    if args.command == "compare":
+        return compare_cli.main(args)
     if args.command == "reproduce":  # imported here: serve needs none of it, and back
         from kmeviz_apps.reproduce import main as reproduce_main
 

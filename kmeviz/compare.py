@@ -174,9 +174,9 @@ def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
 def selected_tests(registry: TestRegistry, tests) -> list[TestSpec]:
     """The entries named by ``tests`` ("all", or names "estimator/null" or estimators),
     in registry order; ValueError naming the unknown ones."""
-    if isinstance(tests, str):
-        tests = [spec.name for spec in registry] if tests == "all" else [tests]
-    names = list(tests)
+    names = [tests] if isinstance(tests, str) else list(tests)
+    if names == ["all"]:
+        names = [spec.name for spec in registry]
     known = {spec.name for spec in registry} | set(registry.estimators)
     unknown = [t for t in names if not isinstance(t, str) or t not in known]
     if unknown or not names:

@@ -68,9 +68,10 @@ class LoadReport:
     standardized: bool = False
 
     def __str__(self) -> str:
+        samples = (f"X = {self.groups[0]!s}: {self.sizes[0]} rows; Y = {self.groups[1]!s}: "
+                   f"{self.sizes[1]} rows" if self.groups[1] else f"X: {self.sizes[0]} rows")
         lines = [f"read {', '.join(self.sources)}",
-                 f"X = {self.groups[0]!s}: {self.sizes[0]} rows; Y = {self.groups[1]!s}: "
-                 f"{self.sizes[1]} rows; {len(self.columns)} columns: "
+                 f"{samples}; {len(self.columns)} columns: "
                  f"{', '.join(map(str, self.columns))}"]
         if self.dropped_columns:
             lines.append(f"dropped non-numeric columns: "
@@ -213,7 +214,7 @@ def samples_from_frame(frame: pd.DataFrame, *, group: str | None = None, groups=
         group = NPZ_GROUP
     if group is None:
         raise ValueError("one file holds both samples only with a group column: give group="
-                         "(a column whose values split the rows), or a second file")
+                         "(--group: a column whose values split the rows), or a second file")
     if group not in frame.columns:
         raise ValueError(f"no column {group!r}; the columns are {_listed(frame.columns)}")
     labels = frame[group].astype(str).where(frame[group].notna())
@@ -232,7 +233,57 @@ def samples_from_frame(frame: pd.DataFrame, *, group: str | None = None, groups=
         if missing:
             raise ValueError(f"group {group!r} has no value {_listed(missing)}; its values "
                              f"are {_listed(present)}")
-    data = frame.drop(columns=[group])
+    values, used, dropped = numeric_values(frame.drop(columns=[group]), columns)
+    finite = np.all(np.isfinite(values), axis=1)
+    samples, dropped_rows = [], []
+    for value in chosen:
+        rows = (labels == value).to_numpy()
+        kept = values[rows & finite]
+        dropped_rows.append(int(np.count_nonzero(rows & ~finite)))
+        if kept.shape[0] < 2:
+            after = f" after dropping {dropped_rows[-1]} with NaN or inf" if dropped_rows[-1] \
+                else ""
+            raise ValueError(f"group {value!r} has {kept.shape[0]} row(s){after}; a test "
+                             "needs at least 2 per sample")
+        samples.append(kept)
+    X, Y = standardized(*samples) if standardize else samples
+    report = LoadReport(tuple(map(str, sources)), tuple(used), chosen, (len(X), len(Y)),
+                        dropped, tuple(dropped_rows), bool(standardize))
+    return Samples(X, Y, report)
+
+
+def load_sample(path, *, columns=None, standardize: bool = False,
+                max_bytes: int = MAX_BYTES) -> tuple[np.ndarray, LoadReport]:
+    """One sample (every row of one file), for a goodness-of-fit test: the numeric
+    columns, rows with NaN or inf dropped, as ``load_samples`` does.
+
+    Parameters
+    ----------
+    path : str or path-like
+    columns, standardize, max_bytes : as ``load_samples``
+
+    Returns
+    -------
+    X : array (n, d)
+    report : LoadReport
+        With ``groups = ("all rows", "")`` and ``sizes = (n, 0)``.
+    """
+    values, used, dropped = numeric_values(read_table(path, max_bytes=max_bytes), columns)
+    finite = np.all(np.isfinite(values), axis=1)
+    X = values[finite]
+    if X.shape[0] < 2:
+        raise ValueError(f"{_name(path)} has {X.shape[0]} complete row(s); a test needs at "
+                         "least 2")
+    if standardize:
+        (X,) = standardized(X)
+    report = LoadReport((_name(path),), tuple(used), ("all rows", ""), (len(X), 0), dropped,
+                        (int(np.count_nonzero(~finite)), 0), bool(standardize))
+    return X, report
+
+
+def numeric_values(data: pd.DataFrame, columns=None) -> tuple[np.ndarray, list, tuple]:
+    """(values as float64, the columns used, the non-numeric columns dropped) of a table:
+    ``columns`` if given (each must exist and be numeric), else every numeric column."""
     numeric = _numeric_columns(data)
     if columns is None:
         used = numeric
@@ -249,28 +300,16 @@ def samples_from_frame(frame: pd.DataFrame, *, group: str | None = None, groups=
     if not used:
         raise ValueError(f"no numeric columns to compare (the columns are "
                          f"{_listed(data.columns)})")
-    values = data[used].to_numpy(dtype=np.float64)
-    finite = np.all(np.isfinite(values), axis=1)
-    samples, dropped_rows = [], []
-    for value in chosen:
-        rows = (labels == value).to_numpy()
-        kept = values[rows & finite]
-        dropped_rows.append(int(np.count_nonzero(rows & ~finite)))
-        if kept.shape[0] < 2:
-            after = f" after dropping {dropped_rows[-1]} with NaN or inf" if dropped_rows[-1] \
-                else ""
-            raise ValueError(f"group {value!r} has {kept.shape[0]} row(s){after}; a test "
-                             "needs at least 2 per sample")
-        samples.append(kept)
-    X, Y = samples
-    if standardize:
-        pooled = np.vstack([X, Y])
-        mean, std = pooled.mean(axis=0), pooled.std(axis=0)
-        std[std == 0.0] = 1.0
-        X, Y = (X - mean) / std, (Y - mean) / std
-    report = LoadReport(tuple(map(str, sources)), tuple(used), chosen, (len(X), len(Y)),
-                        dropped, tuple(dropped_rows), bool(standardize))
-    return Samples(X, Y, report)
+    return data[used].to_numpy(dtype=np.float64), used, dropped
+
+
+def standardized(*samples: np.ndarray) -> tuple:
+    """The samples centred and scaled by their pooled column means and standard deviations
+    (a constant column is only centred)."""
+    pooled = np.vstack(samples)
+    mean, std = pooled.mean(axis=0), pooled.std(axis=0)
+    std[std == 0.0] = 1.0
+    return tuple((S - mean) / std for S in samples)
 
 
 # -- the readers ------------------------------------------------------------------------

@@ -92,8 +92,8 @@ BAD = [
     ("header.csv", "g,a,b\n", {"group": "g"}, "header.csv has no data rows"),
     ("d.xlsx", "g,a\n", {}, "d.xlsx: unknown format '.xlsx'; kmeviz reads .csv, .tsv, .tab, "
      ".npy, .npz, .parquet"),
-    ("d.csv", GOOD, {}, "one file holds both samples only with a group column: give group=(a "
-     "column whose values split the rows), or a second file"),
+    ("d.csv", GOOD, {}, "one file holds both samples only with a group column: give "
+     "group=(--group: a column whose values split the rows), or a second file"),
     ("d.csv", GOOD, {"group": "kind"},
      "no column 'kind'; the columns are 'species', 'a', 'b', 'note'"),
     ("one.csv", "g,a\nx,1\nx,2\n", {"group": "g"},

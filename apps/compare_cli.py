@@ -1,0 +1,164 @@
+"""``kmeviz compare``: every test on a researcher's own data, from the command line.
+
+``kmeviz compare FILE [FILE2] [--group COL --groups A B] [--columns C ...] [--standardize]
+[--tests T ...] [--time-budget S] [--out table.csv] [--gof TARGET]`` prints the table of
+``kmeviz.compare_tests`` (or ``compare_gof``) with a progress bar on stderr. Exit 0 on
+success, 2 with one line (no traceback) on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+import numpy as np
+
+import kmeviz as K
+from kmeviz.distributions.real import REAL_DATASETS
+from kmeviz.loading import MAX_BYTES, load_sample, samples_from_frame
+
+#: The named targets of ``--gof``.
+GOF_TARGETS = {
+    "normal": "the standard normal N(0, I_d) (use --standardize for data on another scale)",
+    "normal-fitted": "the normal with the sample's mean and covariance (fitted on the data "
+                     "it then tests: a check of shape, not a calibrated test of normality)",
+}
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    """The ``compare`` subcommand's options."""
+    cmp = sub.add_parser(
+        "compare", help="run every two-sample (or goodness-of-fit) test on your data",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    cmp.add_argument("files", nargs="*", metavar="FILE",
+                     help="CSV, TSV, .npy, .npz or Parquet: one file with --group, or two")
+    cmp.add_argument("--dataset", choices=sorted(REAL_DATASETS),
+                     help="a bundled real data set instead of files")
+    cmp.add_argument("--group", help="the column whose values split one file's rows")
+    cmp.add_argument("--groups", nargs=2, metavar=("A", "B"),
+                     help="the two values of --group to compare")
+    cmp.add_argument("--columns", nargs="+", metavar="C", help="the numeric columns to use")
+    cmp.add_argument("--standardize", action="store_true",
+                     help="centre and scale each column by the pooled mean and deviation")
+    cmp.add_argument("--tests", nargs="+", default=["all"], metavar="T",
+                     help="test names 'estimator/null' or estimators (default: all)")
+    cmp.add_argument("--time-budget", type=float, default=10.0, metavar="S",
+                     help="seconds for the whole comparison (default 10)")
+    cmp.add_argument("--alpha", type=float, default=0.05, help="level (default 0.05)")
+    cmp.add_argument("--rng", type=int, default=0, help="seed (default 0)")
+    cmp.add_argument("--max-size-mb", type=float, default=MAX_BYTES / 1024**2,
+                     help=f"largest file read (default {MAX_BYTES // 1024**2} MB)")
+    cmp.add_argument("--out", metavar="table.csv", help="also write the table as CSV")
+    cmp.add_argument("--gof", choices=sorted(GOF_TARGETS), metavar="TARGET",
+                     help="goodness of fit of one sample (all rows of FILE) against a "
+                          "target: " + "; ".join(f"{k}: {v}" for k, v in GOF_TARGETS.items()))
+    return cmp
+
+
+def main(args) -> int:
+    """Run ``kmeviz compare``; 0 on success, 2 with a one-line message on bad input."""
+    try:
+        table, report = run(args)
+    except (ValueError, TypeError, OSError) as exc:
+        print(f"kmeviz compare: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    print(report)
+    print()
+    print(formatted(table))
+    if args.out:
+        table.to_csv(args.out, index=False)
+        print(f"\nwrote {args.out}")
+    return 0
+
+
+def run(args):
+    """(the comparison table, the loading report) for parsed arguments."""
+    if not (0 < args.time_budget <= 24 * 3600):
+        raise ValueError(f"--time-budget must be in (0, 86400] seconds, got {args.time_budget}")
+    max_bytes = int(args.max_size_mb * 1024**2)
+    if args.gof:
+        if len(args.files) != 1 or args.dataset or args.group:
+            raise ValueError("--gof tests one sample: give exactly one FILE (all its rows)")
+        X, report = load_sample(args.files[0], columns=args.columns,
+                                standardize=args.standardize, max_bytes=max_bytes)
+        target = gof_target(args.gof, X)
+        with progress_bar(len(K.compare.selected_tests(K.GOF_TESTS, args.tests))) as bar:
+            table = K.compare_gof(X, target, tests=args.tests, alpha=args.alpha,
+                                  time_budget=args.time_budget, rng=args.rng, progress=bar)
+        return table, report
+    if args.dataset:
+        if args.files:
+            raise ValueError("give FILE(s) or --dataset, not both")
+        spec = REAL_DATASETS[args.dataset]
+        X, Y, report = samples_from_frame(
+            spec.load(), group=args.group or spec.group, groups=args.groups or spec.groups,
+            columns=args.columns, standardize=args.standardize, sources=(spec.title,))
+    elif len(args.files) in (1, 2):
+        X, Y, report = K.load_samples(*args.files, group=args.group, groups=args.groups,
+                                      columns=args.columns, standardize=args.standardize,
+                                      max_bytes=max_bytes)
+    else:
+        raise ValueError(f"give one FILE with --group, two FILEs, or --dataset; got "
+                         f"{len(args.files)} files")
+    with progress_bar(len(K.compare.selected_tests(K.MMD_TESTS, args.tests))) as bar:
+        table = K.compare_tests(X, Y, tests=args.tests, alpha=args.alpha,
+                                time_budget=args.time_budget, rng=args.rng, progress=bar)
+    return table, report
+
+
+def gof_target(name: str, X: np.ndarray):
+    """The ``--gof`` target for sample X."""
+    d = X.shape[1]
+    if name == "normal":
+        return K.NormalTarget(np.zeros(d))
+    cov = np.atleast_2d(np.cov(X, rowvar=False)) + 1e-9 * np.eye(d)
+    return K.NormalTarget(X.mean(axis=0), cov)
+
+
+class progress_bar:
+    """A tqdm bar on stderr (when it is a terminal) advanced by each finished row."""
+
+    def __init__(self, total: int):
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=total, unit="test", file=sys.stderr,
+                        disable=not sys.stderr.isatty(), leave=False)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.bar.close()
+
+    def __call__(self, row):
+        if row is not None:
+            self.bar.set_postfix_str(row["test"])
+            self.bar.update(1)
+
+
+def formatted(table) -> str:
+    """The table as text: numbers to 4 significant digits, notes as numbered footnotes."""
+    lines, notes = [], []
+    header = f"{'test':<24} {'statistic':>11} {'p-value':>9} {'decision':>9} {'seconds':>8}"
+    lines += [header, "-" * len(header)]
+    for row in table.itertuples():
+        if math.isnan(row.p_value):
+            notes.append(row.note)
+            lines.append(f"{row.test:<24} {'-':>11} {'-':>9} {'[' + str(len(notes)) + ']':>9}"
+                         f" {'-':>8}")
+            continue
+        decision = "reject" if row.reject else "keep"
+        lines.append(f"{row.test:<24} {row.statistic:>11.4g} {row.p_value:>9.4g} "
+                     f"{decision:>9} {row.runtime_s:>8.3g}")
+    lines.append(f"\nkernel: {table.attrs.get('kernel')!r}; alpha = {table.attrs['alpha']:g}")
+    lines += [f"[{i}] {note}" for i, note in enumerate(notes, 1)]
+    return "\n".join(lines)
+
+
+def one_line(exc: BaseException) -> str:
+    """An error as one line (its first)."""
+    text = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, OSError) and exc.filename:
+        text = f"{exc.strerror or text}: {exc.filename}"
+    return text.splitlines()[0]

@@ -1,0 +1,92 @@
+"""``kmeviz compare`` as a user runs it: exit 0 with the table, exit 2 with one line and no
+traceback on bad input."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tests.test_loading import GOOD
+
+
+def kmeviz(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "kmeviz_apps", "compare", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+@pytest.fixture
+def two_groups(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(120, 3)), columns=["a", "b", "c"])
+    frame["arm"] = np.repeat(["treated", "control"], 60)
+    frame.loc[frame.arm == "treated", "a"] += 1.0
+    path = tmp_path / "trial.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_a_good_file_prints_the_table_and_writes_it(two_groups, tmp_path):
+    out = tmp_path / "table.csv"
+    done = kmeviz(two_groups, "--group", "arm", "--groups", "treated", "control",
+                  "--standardize", "--out", out)
+    assert done.returncode == 0, done.stderr
+    assert "X = treated: 60 rows; Y = control: 60 rows; 3 columns: a, b, c" in done.stdout
+    assert "biased/permutation" in done.stdout and "GaussianKernel(bandwidth=" in done.stdout
+    table = pd.read_csv(out)
+    assert len(table) == 12 and table.p_value.notna().all()
+    assert table.set_index("test").loc["biased/permutation", "reject"]
+    assert "Traceback" not in done.stderr
+
+
+def test_two_files_selected_tests_and_a_bundled_data_set(two_groups, tmp_path):
+    frame = pd.read_csv(two_groups)
+    for arm in ("treated", "control"):
+        frame[frame.arm == arm].drop(columns="arm").to_csv(tmp_path / f"{arm}.csv",
+                                                           index=False)
+    done = kmeviz(tmp_path / "treated.csv", tmp_path / "control.csv", "--tests", "linear",
+                  "fastmmd/permutation")
+    assert done.returncode == 0, done.stderr
+    assert "linear/normal" in done.stdout and "biased/permutation" not in done.stdout
+    done = kmeviz("--dataset", "penguins", "--groups", "Adelie", "Chinstrap", "--tests",
+                  "unbiased/pearson")
+    assert done.returncode == 0 and "[1] not run: needs samples of equal size" in done.stdout
+
+
+def test_goodness_of_fit_against_a_named_target(two_groups):
+    done = kmeviz(two_groups, "--gof", "normal", "--columns", "b", "c", "--tests", "full",
+                  "linear")
+    assert done.returncode == 0, done.stderr
+    assert "full/wild-bootstrap" in done.stdout and "X: 120 rows; 2 columns: b, c" in \
+        done.stdout
+
+
+@pytest.mark.parametrize("files, args, message", [
+    ({"empty.csv": ""}, ["empty.csv", "--group", "g"], "empty.csv is empty"),
+    ({"bin.csv": b"\x00\x01\x02binary"}, ["bin.csv", "--group", "g"],
+     "bin.csv is not a text table (it contains binary data)"),
+    ({"d.csv": GOOD}, ["d.csv"], "one file holds both samples only with a group column"),
+    ({"d.csv": GOOD}, ["d.csv", "--group", "kind"], "no column 'kind'"),
+    ({"d.csv": GOOD + "z,1,1,a\nz,1,2,b\n"}, ["d.csv", "--group", "species"],
+     "group 'species' has 3 values"),
+    ({"a.csv": "p,q\n1,2\n3,4\n", "b.csv": "p,r\n1,2\n3,4\n"}, ["a.csv", "b.csv"],
+     "the two files' numeric columns differ"),
+    ({}, ["missing.csv", "--group", "g"], "No such file or directory: missing.csv"),
+    ({"d.csv": GOOD}, ["d.csv", "--group", "species", "--tests", "bogus"],
+     "tests must be 'all' or names from"),
+    ({"d.csv": GOOD}, ["d.csv", "--group", "species", "--time-budget", "-1"],
+     "--time-budget must be in (0, 86400] seconds, got -1.0"),
+    ({"d.csv": GOOD * 50}, ["d.csv", "--group", "species", "--max-size-mb", "0.001"],
+     "over the limit of"),
+])
+def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path, files, args, message):
+    for name, content in files.items():
+        path = tmp_path / name
+        (path.write_bytes if isinstance(content, bytes) else path.write_text)(content)
+    done = kmeviz(*args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and "Traceback" not in done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kmeviz compare: error: ")
+    assert message in lines[0]
