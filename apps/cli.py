@@ -90,6 +90,9 @@ def main(argv=None) -> int:
     serve.add_argument("--time-budget", type=float, default=20.0, metavar="SECONDS",
                        help="seconds one computation of a session may take before it is "
                             "stopped with a message (default 20)")
+    serve.add_argument("--max-upload-mb", type=float, default=50.0, metavar="MB",
+                       help="largest file a session may upload to the 'Your data' explorer "
+                            "(default 50; it is held in that session's memory only)")
     serve.add_argument("--log-level", default="info",
                        choices=["debug", "info", "warning", "error"],
                        help="what the server log (stderr, with timestamps) shows: sessions "
@@ -128,6 +131,8 @@ def main(argv=None) -> int:
 
         if args.prefix and not args.prefix.startswith("/"):
             parser.error(f"--prefix must start with /, got {args.prefix!r}")
+        if not 0 < args.max_upload_mb <= 2048:
+            parser.error(f"--max-upload-mb must be in (0, 2048], got {args.max_upload_mb}")
         if not 0 < args.time_budget <= 3600:
             parser.error(f"--time-budget must be in (0, 3600] seconds, got {args.time_budget}")
         for name, low in (("num_threads", 1), ("num_procs", 0), ("compute_threads", 1)):
@@ -141,7 +146,7 @@ def main(argv=None) -> int:
             allow_websocket_origin=args.allow_websocket_origin, prefix=args.prefix.rstrip("/"),
             basic_auth=args.basic_auth, cookie_secret=args.cookie_secret, admin=args.admin,
             warm=args.warm, reuse_sessions=args.reuse_sessions, oauth=oauth_settings(args),
-            time_budget=args.time_budget)
+            time_budget=args.time_budget, max_upload_mb=args.max_upload_mb)
         server.start()
         print(f"kmeviz dashboards at {url}  (Ctrl+C to stop)", flush=True)
         if args.show:

@@ -32,6 +32,8 @@ from kmeviz.apps import EXPLORERS, explorer_class
 _configured = threading.Lock()
 #: Seconds one computation of a served explorer may take (``kmeviz serve --time-budget``).
 BUDGET = {"seconds": 20.0}
+#: The largest file a session may upload (``kmeviz serve --max-upload-mb``).
+UPLOAD = {"max_bytes": 50 * 1024**2}
 _compute_limits = []  # the BLAS limit of the served process, kept alive
 
 
@@ -148,12 +150,13 @@ def log_callback_error(exc: BaseException) -> None:
 
 
 def configure_server(compute_threads: int | None = None,
-                     time_budget: float | None = None) -> None:
+                     time_budget: float | None = None,
+                     max_upload_bytes: int | None = None) -> None:
     """What a kmeviz server process needs, applied once (later calls only change
     ``compute_threads`` and ``time_budget`` when given): no link hook, a real origin check
     of websockets, page queries Panel can parse, callback errors logged instead of sent to
-    the browser, one session's events in order (``_ordered``), and ``compute_threads``
-    cores per computation (default 1)."""
+    the browser, one session's events in order (``_ordered``), ``compute_threads``
+    cores per computation (default 1), and the upload limit of the "Your data" explorer."""
     with _configured:
         first = not getattr(configure_server, "done", False)
         configure_server.done = True
@@ -169,6 +172,8 @@ def configure_server(compute_threads: int | None = None,
             limit_compute_threads(compute_threads or 1)
         if time_budget is not None:
             BUDGET["seconds"] = float(time_budget)
+        if max_upload_bytes is not None:
+            UPLOAD["max_bytes"] = int(max_upload_bytes)
 
 
 def index_page():
@@ -195,7 +200,8 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
                  allow_websocket_origin: list[str] | tuple = (), prefix: str = "",
                  basic_auth: str | None = None, cookie_secret: str | None = None,
                  admin: bool = False, warm: bool = False, reuse_sessions: bool = False,
-                 oauth: dict | None = None, time_budget: float = 20.0):
+                 oauth: dict | None = None, time_budget: float = 20.0,
+                 max_upload_mb: float = 50.0):
     """A started-but-not-running Panel server for all apps; returns (server, url).
 
     Sessions' callbacks run in a pool of ``num_threads`` threads (``pn.config.nthreads``),
@@ -204,11 +210,13 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     computation uses ``compute_threads`` cores. ``prefix``, ``basic_auth``,
     ``cookie_secret``, ``admin``, ``warm``, ``reuse_sessions`` and the ``oauth_*`` settings
     in ``oauth`` are ``panel serve``'s own options. One computation of a session may take
-    ``time_budget`` seconds; it is then stopped with a message (``kmeviz.budget``).
+    ``time_budget`` seconds; it is then stopped with a message (``kmeviz.budget``). A
+    session may upload files of up to ``max_upload_mb`` (sent in chunks of at most 10 MB,
+    under Bokeh's websocket message limit).
     """
     if pn.config.nthreads != num_threads and "PANEL_NUM_THREADS" not in os.environ:
         pn.config.nthreads = num_threads  # PANEL_NUM_THREADS, when set, has started its pool
-    configure_server(compute_threads, time_budget)
+    configure_server(compute_threads, time_budget, int(max_upload_mb * 1024**2))
     if reuse_sessions:
         pn.config.reuse_sessions = True
     apps = {"/": index_page,

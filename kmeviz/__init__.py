@@ -62,6 +62,7 @@ from .twosample import (
     mmd2_linear,
     mmd2_nystrom,
     mmd_test,
+    mmd_witness,
 )
 
 #: The one version source (pyproject.toml, docs/conf.py and CITATION.cff read it).
@@ -92,6 +93,7 @@ __all__ = [
     "MMD_TESTS",
     "GOF_TESTS",
     "mmd_test",
+    "mmd_witness",
     "compare_tests",
     "compare_gof",
     "load_samples",

@@ -42,7 +42,7 @@ class Cancelled(BudgetExceeded):
 def time_budget(seconds: float | None = None, *, cancel: threading.Event | None = None):
     """Inside the block, engine passes and runner trials raise ``BudgetExceeded`` once
     ``seconds`` have passed or ``cancel`` is set (this thread only; nested budgets keep
-    the earlier deadline).
+    the earlier deadline, and the outer cancel signal when they have none).
 
     Parameters
     ----------
@@ -59,6 +59,8 @@ def time_budget(seconds: float | None = None, *, cancel: threading.Event | None 
     deadline = None if seconds is None else time.monotonic() + float(seconds)
     if previous is not None and previous[0] is not None:
         deadline = previous[0] if deadline is None else min(deadline, previous[0])
+    if previous is not None and cancel is None:  # a nested budget keeps the outer signal
+        cancel = previous[1]
     _local.budget = (deadline, cancel, seconds)
     try:
         yield

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_in_interval, check_real, check_rng
-from .budget import BudgetExceeded, time_budget
+from .budget import BudgetExceeded, Cancelled, time_budget
 from .chunked import check_any_pair
 from .gof.test import ksd_test
 from .kernels import check_kernel
@@ -220,6 +220,8 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
             try:
                 with time_budget(None if estimate <= FAST_SECONDS else max(left, 0.0)):
                     result = run(spec, np.random.default_rng(seeds[spec.name]))
+            except Cancelled:
+                raise  # nobody wants the rest (the page closed, or a newer request came)
             except BudgetExceeded:
                 row["note"] = (f"stopped after {time.perf_counter() - t0:.3g} s at the time "
                                f"budget (estimated {estimate:.3g} s); run it alone with "

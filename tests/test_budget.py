@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import kmeviz as K
-from kmeviz.budget import BudgetExceeded, check_budget, time_budget
+from kmeviz.budget import BudgetExceeded, Cancelled, check_budget, time_budget
 
 X, Y = K.blobs_two_sample(3000, rng=0)
 KERNEL = K.GaussianKernel(1.0)
@@ -45,6 +45,17 @@ def test_nested_budgets_keep_the_earlier_deadline_and_runners_check_between_tria
 
     with time_budget(0.1), time_budget(100.0), pytest.raises(BudgetExceeded):
         run_trials(slow, range(100))
+
+
+def test_a_nested_budget_keeps_the_outer_cancel_signal():
+    """compare_tests opens its own budget per test: a closed page still stops it."""
+    cancel = threading.Event()
+    cancel.set()
+    with time_budget(None, cancel=cancel), time_budget(100.0), \
+            pytest.raises(BudgetExceeded, match="cancelled"):
+        K.mmd_test(X, Y, KERNEL, n_resamples=200, rng=0)
+    with time_budget(None, cancel=cancel), pytest.raises(Cancelled):
+        K.compare_tests(X[:500], Y[:500], tests=["biased/permutation"], rng=0)
 
 
 def test_a_served_explorer_stops_at_its_budget_with_a_message():

@@ -1,5 +1,6 @@
 """Two-sample testing: MMD² estimators (``mmd``), the circular discrepancy of FastMMD
-(``circular``) and the test with its nulls (``test``)."""
+(``circular``), the test with its nulls (``test``) and the witness function
+(``witness``)."""
 
 
 from .circular import (
@@ -16,6 +17,7 @@ from .mmd import (
 )
 from .nulls import gamma_null_params, simulate_spectral_null, spectral_eigenvalues
 from .test import VALID_NULLS, mmd_test
+from .witness import mmd_witness
 
 __all__ = [
     "CircularDiscrepancy",
@@ -29,6 +31,7 @@ __all__ = [
     "mmd2_linear",
     "mmd2_nystrom",
     "mmd_test",
+    "mmd_witness",
     "simulate_spectral_null",
     "spectral_eigenvalues",
 ]

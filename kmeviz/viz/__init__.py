@@ -4,7 +4,7 @@ Imported by apps and notebooks only (the core never imports plotting). Each buil
 one-line caption in ``CAPTIONS`` saying what to notice.
 """
 
-from . import conditional, embeddings, gof, twosample
+from . import conditional, data, embeddings, gof, twosample
 from .conditional import (
     cme_data_plot,
     cme_embedding_map,
@@ -12,6 +12,7 @@ from .conditional import (
     cv_curve,
     sparsity_path_plot,
 )
+from .data import comparison_table_text, plane_scatter, witness_map
 from .embeddings import (
     ESTIMATOR_COLORS,
     effective_dimension_plot,
@@ -47,12 +48,12 @@ from .twosample import (
 )
 
 CAPTIONS = {**twosample.CAPTIONS, **embeddings.CAPTIONS, **conditional.CAPTIONS,
-            **gof.CAPTIONS}
+            **gof.CAPTIONS, **data.CAPTIONS}
 
 __all__ = [
     "CAPTIONS", "COLOR_ACCENT", "COLOR_X", "COLOR_Y", "ESTIMATOR_COLORS", "LABEL_X", "LABEL_Y",
     "NOTEBOOK_WIDTH", "SIZINGS",
-    "circle_plot", "cme_data_plot", "cme_embedding_map", "coefficient_map", "cv_curve",
+    "circle_plot", "cme_data_plot", "comparison_table_text", "plane_scatter", "witness_map", "cme_embedding_map", "coefficient_map", "cv_curve",
     "effective_dimension_plot", "embedding_map", "ensemble_plot", "error_vs_m_plot", "get_sizing",
     "null_histogram", "null_layers", "objective_plot", "rejection_plot", "rules_bars",
     "runtime_bars",

@@ -1,0 +1,65 @@
+"""Plots of a user's own two samples: the samples on a plane, the witness function on it,
+and the comparison table of every test."""
+
+from __future__ import annotations
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+
+from .theme import COLOR_X, COLOR_Y, size
+
+CAPTIONS: dict[str, str] = {
+    "data_samples": "The two samples on the chosen plane (two columns, or the first two "
+    "principal components of the pooled, standardized sample).",
+    "data_witness": "The witness μ̂_X − μ̂_Y on that plane (the other coordinates at the pooled "
+    "mean): red where X has more mass than Y, blue where Y has. Its norm is the MMD.",
+    "data_table": "Every registered test on these samples, filled in as each finishes; a "
+    "test too slow for the time budget says how to run it alone.",
+    "data_null": "The null distribution of the selected test, with the observed statistic.",
+}
+
+
+def plane_scatter(P, Q, axes: tuple, labels: tuple, *, max_points: int = 3000,
+                  rng=0) -> hv.Overlay:
+    """The two samples' coordinates on a plane, at most ``max_points`` of each drawn (a
+    seeded subsample, so a large upload stays light in the browser)."""
+    generator = np.random.default_rng(rng)
+    layers = []
+    for S, label, color in ((P, labels[0], COLOR_X), (Q, labels[1], COLOR_Y)):
+        if S.shape[0] > max_points:
+            S = S[generator.choice(S.shape[0], max_points, replace=False)]
+        layers.append(hv.Scatter((S[:, 0], S[:, 1]), axes[0], axes[1], label=str(label)).opts(
+            color=color, alpha=0.55, size=4))
+    return hv.Overlay(layers).opts(hv.opts.Overlay(
+        title=f"Samples: {labels[0]} (X) and {labels[1]} (Y)", legend_position="bottom",
+        legend_cols=2, **size(360)))
+
+
+def witness_map(xs, ys, values, P, Q, axes: tuple, *, max_points: int = 800,
+                rng=0) -> hv.Overlay:
+    """The witness on a grid (diverging colours centred on 0, its zero contour) with a
+    light subsample of the two samples on top."""
+    lim = max(float(np.abs(values).max()), 1e-300)
+    image = hv.Image((xs, ys, values), list(axes), "witness").opts(
+        cmap="RdBu_r", clim=(-lim, lim), colorbar=True, alpha=0.9)
+    generator = np.random.default_rng(rng)
+    points = []
+    for S, color, marker in ((P, COLOR_X, "circle"), (Q, COLOR_Y, "triangle")):
+        if S.shape[0] > max_points:
+            S = S[generator.choice(S.shape[0], max_points, replace=False)]
+        points.append(hv.Scatter((S[:, 0], S[:, 1]), axes[0], axes[1]).opts(
+            color=color, size=3, alpha=0.5, marker=marker, line_color="white"))
+    return (image * hv.Overlay(points)).opts(hv.opts.Overlay(
+        title="Witness function μ̂_X − μ̂_Y", show_legend=False, **size(360)))
+
+
+def comparison_table_text(table: pd.DataFrame) -> pd.DataFrame:
+    """The comparison table as displayed: rounded numbers, decisions in words."""
+    shown = table[["test", "statistic", "p_value", "reject", "runtime_s", "note"]].copy()
+    shown["decision"] = ["" if r is None or (isinstance(r, float) and np.isnan(r))
+                         else ("reject" if r else "keep") for r in shown.pop("reject")]
+    shown["statistic"] = shown["statistic"].map(lambda v: f"{v:.4g}" if v == v else "")
+    shown["p_value"] = shown["p_value"].map(lambda v: f"{v:.4g}" if v == v else "")
+    shown["runtime_s"] = shown["runtime_s"].map(lambda v: f"{v:.3g}" if v == v else "")
+    return shown[["test", "p_value", "decision", "statistic", "runtime_s", "note"]]
