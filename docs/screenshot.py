@@ -19,7 +19,7 @@ from tests.browser import CHROMIUM, CHROMIUM_ARGS, running_server  # noqa: E402
 def main(slugs) -> None:
     with running_server() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1500, "height": 1100})
+        page = browser.new_page(viewport={"width": 1500, "height": int(__import__("os").environ.get("KMEVIZ_SHOT_HEIGHT", "1100"))})
         for slug in slugs:
             page.goto(url + slug)
             time.sleep(12)  # let every plot render

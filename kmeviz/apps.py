@@ -23,6 +23,7 @@ EXPLORERS = {
     "spectrum": ("EffectiveDimensionExplorer", "effective_dimension"),
     "cme": ("CMEExplorer", "cme_explorer"),
     "stein": ("SteinExplorer", "stein_explorer"),
+    "data": ("DataExplorer", "data_explorer"),
 }
 
 _BY_NAME = {name: module for name, module in EXPLORERS.values()}

@@ -137,19 +137,39 @@ def load_samples(path, path2=None, *, group: str | None = None, groups=None, col
         raise ValueError("group and groups split one file; with two files, each file is "
                          "one sample")
     frame2 = read_table(path2, max_bytes=max_bytes)
-    names = (_name(path), _name(path2))
+    both = pair_frame(frame, frame2, (_name(path), _name(path2)), columns=columns)
+    return samples_from_frame(both, group=PAIR_GROUP, columns=columns,
+                              standardize=standardize, sources=(_name(path), _name(path2)))
+
+
+#: The group column of ``pair_frame``: which file a row came from.
+PAIR_GROUP = "(file)"
+
+
+def pair_frame(frame: pd.DataFrame, frame2: pd.DataFrame, names: tuple,
+               columns=None) -> pd.DataFrame:
+    """Two tables, one per sample, stacked with their names in the column ``PAIR_GROUP``;
+    ValueError when their numeric columns differ (unless ``columns`` picks some).
+
+    Parameters
+    ----------
+    frame, frame2 : pandas.DataFrame
+    names : pair of str
+        The two files' names (the groups' labels).
+    columns : list of str, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     numeric = [_numeric_columns(f) for f in (frame, frame2)]
     if columns is None and numeric[0] != numeric[1]:
         only = [sorted(set(a) - set(b), key=str) for a, b in (numeric, numeric[::-1])]
         raise ValueError(f"the two files' numeric columns differ: only in {names[0]}: "
                          f"{_listed(only[0])}; only in {names[1]}: {_listed(only[1])}")
-    key = "__kmeviz_file__"
-    both = pd.concat([frame.assign(**{key: names[0]}), frame2.assign(**{key: names[1]})],
-                     ignore_index=True)
-    if names[0] == names[1]:
-        both[key] = np.repeat(["first file", "second file"], [len(frame), len(frame2)])
-    return samples_from_frame(both, group=key, columns=columns, standardize=standardize,
-                              sources=names)
+    labels = names if names[0] != names[1] else ("first file", "second file")
+    return pd.concat([frame.assign(**{PAIR_GROUP: labels[0]}),
+                      frame2.assign(**{PAIR_GROUP: labels[1]})], ignore_index=True)
 
 
 def read_table(source, *, name: str | None = None, max_bytes: int = MAX_BYTES

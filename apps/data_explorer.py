@@ -1,0 +1,416 @@
+"""Your data explorer (``kmeviz.compare_tests`` on your own samples).
+
+Upload a table (CSV, TSV, .npy, .npz; one file with a group column, or two files), or
+pick a bundled real data set or a generator of the papers; choose the columns and the two
+groups. See the samples and the witness function where they differ, every registered test
+filling in a table as it finishes, and the null distribution of the test you select.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import queue
+import threading
+
+import numpy as np
+import pandas as pd
+import panel as pn
+import param
+from kmeviz_apps._cache import shared_cache
+from kmeviz_apps._common import Explorer, error_message, guarded, with_caption
+from kmeviz_apps._url import plain
+from kmeviz_apps.server import UPLOAD
+
+import kmeviz as K
+from kmeviz import viz
+from kmeviz.budget import BudgetExceeded, Cancelled, time_budget
+from kmeviz.distributions.real import REAL_DATASETS
+from kmeviz.loading import (
+    FORMATS,
+    NPZ_GROUP,
+    PAIR_GROUP,
+    pair_frame,
+    read_table,
+    samples_from_frame,
+)
+
+UPLOADED = "Uploaded file"
+BLOBS = "Blob grid (FastMMD Fig. 4)"
+SOURCES = {spec.title: name for name, spec in REAL_DATASETS.items()} | {BLOBS: "blobs",
+                                                                        UPLOADED: "upload"}
+PCS = ("PC 1", "PC 2")
+#: a group column has at most this many values; more are not offered as groups
+MAX_GROUPS = 50
+#: the witness and the plane views read at most this many points of each sample
+PLANE_POINTS = 5000
+GRID = 60
+
+
+@shared_cache(maxsize=8)
+def built_in_frame(source: str, n: int, epsilon: float, seed: int) -> pd.DataFrame:
+    """The table of a bundled data set, or of the blob grid with its ``sample`` column."""
+    if source == "blobs":
+        X, Y = K.blobs_two_sample(n, epsilon=epsilon, rng=seed)
+        frame = pd.DataFrame(np.vstack([X, Y]), columns=["x1", "x2"])
+        return frame.assign(sample=np.repeat(["P", "Q"], [len(X), len(Y)]))
+    return K.load_dataset(source)
+
+
+def group_candidates(frame: pd.DataFrame) -> list:
+    """Columns that can split the rows: text columns, and numeric ones with few values."""
+    out = []
+    for column in frame.columns:
+        values = frame[column].dropna().unique()
+        numeric = pd.api.types.is_numeric_dtype(frame[column])
+        if 2 <= len(values) <= MAX_GROUPS and (not numeric or len(values) <= 10):
+            out.append(str(column))
+    return out
+
+
+def plane_directions(axes: tuple, columns: tuple, pooled: np.ndarray) -> np.ndarray:
+    """(d, 2) directions of the two axes: principal components of the pooled sample (SVD
+    of at most PLANE_POINTS rows) or coordinate vectors of columns."""
+    d = pooled.shape[1]
+    U = np.zeros((d, 2))
+    if any(a in PCS for a in axes):
+        centred = pooled[:PLANE_POINTS] - pooled[:PLANE_POINTS].mean(axis=0)
+        Vt = np.linalg.svd(centred, full_matrices=False)[2]
+    for k, axis in enumerate(axes):
+        if axis in PCS:
+            index = PCS.index(axis)
+            if index >= Vt.shape[0]:
+                raise ValueError("one column has one principal component: pick a column")
+            U[:, k] = Vt[index]
+        else:
+            U[columns.index(axis), k] = 1.0
+    if np.linalg.matrix_rank(U) < 2:
+        raise ValueError("the two axes are the same direction: choose two different ones")
+    return U
+
+
+class DataExplorer(Explorer):
+    """Every test on your own two samples, with the witness of where they differ."""
+
+    title = "Your data"
+    CONTROLS = ("source", "n", "epsilon", "seed", "standardize", "bandwidth_log10", "alpha")
+    WIDGETS = {"bandwidth_log10": {"type": pn.widgets.FloatSlider, "throttled": True},
+               "alpha": {"type": pn.widgets.FloatSlider, "throttled": True},
+               "epsilon": {"type": pn.widgets.FloatSlider, "throttled": True},
+               "n": {"type": pn.widgets.IntInput, "step": 100}}
+    SUMMARY_WIDTH = 360
+    PLOTS = ((("samples_view", "data_samples"), ("witness_view", "data_witness")),
+             (("null_view", "data_null"),))
+
+    source = param.Selector(default=REAL_DATASETS["penguins"].title, objects=list(SOURCES),
+                            label="Data")
+    n = param.Integer(default=300, bounds=(20, 5000), label="n per sample (blob grid)")
+    epsilon = param.Number(default=2.0, bounds=(1.0, 6.0), step=0.1,
+                           label="eigenvalue ratio ε (blob grid)")
+    seed = param.Integer(default=0, bounds=(0, 2**31 - 1))
+    standardize = param.Boolean(default=True, label="Standardize columns")
+    bandwidth_log10 = param.Number(default=0.0, bounds=(-2.0, 2.0), step=0.05,
+                                   label="Bandwidth: log₁₀(σ / median heuristic)")
+    alpha = param.Number(default=0.05, bounds=(0.005, 0.5), step=0.005, label="α")
+    # session-only choices (never in the URL): they depend on the data
+    group = param.Selector(default=None, objects=[], precedence=-1, label="Group column")
+    group_x = param.Selector(default=None, objects=[], precedence=-1, label="X: group")
+    group_y = param.Selector(default=None, objects=[], precedence=-1, label="Y: group")
+    columns = param.ListSelector(default=[], objects=[], precedence=-1, label="Columns")
+    x_axis = param.Selector(default=PCS[0], objects=list(PCS), precedence=-1, label="x axis")
+    y_axis = param.Selector(default=PCS[1], objects=list(PCS), precedence=-1, label="y axis")
+    test = param.Selector(default="biased/permutation",
+                          objects=[s.name for s in K.MMD_TESTS], precedence=-1,
+                          label="Null distribution of")
+    upload_key = param.String(default="", precedence=-1)
+    comparison = param.Parameter(default=None, precedence=-1)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._upload = None  # (key, frame, names) of this session's upload, never shared
+        self._cancel = threading.Event()
+        self._table = pn.widgets.Tabulator(
+            pd.DataFrame(columns=["test", "p_value", "decision", "statistic", "runtime_s",
+                                  "note"]),
+            disabled=True, show_index=False, selectable=1, sizing_mode="stretch_width",
+            height=380, css_classes=["kmeviz-comparison"], layout="fit_columns",
+            formatters={"note": {"type": "textarea"}},
+            widths={"test": 170, "p_value": 90, "decision": 80, "statistic": 90,
+                    "runtime_s": 90})
+        self._table.param.watch(self._select_row, "selection")
+        self._table_message = pn.pane.Alert("", alert_type="warning", visible=False,
+                                            css_classes=["kmeviz-error"],
+                                            sizing_mode="stretch_width")
+        limit = UPLOAD["max_bytes"] / 1024**2
+        self._dropper = pn.widgets.FileDropper(
+            multiple=True, max_files=2, max_file_size=f"{limit:g}MB",
+            accepted_filetypes=list(FORMATS), sizing_mode="stretch_width",
+            label="Your table(s)")
+        self._dropper.param.watch(self._receive_upload, "value")
+        self._upload_message = pn.pane.Markdown(
+            f"One table with a group column, or two tables (one per sample): CSV, TSV, .npy, "
+            f".npz, Parquet; at most {limit:g} MB per file. A file stays in this session's "
+            "memory only.", css_classes=["kmeviz-upload-note"])
+        self._refresh_choices()
+
+    # -- the data ----------------------------------------------------------------------
+    def frame(self) -> pd.DataFrame:
+        """The current table: a bundled data set, the blob grid, or this session's upload."""
+        kind = SOURCES[self.source]
+        if kind != "upload":
+            return built_in_frame(kind, int(self.n), float(self.epsilon), int(self.seed))
+        if self._upload is None:
+            raise ValueError("no file uploaded yet: drop a CSV or other table on the upload "
+                             "box")
+        return self._upload[1]
+
+    def _receive_upload(self, event):
+        """Parse the dropped file(s) (in this session only) and switch to them."""
+        files = dict(event.new or {})
+        if not files:
+            return
+        try:
+            frames = []
+            for name, content in list(files.items())[:2]:
+                data = content.encode("utf-8") if isinstance(content, str) else content
+                frames.append((name, read_table(data, name=name,
+                                                max_bytes=UPLOAD["max_bytes"])))
+            if len(frames) == 2:
+                frame = pair_frame(frames[0][1], frames[1][1], (frames[0][0], frames[1][0]))
+            else:
+                frame = frames[0][1]
+            if not group_candidates(frame):
+                raise ValueError(f"{frames[0][0]} has no column that splits its rows into "
+                                 "groups (text, or numbers with at most 10 values): add one, "
+                                 "or drop two files, one per sample")
+        except (ValueError, TypeError) as exc:
+            self._upload_message.object = f"**This file cannot be used:** {plain(str(exc), 400)}"
+            self._upload_message.css_classes = ["kmeviz-upload-error"]
+            return
+        key = hashlib.sha256(b"".join(
+            c.encode() if isinstance(c, str) else c for c in files.values())).hexdigest()
+        names = tuple(name for name, _ in frames)
+        self._upload = (key, frame, names)
+        self._upload_message.object = (f"Loaded {plain(', '.join(names), 200)}: "
+                                       f"{frame.shape[0]} rows, {frame.shape[1]} columns.")
+        self._upload_message.css_classes = ["kmeviz-upload-ok"]
+        with param.parameterized.batch_call_watchers(self):
+            self.source = UPLOADED
+            self.upload_key = key
+        self._refresh_choices()
+
+    @param.depends("source", "n", "epsilon", "seed", "upload_key", watch=True)
+    def _refresh_choices(self):
+        """The group, groups, columns and axes offered for the current table."""
+        try:
+            frame = self.frame()
+        except (ValueError, TypeError, OSError):
+            return
+        groups = group_candidates(frame)
+        if not groups:
+            return
+        spec = REAL_DATASETS.get(SOURCES[self.source])
+        preferred = [g for g in ("sample", PAIR_GROUP, NPZ_GROUP) if g in groups]
+        text = [g for g in groups if not pd.api.types.is_numeric_dtype(frame[g])]
+        group = spec.group if spec is not None else (preferred + text + groups)[0]
+        with param.parameterized.batch_call_watchers(self):
+            self.param.group.objects = groups
+            self.group = group
+            self._refresh_groups(spec.groups if spec is not None else None)
+
+    @param.depends("group", watch=True)
+    def _refresh_groups(self, preferred=None):
+        try:
+            frame = self.frame()
+        except (ValueError, TypeError, OSError):
+            return
+        if self.group not in frame.columns:
+            return
+        values = list(dict.fromkeys(frame[self.group].dropna().astype(str)))[:MAX_GROUPS]
+        first, second = preferred if preferred else (values[0], values[1])
+        numeric = [str(c) for c in frame.drop(columns=[self.group])
+                   .select_dtypes(include=["number", "bool"]).columns]
+        with param.parameterized.batch_call_watchers(self):
+            self.param.group_x.objects = values
+            self.param.group_y.objects = values
+            self.group_x, self.group_y = first, second
+            self.param.columns.objects = numeric
+            self.columns = numeric
+            self._refresh_axes()
+
+    @param.depends("columns", watch=True)
+    def _refresh_axes(self):
+        axes = [*PCS, *self.columns] if len(self.columns) > 1 else list(self.columns)
+        with param.parameterized.batch_call_watchers(self):
+            self.param.x_axis.objects = axes
+            self.param.y_axis.objects = axes
+            if axes:
+                self.x_axis = axes[0]
+                self.y_axis = axes[1] if len(axes) > 1 else axes[0]
+
+    def samples(self):
+        """(X, Y, report) of the current choices."""
+        if not self.columns:
+            raise ValueError("choose at least one numeric column")
+        if self.group_x == self.group_y:
+            raise ValueError("choose two different groups for X and Y")
+        return samples_from_frame(self.frame(), group=self.group,
+                                  groups=(self.group_x, self.group_y),
+                                  columns=list(self.columns), standardize=self.standardize,
+                                  sources=(self.source,))
+
+    def kernel(self, X, Y):
+        """The Gaussian kernel at 10^bandwidth_log10 × the median heuristic."""
+        return K.GaussianKernel(K.median_heuristic(X, Y) * 10.0 ** self.bandwidth_log10)
+
+    # -- the comparison, filled in as each test finishes ---------------------------------
+    DATA = ("source", "n", "epsilon", "seed", "upload_key", "group", "group_x", "group_y",
+            "columns", "standardize", "bandwidth_log10", "alpha")
+
+    @param.depends(*DATA, watch=True)
+    async def run_comparison(self):
+        """Run ``compare_tests`` in a worker thread; rows reach the table as they come. A
+        newer change cancels this one (``kmeviz.budget``)."""
+        self._cancel.set()
+        self._cancel = cancel = threading.Event()
+        rows: queue.SimpleQueue = queue.SimpleQueue()
+        self._table_message.visible = False
+        self._table.value = self._table.value.iloc[0:0]
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(None, self._compare, rows, cancel)
+        shown = []
+        while True:
+            finished = future.done()
+            while not rows.empty():
+                row = rows.get()
+                if row is not None:
+                    shown.append(row)
+            if cancel.is_set():
+                return
+            if shown:
+                self._table.value = viz.comparison_table_text(pd.DataFrame(shown))
+            if finished:
+                break
+            await asyncio.sleep(0.2)
+        try:
+            table = future.result()
+        except Cancelled:
+            return
+        except Exception as exc:  # noqa: BLE001 - shown as a message, never raised
+            self._table_message.param.update(object=error_message(exc, self).object,
+                                             visible=True)
+            self.comparison = None
+            return
+        self._table.value = viz.comparison_table_text(table)
+        self.comparison = table
+
+    def _compare(self, rows, cancel):
+        X, Y, _ = self.samples()
+        seconds = self.budget_seconds or 60.0
+        with time_budget(seconds, cancel=cancel):
+            return K.compare_tests(X, Y, kernel=self.kernel(X, Y), alpha=self.alpha,
+                                   time_budget=min(10.0, seconds), rng=self.seed,
+                                   progress=rows.put)
+
+    def _select_row(self, event):
+        if event.new and 0 <= event.new[0] < len(self._table.value):
+            self.test = str(self._table.value["test"].iloc[event.new[0]])
+
+    # -- views ---------------------------------------------------------------------------
+    @param.depends(*DATA)
+    @guarded
+    def summary_view(self):
+        X, Y, report = self.samples()
+        lines = [plain(line, 300) for line in str(report).splitlines()]
+        return pn.pane.Markdown(
+            "\n\n".join(lines) + f"\n\nkernel: Gaussian, σ = "
+            f"<span class='kmeviz-bandwidth'>{self.kernel(X, Y).bandwidth:.4g}</span>",
+            css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
+
+    def _plane(self):
+        X, Y, report = self.samples()
+        take = np.random.default_rng(self.seed)
+        X, Y = (S if len(S) <= PLANE_POINTS else S[take.choice(len(S), PLANE_POINTS, False)]
+                for S in (X, Y))
+        if X.shape[1] == 1:
+            raise ValueError("one column: the plane views need at least two")
+        pooled = np.vstack([X, Y])
+        U = plane_directions((self.x_axis, self.y_axis), tuple(self.columns), pooled)
+        mean = pooled.mean(axis=0)
+        offset = np.array([0.0 if axis not in PCS else -mean @ U[:, k]
+                           for k, axis in enumerate((self.x_axis, self.y_axis))])
+        return X, Y, report, U, mean, offset
+
+    @param.depends(*DATA, "x_axis", "y_axis")
+    @guarded
+    def samples_view(self):
+        X, Y, report, U, _, offset = self._plane()
+        return viz.plane_scatter(X @ U + offset, Y @ U + offset, (self.x_axis, self.y_axis),
+                                 report.groups)
+
+    @param.depends(*DATA, "x_axis", "y_axis")
+    @guarded
+    def witness_view(self):
+        X, Y, report, U, mean, offset = self._plane()
+        P, Q = X @ U + offset, Y @ U + offset
+        both = np.vstack([P, Q])
+        lo, hi = both.min(axis=0), both.max(axis=0)
+        pad = 0.05 * (hi - lo + 1e-12)
+        xs = np.linspace(lo[0] - pad[0], hi[0] + pad[0], GRID)
+        ys = np.linspace(lo[1] - pad[1], hi[1] + pad[1], GRID)
+        A = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
+        # points of R^d on the plane whose coordinates are A: mean + U (UᵀU)⁻¹ (a - c(mean))
+        shift = (A - (mean @ U + offset)) @ np.linalg.solve(U.T @ U, U.T)
+        values = K.mmd_witness(X, Y, self.kernel(X, Y), mean + shift).reshape(GRID, GRID)
+        return viz.witness_map(xs, ys, values, P, Q, (self.x_axis, self.y_axis))
+
+    def table_card(self) -> pn.Column:
+        """The comparison table (one widget, filled in place) with its caption."""
+        return with_caption(pn.Column(self._table_message, self._table,
+                                      sizing_mode="stretch_width"),
+                            viz.CAPTIONS["data_table"])
+
+    @param.depends("comparison", "test", "alpha")
+    @guarded
+    def null_view(self):
+        table = self.comparison
+        if table is None:
+            return pn.pane.Markdown("The null distribution appears when the comparison has "
+                                    "finished; click a row of the table to choose the test.")
+        result = table.attrs["results"].get(self.test)
+        if result is None:
+            note = table.set_index("test").loc[self.test, "note"]
+            return pn.pane.Markdown(f"**{self.test}** did not run: {plain(note, 300)}")
+        return viz.null_histogram(result.at_level(self.alpha)).opts(
+            title=f"Null distribution of {self.test}")
+
+    # -- layout --------------------------------------------------------------------------
+    def buttons(self) -> list:
+        choices = pn.Param(self.param, parameters=["group", "group_x", "group_y", "columns",
+                                                   "x_axis", "y_axis", "test"],
+                           display_threshold=-10, show_name=False,
+                           widgets={"columns": pn.widgets.MultiChoice},
+                           sizing_mode="stretch_width")
+        return [pn.pane.Markdown("### Upload"), self._dropper, self._upload_message, choices]
+
+    def __panel__(self):
+        self._kick_off()
+        layout = super().__panel__()
+        layout.insert(len(layout) - 1, pn.Column(self.table_card(), width=viz.NOTEBOOK_WIDTH))
+        return layout
+
+    def main(self) -> list:
+        """The summary and plane views, then the table beside the selected null (the table
+        is built with the page, not deferred, so its Tabulator code loads with it)."""
+        pn.state.onload(self._kick_off)
+        first, second = super().main()
+        return [first, pn.Row(self.table_card(), sizing_mode="stretch_width"), second]
+
+    def _kick_off(self):
+        """Start the first comparison once there is an event loop to run it."""
+        if self.comparison is None:
+            pn.state.execute(self.run_comparison)
+
+
+create_app = DataExplorer.create_app
+DataExplorer.serve_if_script(__name__)
