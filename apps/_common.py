@@ -158,6 +158,8 @@ class Explorer(pn.viewable.Viewer):
     #: rows of (view method, caption key in ``viz.CAPTIONS``); the first row sits right of
     #: ``summary_view``
     PLOTS: tuple = ()
+    #: Panel extensions the page loads (e.g. "tabulator" for a Tabulator widget)
+    EXTENSIONS: tuple = ()
 
     def __init__(self, **params):
         use_bokeh()
@@ -251,7 +253,8 @@ class Explorer(pn.viewable.Viewer):
         configure_server()
         explorer = cls(plot_sizing="stretch")
         explorer.budget_seconds = BUDGET["seconds"]
-        served = page(cls.title, [explorer.controls()], explorer.main(), explorer)
+        served = page(cls.title, [explorer.controls()], explorer.main(), explorer,
+                      extensions=cls.EXTENSIONS)
         pn.state.on_session_destroyed(lambda _context: explorer.closed.set())
         log.info("session opened: %s", describe(explorer))
         return served
@@ -264,10 +267,12 @@ class Explorer(pn.viewable.Viewer):
             cls.create_app().servable(title=f"kmeviz · {cls.title}")
 
 
-def page(title: str, sidebar, main, explorer=None) -> pn.template.FastListTemplate:
+def page(title: str, sidebar, main, explorer=None,
+         extensions: tuple = ()) -> pn.template.FastListTemplate:
     """The common page template of every kmeviz app; with ``explorer``, its parameters are
-    kept in the URL (``sync_with_url``)."""
-    pn.extension(raw_css=[CSS], notifications=False)
+    kept in the URL (``sync_with_url``); ``extensions`` are Panel's (their code loads with
+    every page)."""
+    pn.extension(*extensions, raw_css=[CSS], notifications=False)
     if explorer is not None:  # the (hidden) notice sits in the first card, not a card of its own
         main = [pn.Column(sync_with_url(explorer), explorer.notice, main[0],
                           sizing_mode="stretch_width"),

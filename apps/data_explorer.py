@@ -99,6 +99,7 @@ class DataExplorer(Explorer):
                "epsilon": {"type": pn.widgets.FloatSlider, "throttled": True},
                "n": {"type": pn.widgets.IntInput, "step": 100}}
     SUMMARY_WIDTH = 360
+    EXTENSIONS = ("tabulator", "filedropper")
     PLOTS = ((("samples_view", "data_samples"), ("witness_view", "data_witness")),
              (("null_view", "data_null"),))
 
@@ -128,6 +129,8 @@ class DataExplorer(Explorer):
     def __init__(self, **params):
         super().__init__(**params)
         self._upload = None  # (key, frame, names) of this session's upload, never shared
+        self._offering = False
+        self._failed: set = set()  # names of dropped files that could not be read
         self._cancel = threading.Event()
         self._table = pn.widgets.Tabulator(
             pd.DataFrame(columns=["test", "p_value", "decision", "statistic", "runtime_s",
@@ -167,6 +170,9 @@ class DataExplorer(Explorer):
     def _receive_upload(self, event):
         """Parse the dropped file(s) (in this session only) and switch to them."""
         files = dict(event.new or {})
+        fresh = {name: content for name, content in files.items()
+                 if name not in self._failed}
+        files = fresh or files  # a file that failed before is left out of the next try
         if not files:
             return
         try:
@@ -184,6 +190,7 @@ class DataExplorer(Explorer):
                                  "groups (text, or numbers with at most 10 values): add one, "
                                  "or drop two files, one per sample")
         except (ValueError, TypeError) as exc:
+            self._failed |= set(files)
             self._upload_message.object = f"**This file cannot be used:** {plain(str(exc), 400)}"
             self._upload_message.css_classes = ["kmeviz-upload-error"]
             return
@@ -194,59 +201,58 @@ class DataExplorer(Explorer):
         self._upload_message.object = (f"Loaded {plain(', '.join(names), 200)}: "
                                        f"{frame.shape[0]} rows, {frame.shape[1]} columns.")
         self._upload_message.css_classes = ["kmeviz-upload-ok"]
-        with param.parameterized.batch_call_watchers(self):
-            self.source = UPLOADED
-            self.upload_key = key
-        self._refresh_choices()
+        self.param.update(source=UPLOADED, upload_key=key)
 
     @param.depends("source", "n", "epsilon", "seed", "upload_key", watch=True)
     def _refresh_choices(self):
-        """The group, groups, columns and axes offered for the current table."""
-        try:
-            frame = self.frame()
-        except (ValueError, TypeError, OSError):
-            return
-        groups = group_candidates(frame)
-        if not groups:
-            return
+        """The group column, groups, columns and axes offered for the current table."""
         spec = REAL_DATASETS.get(SOURCES[self.source])
-        preferred = [g for g in ("sample", PAIR_GROUP, NPZ_GROUP) if g in groups]
-        text = [g for g in groups if not pd.api.types.is_numeric_dtype(frame[g])]
-        group = spec.group if spec is not None else (preferred + text + groups)[0]
-        with param.parameterized.batch_call_watchers(self):
-            self.param.group.objects = groups
-            self.group = group
-            self._refresh_groups(spec.groups if spec is not None else None)
+        self._offer_choices(None if spec is None else spec.group,
+                            None if spec is None else spec.groups)
 
     @param.depends("group", watch=True)
-    def _refresh_groups(self, preferred=None):
-        try:
-            frame = self.frame()
-        except (ValueError, TypeError, OSError):
-            return
-        if self.group not in frame.columns:
-            return
-        values = list(dict.fromkeys(frame[self.group].dropna().astype(str)))[:MAX_GROUPS]
-        first, second = preferred if preferred else (values[0], values[1])
-        numeric = [str(c) for c in frame.drop(columns=[self.group])
-                   .select_dtypes(include=["number", "bool"]).columns]
-        with param.parameterized.batch_call_watchers(self):
-            self.param.group_x.objects = values
-            self.param.group_y.objects = values
-            self.group_x, self.group_y = first, second
-            self.param.columns.objects = numeric
-            self.columns = numeric
-            self._refresh_axes()
+    def _refresh_groups(self):
+        if not self._offering:  # the user picked another group column
+            self._offer_choices(self.group, None)
 
     @param.depends("columns", watch=True)
     def _refresh_axes(self):
-        axes = [*PCS, *self.columns] if len(self.columns) > 1 else list(self.columns)
-        with param.parameterized.batch_call_watchers(self):
-            self.param.x_axis.objects = axes
-            self.param.y_axis.objects = axes
-            if axes:
-                self.x_axis = axes[0]
-                self.y_axis = axes[1] if len(axes) > 1 else axes[0]
+        if not self._offering:
+            self._offer_choices(self.group, (self.group_x, self.group_y), self.columns)
+
+    def _offer_choices(self, group, groups, columns=None):
+        """Set the options of every data-dependent widget, then all their values in one
+        update (options first, so no widget ever holds a value its options lack)."""
+        try:
+            frame = self.frame()
+        except (ValueError, TypeError, OSError):
+            return
+        candidates = group_candidates(frame)
+        if not candidates:
+            return
+        if group not in candidates:
+            preferred = [g for g in ("sample", PAIR_GROUP, NPZ_GROUP) if g in candidates]
+            text = [g for g in candidates if not pd.api.types.is_numeric_dtype(frame[g])]
+            group = (preferred + text + candidates)[0]
+        values = list(dict.fromkeys(frame[group].dropna().astype(str)))[:MAX_GROUPS]
+        if not groups or any(g not in values for g in groups):
+            groups = (values[0], values[1])
+        numeric = [str(c) for c in frame.drop(columns=[group])
+                   .select_dtypes(include=["number", "bool"]).columns]
+        columns = [c for c in (columns or numeric) if c in numeric] or numeric
+        axes = [*PCS, *columns] if len(columns) > 1 else list(columns)
+        x_axis = self.x_axis if self.x_axis in axes else axes[0]
+        y_axis = self.y_axis if self.y_axis in axes else axes[min(1, len(axes) - 1)]
+        self._offering = True
+        try:
+            self.param.group.objects = candidates
+            self.param.group_x.objects = self.param.group_y.objects = values
+            self.param.columns.objects = numeric
+            self.param.x_axis.objects = self.param.y_axis.objects = axes
+            self.param.update(group=group, group_x=groups[0], group_y=groups[1],
+                              columns=columns, x_axis=x_axis, y_axis=y_axis)
+        finally:
+            self._offering = False
 
     def samples(self):
         """(X, Y, report) of the current choices."""
@@ -257,7 +263,13 @@ class DataExplorer(Explorer):
         return samples_from_frame(self.frame(), group=self.group,
                                   groups=(self.group_x, self.group_y),
                                   columns=list(self.columns), standardize=self.standardize,
-                                  sources=(self.source,))
+                                  sources=self.source_names())
+
+    def source_names(self) -> tuple:
+        """The file names of an upload, or the data set's title."""
+        if SOURCES[self.source] == "upload" and self._upload is not None:
+            return self._upload[2]
+        return (self.source,)
 
     def kernel(self, X, Y):
         """The Gaussian kernel at 10^bandwidth_log10 × the median heuristic."""
@@ -285,7 +297,8 @@ class DataExplorer(Explorer):
                 row = rows.get()
                 if row is not None:
                     shown.append(row)
-            if cancel.is_set():
+            if cancel.is_set():  # a newer change took over; its error, if any, is dropped
+                future.add_done_callback(lambda done: done.exception())
                 return
             if shown:
                 self._table.value = viz.comparison_table_text(pd.DataFrame(shown))
