@@ -11,8 +11,9 @@ import argparse
 import importlib.util
 import sys
 
-from kmeviz.config import usable_cores
 from kmeviz_apps import compare_cli
+
+from kmeviz.config import usable_cores
 
 #: ``panel serve``'s options that ``kmeviz serve`` passes through (flag -> its help).
 OAUTH_OPTIONS = {

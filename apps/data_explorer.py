@@ -17,21 +17,28 @@ import numpy as np
 import pandas as pd
 import panel as pn
 import param
-from kmeviz_apps._cache import shared_cache
 from kmeviz_apps._common import Explorer, error_message, guarded, with_caption
+from kmeviz_apps._own_data import (
+    MAX_GROUPS,
+    PCS,
+    PLANE_POINTS,
+    built_in_frame,
+    group_candidates,
+    parse_upload,
+    plane_directions,
+    witness_on_plane,
+)
 from kmeviz_apps._url import plain
 from kmeviz_apps.server import UPLOAD
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.budget import BudgetExceeded, Cancelled, time_budget
+from kmeviz.budget import Cancelled, time_budget
 from kmeviz.distributions.real import REAL_DATASETS
 from kmeviz.loading import (
     FORMATS,
     NPZ_GROUP,
     PAIR_GROUP,
-    pair_frame,
-    read_table,
     samples_from_frame,
 )
 
@@ -39,54 +46,6 @@ UPLOADED = "Uploaded file"
 BLOBS = "Blob grid (FastMMD Fig. 4)"
 SOURCES = {spec.title: name for name, spec in REAL_DATASETS.items()} | {BLOBS: "blobs",
                                                                         UPLOADED: "upload"}
-PCS = ("PC 1", "PC 2")
-#: a group column has at most this many values; more are not offered as groups
-MAX_GROUPS = 50
-#: the witness and the plane views read at most this many points of each sample
-PLANE_POINTS = 5000
-GRID = 60
-
-
-@shared_cache(maxsize=8)
-def built_in_frame(source: str, n: int, epsilon: float, seed: int) -> pd.DataFrame:
-    """The table of a bundled data set, or of the blob grid with its ``sample`` column."""
-    if source == "blobs":
-        X, Y = K.blobs_two_sample(n, epsilon=epsilon, rng=seed)
-        frame = pd.DataFrame(np.vstack([X, Y]), columns=["x1", "x2"])
-        return frame.assign(sample=np.repeat(["P", "Q"], [len(X), len(Y)]))
-    return K.load_dataset(source)
-
-
-def group_candidates(frame: pd.DataFrame) -> list:
-    """Columns that can split the rows: text columns, and numeric ones with few values."""
-    out = []
-    for column in frame.columns:
-        values = frame[column].dropna().unique()
-        numeric = pd.api.types.is_numeric_dtype(frame[column])
-        if 2 <= len(values) <= MAX_GROUPS and (not numeric or len(values) <= 10):
-            out.append(str(column))
-    return out
-
-
-def plane_directions(axes: tuple, columns: tuple, pooled: np.ndarray) -> np.ndarray:
-    """(d, 2) directions of the two axes: principal components of the pooled sample (SVD
-    of at most PLANE_POINTS rows) or coordinate vectors of columns."""
-    d = pooled.shape[1]
-    U = np.zeros((d, 2))
-    if any(a in PCS for a in axes):
-        centred = pooled[:PLANE_POINTS] - pooled[:PLANE_POINTS].mean(axis=0)
-        Vt = np.linalg.svd(centred, full_matrices=False)[2]
-    for k, axis in enumerate(axes):
-        if axis in PCS:
-            index = PCS.index(axis)
-            if index >= Vt.shape[0]:
-                raise ValueError("one column has one principal component: pick a column")
-            U[:, k] = Vt[index]
-        else:
-            U[columns.index(axis), k] = 1.0
-    if np.linalg.matrix_rank(U) < 2:
-        raise ValueError("the two axes are the same direction: choose two different ones")
-    return U
 
 
 class DataExplorer(Explorer):
@@ -176,19 +135,7 @@ class DataExplorer(Explorer):
         if not files:
             return
         try:
-            frames = []
-            for name, content in list(files.items())[:2]:
-                data = content.encode("utf-8") if isinstance(content, str) else content
-                frames.append((name, read_table(data, name=name,
-                                                max_bytes=UPLOAD["max_bytes"])))
-            if len(frames) == 2:
-                frame = pair_frame(frames[0][1], frames[1][1], (frames[0][0], frames[1][0]))
-            else:
-                frame = frames[0][1]
-            if not group_candidates(frame):
-                raise ValueError(f"{frames[0][0]} has no column that splits its rows into "
-                                 "groups (text, or numbers with at most 10 values): add one, "
-                                 "or drop two files, one per sample")
+            frame, names = parse_upload(files, UPLOAD["max_bytes"])
         except (ValueError, TypeError) as exc:
             self._failed |= set(files)
             self._upload_message.object = f"**This file cannot be used:** {plain(str(exc), 400)}"
@@ -196,7 +143,6 @@ class DataExplorer(Explorer):
             return
         key = hashlib.sha256(b"".join(
             c.encode() if isinstance(c, str) else c for c in files.values())).hexdigest()
-        names = tuple(name for name, _ in frames)
         self._upload = (key, frame, names)
         self._upload_message.object = (f"Loaded {plain(', '.join(names), 200)}: "
                                        f"{frame.shape[0]} rows, {frame.shape[1]} columns.")
@@ -366,15 +312,7 @@ class DataExplorer(Explorer):
     def witness_view(self):
         X, Y, report, U, mean, offset = self._plane()
         P, Q = X @ U + offset, Y @ U + offset
-        both = np.vstack([P, Q])
-        lo, hi = both.min(axis=0), both.max(axis=0)
-        pad = 0.05 * (hi - lo + 1e-12)
-        xs = np.linspace(lo[0] - pad[0], hi[0] + pad[0], GRID)
-        ys = np.linspace(lo[1] - pad[1], hi[1] + pad[1], GRID)
-        A = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
-        # points of R^d on the plane whose coordinates are A: mean + U (UᵀU)⁻¹ (a - c(mean))
-        shift = (A - (mean @ U + offset)) @ np.linalg.solve(U.T @ U, U.T)
-        values = K.mmd_witness(X, Y, self.kernel(X, Y), mean + shift).reshape(GRID, GRID)
+        xs, ys, values = witness_on_plane(X, Y, self.kernel(X, Y), U, mean, offset, P, Q)
         return viz.witness_map(xs, ys, values, P, Q, (self.x_axis, self.y_axis))
 
     def table_card(self) -> pn.Column:

@@ -6,6 +6,7 @@ Chromium and writes docs/<slug>_explorer.png.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -19,7 +20,8 @@ from tests.browser import CHROMIUM, CHROMIUM_ARGS, running_server  # noqa: E402
 def main(slugs) -> None:
     with running_server() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1500, "height": int(__import__("os").environ.get("KMEVIZ_SHOT_HEIGHT", "1100"))})
+        height = int(os.environ.get("KMEVIZ_SHOT_HEIGHT", "1100"))  # a long page: taller
+        page = browser.new_page(viewport={"width": 1500, "height": height})
         for slug in slugs:
             page.goto(url + slug)
             time.sleep(12)  # let every plot render

@@ -14,12 +14,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .compare import compare_tests
 from .conditional import ConditionalMeanEmbedding, sparse_cme
 from .distributions import GaussianMixture, NormalTarget
+from .distributions.real import load_dataset
 from .embeddings import NystromKME, effective_dimension, gram_spectrum
 from .experiments.runners import binomial_interval
 from .gof import ksd2
-from .kernels import GaussianKernel, IMQKernel
+from .kernels import GaussianKernel, IMQKernel, median_heuristic
+from .loading import samples_from_frame
 from .twosample import mmd2, mmd_test
 
 
@@ -254,3 +257,60 @@ def check_exact_on_dask(answer) -> Feedback:
     return _choice(answer, "mmd2", ("mmd2", "mmd2_linear", "mmd2_nystrom"), "estimator",
                    "the linear-time and Nyström estimators work chunk by chunk; one of "
                    "the three needs every pair of points at once")
+
+
+# --- 08 your own data --------------------------------------------------------------------
+
+def penguin_table():
+    """The Palmer penguins without the bill length: the "researcher's file" of notebook 08."""
+    return load_dataset("penguins").drop(columns="bill_length_mm")
+
+
+def penguin_samples():
+    """Adelie (X) and Chinstrap (Y) penguins from ``penguin_table()``, standardized, as
+    ``load_samples(..., group="species", groups=("Adelie", "Chinstrap"), standardize=True)``
+    reads them."""
+    return samples_from_frame(penguin_table(), group="species", groups=("Adelie", "Chinstrap"),
+                              standardize=True)
+
+
+def check_dropped_rows(answer) -> Feedback:
+    """How many rows of X and Y together did the loader drop for missing values?"""
+    truth = sum(penguin_samples().report.dropped_rows)
+    value = _number(answer, "number of dropped rows")
+    if isinstance(value, Feedback):
+        return value
+    if value == truth:
+        return Feedback(True, "that is the number of dropped rows")
+    everywhere = int(penguin_table()[lambda f: f.species.isin(["Adelie", "Chinstrap"])]
+                     .isna().any(axis=1).sum())
+    hint = ("that counts every row with a missing value anywhere; the loader drops a row only "
+            "when a column it uses is missing (is 'sex' used?)" if value == everywhere
+            else "read report.dropped_rows (one count per sample)")
+    return Feedback(False, hint)
+
+
+def check_narrow_kernel_decision(answer) -> Feedback:
+    """At σ = 0.1 × the median heuristic, does the biased permutation test on
+    ``penguin_samples()`` (B = 999, rng=0) "reject" or "keep" H0 at α = 0.05?"""
+    X, Y, _ = penguin_samples()
+    kernel = GaussianKernel(0.1 * median_heuristic(X, Y))
+    truth = "reject" if mmd_test(X, Y, kernel, n_resamples=999, rng=0).reject else "keep"
+    return _choice(answer, truth, ("reject", "keep"), "decision",
+                   "run it: with a kernel much narrower than the distances between points, "
+                   "each point only sees itself, and the Gram matrix is nearly the identity "
+                   "whatever the labels")
+
+
+def check_small_sample_tests(answer) -> Feedback:
+    """On the first 30 points of each sample, which reject at α = 0.05 (default kernel,
+    rng=0): "biased/permutation", "linear/normal", "both" or "neither"?"""
+    X, Y, _ = penguin_samples()
+    table = compare_tests(X[:30], Y[:30], tests=["biased/permutation", "linear/normal"],
+                          rng=0).set_index("test")["reject"]
+    truth = {(True, True): "both", (True, False): "biased/permutation",
+             (False, True): "linear/normal", (False, False): "neither"}[
+        (bool(table["biased/permutation"]), bool(table["linear/normal"]))]
+    return _choice(answer, truth, ("biased/permutation", "linear/normal", "both", "neither"),
+                   "answer", "run compare_tests on X[:30], Y[:30] with those two tests: the "
+                   "linear-time statistic averages only n/2 independent terms")

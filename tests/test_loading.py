@@ -1,6 +1,5 @@
 """``load_samples``: every format, and one exact message for each kind of bad input."""
 
-import io
 import re
 
 import numpy as np

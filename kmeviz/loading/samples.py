@@ -1,39 +1,14 @@
-"""A researcher's own data as two samples: ``load_samples`` reads one file with a group
-column, or two files with the same numeric columns, and says what it did.
-
-Formats: CSV (``.csv``), TSV (``.tsv``, ``.tab``), numpy ``.npy`` (one 2-D array) and
-``.npz`` (each array one group), and Parquet (``.parquet``) when pandas can read it, which
-needs pyarrow or fastparquet: kmeviz does not install either (they are large), and says so
-when one is missing. Uploads in the dashboard go through the same reader
-(``read_table(data, name=...)`` on the uploaded bytes).
-
-Choices, made once here:
-
-- non-numeric columns are dropped and listed in the report (the group column aside); a
-  column named in ``columns`` that is not numeric is refused;
-- rows with a NaN or an infinite value in the chosen columns are dropped and counted;
-- ``standardize`` centres and scales every column by the pooled mean and standard
-  deviation, so both samples keep their relative position.
-"""
+"""Two samples from a table: ``load_samples`` and its parts (see ``kmeviz.loading``)."""
 
 from __future__ import annotations
 
-import io
-import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-#: The largest file ``load_samples`` reads (bytes), unless told otherwise.
-MAX_BYTES = 512 * 1024**2
-#: Extension -> format name.
-FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".npy": "npy", ".npz": "npz",
-           ".parquet": "parquet"}
-#: The group column of a ``.npz`` file (one group per array).
-NPZ_GROUP = "array"
+from .files import MAX_BYTES, NPZ_GROUP, file_name, listed, numeric_columns, read_table
 
 
 @dataclass(frozen=True)
@@ -132,14 +107,14 @@ def load_samples(path, path2=None, *, group: str | None = None, groups=None, col
     frame = read_table(path, max_bytes=max_bytes)
     if path2 is None:
         return samples_from_frame(frame, group=group, groups=groups, columns=columns,
-                                  standardize=standardize, sources=(_name(path),))
+                                  standardize=standardize, sources=(file_name(path),))
     if group is not None or groups is not None:
         raise ValueError("group and groups split one file; with two files, each file is "
                          "one sample")
     frame2 = read_table(path2, max_bytes=max_bytes)
-    both = pair_frame(frame, frame2, (_name(path), _name(path2)), columns=columns)
+    both = pair_frame(frame, frame2, (file_name(path), file_name(path2)), columns=columns)
     return samples_from_frame(both, group=PAIR_GROUP, columns=columns,
-                              standardize=standardize, sources=(_name(path), _name(path2)))
+                              standardize=standardize, sources=(file_name(path), file_name(path2)))
 
 
 #: The group column of ``pair_frame``: which file a row came from.
@@ -162,55 +137,14 @@ def pair_frame(frame: pd.DataFrame, frame2: pd.DataFrame, names: tuple,
     -------
     pandas.DataFrame
     """
-    numeric = [_numeric_columns(f) for f in (frame, frame2)]
+    numeric = [numeric_columns(f) for f in (frame, frame2)]
     if columns is None and numeric[0] != numeric[1]:
         only = [sorted(set(a) - set(b), key=str) for a, b in (numeric, numeric[::-1])]
         raise ValueError(f"the two files' numeric columns differ: only in {names[0]}: "
-                         f"{_listed(only[0])}; only in {names[1]}: {_listed(only[1])}")
+                         f"{listed(only[0])}; only in {names[1]}: {listed(only[1])}")
     labels = names if names[0] != names[1] else ("first file", "second file")
     return pd.concat([frame.assign(**{PAIR_GROUP: labels[0]}),
                       frame2.assign(**{PAIR_GROUP: labels[1]})], ignore_index=True)
-
-
-def read_table(source, *, name: str | None = None, max_bytes: int = MAX_BYTES
-               ) -> pd.DataFrame:
-    """Read one file (a path, or its bytes with ``name`` giving the format) as a table.
-
-    Parameters
-    ----------
-    source : str, path-like or bytes
-    name : str, optional
-        The file name of ``source`` bytes (its extension picks the format).
-    max_bytes : int
-
-    Returns
-    -------
-    pandas.DataFrame
-        A ``.npy`` array's columns are named x0, x1, ...; a ``.npz`` file's arrays are
-        stacked with their names in the column ``NPZ_GROUP``.
-    """
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        data, label = bytes(source), name or "the upload"
-    else:
-        label = name or _name(source)
-        size = os.stat(source).st_size
-        if size > max_bytes:
-            raise ValueError(_too_large(label, size, max_bytes))
-        data = Path(source).read_bytes()
-    if len(data) > max_bytes:
-        raise ValueError(_too_large(label, len(data), max_bytes))
-    if not data.strip():
-        raise ValueError(f"{label} is empty")
-    kind = FORMATS.get(Path(label).suffix.lower())
-    if kind is None:
-        raise ValueError(f"{label}: unknown format {Path(label).suffix or '(no extension)'!r};"
-                         f" kmeviz reads {', '.join(FORMATS)}")
-    reader = {"csv": _read_text, "tsv": _read_text, "npy": _read_npy, "npz": _read_npz,
-              "parquet": _read_parquet}[kind]
-    frame = reader(data, label, "\t" if kind == "tsv" else ",")
-    if frame.shape[0] == 0 or frame.shape[1] == 0:
-        raise ValueError(f"{label} has no data rows")
-    return frame
 
 
 def samples_from_frame(frame: pd.DataFrame, *, group: str | None = None, groups=None,
@@ -236,13 +170,13 @@ def samples_from_frame(frame: pd.DataFrame, *, group: str | None = None, groups=
         raise ValueError("one file holds both samples only with a group column: give group="
                          "(--group: a column whose values split the rows), or a second file")
     if group not in frame.columns:
-        raise ValueError(f"no column {group!r}; the columns are {_listed(frame.columns)}")
+        raise ValueError(f"no column {group!r}; the columns are {listed(frame.columns)}")
     labels = frame[group].astype(str).where(frame[group].notna())
     present = list(dict.fromkeys(labels.dropna()))
     if groups is None:
         if len(present) != 2:
             raise ValueError(f"group {group!r} has {len(present)} values "
-                             f"({_listed(present)}); choose two with groups=(A, B)")
+                             f"({listed(present)}); choose two with groups=(A, B)")
         chosen = tuple(present)
     else:
         chosen = tuple(str(g) for g in groups)
@@ -251,8 +185,8 @@ def samples_from_frame(frame: pd.DataFrame, *, group: str | None = None, groups=
                              f"{groups!r}")
         missing = [g for g in chosen if g not in present]
         if missing:
-            raise ValueError(f"group {group!r} has no value {_listed(missing)}; its values "
-                             f"are {_listed(present)}")
+            raise ValueError(f"group {group!r} has no value {listed(missing)}; its values "
+                             f"are {listed(present)}")
     values, used, dropped = numeric_values(frame.drop(columns=[group]), columns)
     finite = np.all(np.isfinite(values), axis=1)
     samples, dropped_rows = [], []
@@ -292,11 +226,11 @@ def load_sample(path, *, columns=None, standardize: bool = False,
     finite = np.all(np.isfinite(values), axis=1)
     X = values[finite]
     if X.shape[0] < 2:
-        raise ValueError(f"{_name(path)} has {X.shape[0]} complete row(s); a test needs at "
+        raise ValueError(f"{file_name(path)} has {X.shape[0]} complete row(s); a test needs at "
                          "least 2")
     if standardize:
         (X,) = standardized(X)
-    report = LoadReport((_name(path),), tuple(used), ("all rows", ""), (len(X), 0), dropped,
+    report = LoadReport((file_name(path),), tuple(used), ("all rows", ""), (len(X), 0), dropped,
                         (int(np.count_nonzero(~finite)), 0), bool(standardize))
     return X, report
 
@@ -304,7 +238,7 @@ def load_sample(path, *, columns=None, standardize: bool = False,
 def numeric_values(data: pd.DataFrame, columns=None) -> tuple[np.ndarray, list, tuple]:
     """(values as float64, the columns used, the non-numeric columns dropped) of a table:
     ``columns`` if given (each must exist and be numeric), else every numeric column."""
-    numeric = _numeric_columns(data)
+    numeric = numeric_columns(data)
     if columns is None:
         used = numeric
         dropped = tuple(c for c in data.columns if c not in numeric)
@@ -312,14 +246,14 @@ def numeric_values(data: pd.DataFrame, columns=None) -> tuple[np.ndarray, list, 
         used, dropped = list(columns), ()
         unknown = [c for c in used if c not in data.columns]
         if unknown:
-            raise ValueError(f"no column {_listed(unknown)}; the columns are "
-                             f"{_listed(data.columns)}")
+            raise ValueError(f"no column {listed(unknown)}; the columns are "
+                             f"{listed(data.columns)}")
         text = [c for c in used if c not in numeric]
         if text:
-            raise ValueError(f"columns {_listed(text)} are not numeric")
+            raise ValueError(f"columns {listed(text)} are not numeric")
     if not used:
         raise ValueError(f"no numeric columns to compare (the columns are "
-                         f"{_listed(data.columns)})")
+                         f"{listed(data.columns)})")
     return data[used].to_numpy(dtype=np.float64), used, dropped
 
 
@@ -332,81 +266,3 @@ def standardized(*samples: np.ndarray) -> tuple:
     return tuple((S - mean) / std for S in samples)
 
 
-# -- the readers ------------------------------------------------------------------------
-def _read_text(data: bytes, label: str, sep: str) -> pd.DataFrame:
-    if b"\x00" in data[:8192]:
-        raise ValueError(f"{label} is not a text table (it contains binary data); kmeviz "
-                         f"reads {', '.join(FORMATS)}")
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{label} is not UTF-8 text; save it as UTF-8 CSV") from None
-    try:
-        return pd.read_csv(io.BytesIO(data), sep=sep)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ValueError(f"{label} could not be read as a table: {first}") from None
-
-
-def _read_npy(data: bytes, label: str, sep: str) -> pd.DataFrame:
-    try:
-        array = np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, EOFError):
-        raise ValueError(f"{label} is not a numpy .npy file of numbers") from None
-    return _array_frame(array, label)
-
-
-def _read_npz(data: bytes, label: str, sep: str) -> pd.DataFrame:
-    try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as archive:
-            arrays = {key: archive[key] for key in archive.files}
-    except (ValueError, OSError, EOFError):
-        raise ValueError(f"{label} is not a numpy .npz file of numbers") from None
-    if not arrays:
-        raise ValueError(f"{label} holds no arrays")
-    frames = [_array_frame(a, f"{label}[{key}]").assign(**{NPZ_GROUP: key})
-              for key, a in arrays.items()]
-    widths = {f.shape[1] for f in frames}
-    if len(widths) != 1:
-        raise ValueError(f"{label}: the arrays have different numbers of columns")
-    return pd.concat(frames, ignore_index=True)
-
-
-def _read_parquet(data: bytes, label: str, sep: str) -> pd.DataFrame:
-    try:
-        return pd.read_parquet(io.BytesIO(data))
-    except ImportError:
-        raise ValueError(f"{label}: reading Parquet needs pyarrow or fastparquet, which "
-                         "kmeviz does not install (pip install pyarrow), or save the "
-                         "table as CSV") from None
-    except (ValueError, OSError) as exc:
-        raise ValueError(f"{label} could not be read as Parquet: {exc}") from None
-
-
-def _array_frame(array: np.ndarray, label: str) -> pd.DataFrame:
-    if array.dtype.kind not in "biuf":
-        raise ValueError(f"{label} holds {array.dtype} values, not numbers")
-    if array.ndim == 1:
-        array = array[:, None]
-    if array.ndim != 2:
-        raise ValueError(f"{label} is a {array.ndim}-D array; a sample is 2-D (n, d)")
-    return pd.DataFrame(array, columns=[f"x{j}" for j in range(array.shape[1])])
-
-
-def _numeric_columns(frame: pd.DataFrame) -> list:
-    return list(frame.select_dtypes(include=["number", "bool"]).columns)
-
-
-def _listed(values) -> str:
-    values = [str(v) for v in values]
-    shown = ", ".join(repr(v) for v in values[:8])
-    return shown + (f" and {len(values) - 8} more" if len(values) > 8 else "") or "none"
-
-
-def _name(path) -> str:
-    return Path(os.fspath(path)).name
-
-
-def _too_large(label: str, size: int, limit: int) -> str:
-    return (f"{label} is {size / 1024**2:.1f} MB, over the limit of "
-            f"{limit / 1024**2:.0f} MB")

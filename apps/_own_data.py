@@ -1,0 +1,93 @@
+"""The data side of the "Your data" explorer: built-in tables, uploads, the plane the
+samples are drawn on and the witness on it (no widgets here)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from kmeviz_apps._cache import shared_cache
+
+import kmeviz as K
+from kmeviz.loading import pair_frame, read_table
+
+PCS = ("PC 1", "PC 2")
+#: a group column has at most this many values; more are not offered as groups
+MAX_GROUPS = 50
+#: the witness and the plane views read at most this many points of each sample
+PLANE_POINTS = 5000
+#: the witness is evaluated on a GRID × GRID grid of the plane
+GRID = 60
+
+
+@shared_cache(maxsize=8)
+def built_in_frame(source: str, n: int, epsilon: float, seed: int) -> pd.DataFrame:
+    """The table of a bundled data set, or of the blob grid with its ``sample`` column."""
+    if source == "blobs":
+        X, Y = K.blobs_two_sample(n, epsilon=epsilon, rng=seed)
+        frame = pd.DataFrame(np.vstack([X, Y]), columns=["x1", "x2"])
+        return frame.assign(sample=np.repeat(["P", "Q"], [len(X), len(Y)]))
+    return K.load_dataset(source)
+
+
+def group_candidates(frame: pd.DataFrame) -> list:
+    """Columns that can split the rows: text columns, and numeric ones with few values."""
+    out = []
+    for column in frame.columns:
+        values = frame[column].dropna().unique()
+        numeric = pd.api.types.is_numeric_dtype(frame[column])
+        if 2 <= len(values) <= MAX_GROUPS and (not numeric or len(values) <= 10):
+            out.append(str(column))
+    return out
+
+
+def plane_directions(axes: tuple, columns: tuple, pooled: np.ndarray) -> np.ndarray:
+    """(d, 2) directions of the two axes: principal components of the pooled sample (SVD
+    of at most PLANE_POINTS rows) or coordinate vectors of columns."""
+    d = pooled.shape[1]
+    U = np.zeros((d, 2))
+    if any(a in PCS for a in axes):
+        centred = pooled[:PLANE_POINTS] - pooled[:PLANE_POINTS].mean(axis=0)
+        Vt = np.linalg.svd(centred, full_matrices=False)[2]
+    for k, axis in enumerate(axes):
+        if axis in PCS:
+            index = PCS.index(axis)
+            if index >= Vt.shape[0]:
+                raise ValueError("one column has one principal component: pick a column")
+            U[:, k] = Vt[index]
+        else:
+            U[columns.index(axis), k] = 1.0
+    if np.linalg.matrix_rank(U) < 2:
+        raise ValueError("the two axes are the same direction: choose two different ones")
+    return U
+
+
+def parse_upload(files: dict, max_bytes: int) -> tuple[pd.DataFrame, tuple]:
+    """(table, file names) of one or two dropped files ({name: bytes or text}); two files
+    are one sample each (``pair_frame``). ValueError with the loader's message otherwise."""
+    frames = []
+    for name, content in list(files.items())[:2]:
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        frames.append((name, read_table(data, name=name, max_bytes=max_bytes)))
+    if len(frames) == 2:
+        frame = pair_frame(frames[0][1], frames[1][1], (frames[0][0], frames[1][0]))
+    else:
+        frame = frames[0][1]
+    if not group_candidates(frame):
+        raise ValueError(f"{frames[0][0]} has no column that splits its rows into groups "
+                         "(text, or numbers with at most 10 values): add one, or drop two "
+                         "files, one per sample")
+    return frame, tuple(name for name, _ in frames)
+
+
+def witness_on_plane(X, Y, kernel, U, mean, offset, P, Q):
+    """(xs, ys, values): the witness μ̂_X − μ̂_Y on a GRID × GRID grid covering the plane
+    coordinates P and Q, at the points mean + U (UᵀU)⁻¹ (a − c(mean)) of R^d whose plane
+    coordinates are a."""
+    both = np.vstack([P, Q])
+    lo, hi = both.min(axis=0), both.max(axis=0)
+    pad = 0.05 * (hi - lo + 1e-12)
+    xs = np.linspace(lo[0] - pad[0], hi[0] + pad[0], GRID)
+    ys = np.linspace(lo[1] - pad[1], hi[1] + pad[1], GRID)
+    A = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
+    shift = (A - (mean @ U + offset)) @ np.linalg.solve(U.T @ U, U.T)
+    return xs, ys, K.mmd_witness(X, Y, kernel, mean + shift).reshape(GRID, GRID)

@@ -1,0 +1,264 @@
+# ---
+# jupyter:
+#   jupytext:
+#     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Your own data: every test in one call
+#
+# **What you will learn**
+# - how to read two samples from a file of your own (`kmeviz.load_samples`) and what the
+#   loader does with text columns and missing values;
+# - how to run every two-sample test kmeviz has on them in one call
+#   (`kmeviz.compare_tests`), and how to read the table: why the tests agree or not, and
+#   what "not run" means;
+# - what the **witness function** shows: *where* the two samples differ;
+# - the same from the command line (`kmeviz compare`) and in the "Your data" dashboard.
+#
+# **What you need**: notebooks 01 and 02 (the MMD, its estimators and their nulls). Runs
+# in about ten seconds on two cores.
+
+# %%
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import holoviews as hv
+import numpy as np
+
+import kmeviz as K
+from kmeviz import viz
+from kmeviz.exercises import penguin_table
+
+hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
+
+# %% [markdown]
+# ## 1. A file of your own
+#
+# Our "researcher" measured penguins on the Palmer archipelago (the Palmer penguins data,
+# Gorman, Williams & Fraser 2014, which installs with kmeviz) and saved a table: one row
+# per bird, its species and island as text, three body measurements, and its sex. The
+# bill length, the measurement that tells Adélie from Chinstrap penguins at a glance, was
+# not recorded. Are Adélie and Chinstrap penguins *distributed* differently on the other
+# three measurements? That is a two-sample question: X is the Adélie rows, Y the
+# Chinstrap rows, and H0 says both are draws from one law P = Q.
+#
+# We write the table to a CSV file, as it would arrive, and read it back.
+
+# %%
+folder = Path(tempfile.mkdtemp())
+path = folder / "penguins.csv"
+penguin_table().to_csv(path, index=False)
+print(path.read_text().splitlines()[:3])
+
+# %%
+X, Y, report = K.load_samples(path, group="species", groups=("Adelie", "Chinstrap"),
+                              standardize=True)
+print(report)
+
+# %% [markdown]
+# The report says what the loader did, so nothing happens silently:
+#
+# - **text columns** (`island`, `sex`) are dropped and listed; the group column is used
+#   to split the rows and is not a measurement;
+# - **rows with a missing value** in a column that is used are dropped and counted (one
+#   Adélie penguin has no measurements at all); a missing `sex` does not drop a row,
+#   since `sex` is not used;
+# - **standardize** centres and scales each column by the *pooled* mean and standard
+#   deviation. Body mass is in grams and flipper length in millimetres: without it, the
+#   Gaussian kernel's one bandwidth would see almost nothing but the body mass.
+#
+# A file the loader cannot use (no numeric column, a group with one row, three groups
+# and no choice, two files with different columns, a binary file) gets one message that
+# names the problem.
+
+# %% tags=["check", "remove-cell"]
+# Checks run by the test suite: the quoted facts of the report.
+assert report.dropped_columns == ("island", "sex") and report.columns == (
+    "bill_depth_mm", "flipper_length_mm", "body_mass_g")
+assert report.dropped_rows == (1, 0) and report.sizes == (151, 68)
+assert np.allclose(np.vstack([X, Y]).mean(axis=0), 0.0)
+
+# %% [markdown]
+# ## 2. Every test in one call
+#
+# `compare_tests(X, Y)` runs each test of kmeviz's registry (`kmeviz.MMD_TESTS`: every
+# estimator with every null that is valid for it) with the same kernel, the Gaussian
+# kernel at the **median heuristic** (its bandwidth is the median distance between the
+# pooled points; the table's `attrs` keep it). It runs the cheapest tests first and
+# stops within a time budget (10 s by default): a test estimated to take longer than
+# what is left is not run, and its row says how to run it alone.
+#
+# *Predict first:* with 151 and 68 penguins and a difference the bill length would have
+# made obvious, will every test reject at α = 0.05?
+
+# %%
+table = K.compare_tests(X, Y, rng=0)
+print(f"kernel: {table.attrs['kernel']}")
+table[["test", "statistic", "p_value", "reject", "runtime_s", "note"]]
+
+# %% tags=["check", "remove-cell"]
+by_test = table.set_index("test")
+quadratic = [s.name for s in K.MMD_TESTS if s.cost != "linear" and "equal sample sizes"
+             not in s.needs]
+assert by_test.loc[quadratic, "reject"].all()
+assert by_test.loc["linear/normal", "p_value"] > 0.5  # the linear test does not see it
+assert 0.01 < by_test.loc["block/normal", "p_value"] < 0.05
+assert by_test.loc["biased/wild-bootstrap", "note"].startswith("not run: needs samples of "
+                                                               "equal size")
+assert by_test.drop(index=["biased/wild-bootstrap", "unbiased/pearson"]).p_value.notna().all()
+
+# %% [markdown]
+# **Reading the table.**
+#
+# - The **exact tests** (biased and unbiased MMD², with the permutation, Gamma and
+#   spectral nulls) all reject with p ≈ 0.001: with B = 999 permutations, 1/1000 is the
+#   smallest p-value a permutation test can give. The **FastMMD** and **Nyström** tests,
+#   which approximate the same MMD in linear time, agree.
+# - The **linear-time test** disagrees: p ≈ 0.86. It is not wrong: it is weak. It pairs
+#   the points once, (x₁, y₁), (x₂, y₂), …, and averages n/2 independent terms of four
+#   kernel values each, so its standard error shrinks like 1/√n; the quadratic estimators
+#   use all n² pairs and their null shrinks like 1/n. At n = 68 the difference in the
+#   penguins' shapes is below what n/2 = 34 terms can resolve. The **B-test**, which
+#   averages MMD² over blocks of about √n points, sits between the two (p ≈ 0.03).
+# - Two tests are **not run**: the wild bootstrap and the Pearson curve need paired
+#   samples of equal size (m = n), and these are 151 against 68. Their rows say so
+#   instead of failing.
+#
+# So, when the sample fits in memory, the quadratic tests are the ones to trust; the
+# linear ones are for data too large for them (notebook 07).
+
+# %% [markdown]
+# ## 3. Where do the samples differ? The witness function
+#
+# A test says *whether*; the **witness function** says *where*. It is the difference of
+# the two kernel mean embeddings, evaluated at a point t:
+#
+# f(t) = μ̂_X(t) − μ̂_Y(t) = (1/m) Σᵢ k(xᵢ, t) − (1/n) Σⱼ k(yⱼ, t).
+#
+# It is positive where X has more mass than Y (as the kernel sees it), negative where Y
+# has more, and its RKHS norm is the biased MMD (Gretton et al. 2012, Sec. 2.3): the MMD
+# is large exactly when the witness has large bumps. We evaluate it on the plane of the
+# first two principal components of the pooled sample, through the pooled mean.
+
+# %%
+kernel = table.attrs["kernel"]
+pooled = np.vstack([X, Y])
+mean = pooled.mean(axis=0)
+U = np.linalg.svd(pooled - mean, full_matrices=False)[2][:2].T  # (3, 2) directions
+P, Q = (X - mean) @ U, (Y - mean) @ U
+xs = np.linspace(-3.5, 3.5, 60)
+ys = np.linspace(-3, 3, 60)
+grid = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
+witness = K.mmd_witness(X, Y, kernel, mean + grid @ U.T).reshape(60, 60)
+
+# %% tags=["plot"]
+viz.witness_map(xs, ys, witness, P, Q, ("PC 1", "PC 2"))
+
+# %% tags=["check", "remove-cell"]
+# The witness equals its definition evaluated directly, and its gap over the two samples
+# is the biased MMD² (the identity of Sec. 2.3).
+points = mean + grid[:50] @ U.T
+direct = kernel(points, X).mean(axis=1) - kernel(points, Y).mean(axis=1)
+assert np.allclose(witness.reshape(-1)[:50], direct, rtol=1e-12, atol=1e-15)
+gap = K.mmd_witness(X, Y, kernel, X).mean() - K.mmd_witness(X, Y, kernel, Y).mean()
+assert np.isclose(gap, by_test.loc["biased/permutation", "statistic"], rtol=1e-10)
+
+# %% [markdown]
+# Red marks where Adélie penguins (circles) are denser, blue where Chinstraps (triangles)
+# are. The bumps are at the edges of the overlapping clouds: the two species have
+# similar averages, but differ in how the measurements go together. That is why a test of
+# means would struggle here, and why a kernel test, which compares whole distributions,
+# does not.
+
+# %% [markdown]
+# ## 4. The same from the command line
+#
+# `kmeviz compare FILE --group COLUMN --groups A B` reads the file with the same loader,
+# runs `compare_tests` with a progress bar on stderr, and prints the table; `--out
+# table.csv` saves it and `--gof normal` tests one sample against a normal law. A bad
+# file exits with status 2 and one line saying what is wrong.
+
+# %%
+done = subprocess.run([sys.executable, "-m", "kmeviz_apps", "compare", str(path),
+                       "--group", "species", "--groups", "Adelie", "Chinstrap",
+                       "--standardize", "--tests", "biased", "linear"],
+                      capture_output=True, text=True)
+print(f"$ kmeviz compare penguins.csv --group species --groups Adelie Chinstrap "
+      f"--standardize --tests biased linear   (exit {done.returncode})\n{done.stdout}")
+
+# %% tags=["check", "remove-cell"]
+assert done.returncode == 0 and "biased/permutation" in done.stdout
+assert "linear/normal" in done.stdout and "unbiased/permutation" not in done.stdout
+
+# %% [markdown]
+# ## 5. The dashboard
+#
+# The **Your data** explorer (`kmeviz serve`, then *Your data*) does all of this with
+# widgets: drop a CSV on it (it stays in your session; nothing is stored on the server),
+# or pick the penguins, the NYC taxi records (weekdays against weekends) or the blob grid
+# of FastMMD; choose the columns and the groups, move the bandwidth on a log scale around
+# the median heuristic, and watch the table fill in as each test finishes. Click a row to
+# see that test's null distribution. (Live in JupyterLab; a rendered page shows a still
+# picture.)
+
+# %% tags=["plot"]
+import panel as pn
+
+from kmeviz.apps import DataExplorer
+
+pn.extension("tabulator", "filedropper", inline=True)
+explorer = DataExplorer()
+explorer
+
+# %% tags=["check", "remove-cell"]
+assert explorer.failures() == {} and explorer.group == "species"
+
+# %% [markdown]
+# ## Exercises
+# Each `check_…` says whether your answer is right and, if not, gives a hint; it never
+# shows the answer.
+#
+# **1.** How many rows of X and Y together did `load_samples` drop for missing values?
+# The file has 11 rows with some missing value: why is the answer not 11?
+
+# %%
+from kmeviz.exercises import (
+    check_dropped_rows,
+    check_narrow_kernel_decision,
+    check_small_sample_tests,
+)
+
+answer = None  # a number
+check_dropped_rows(answer)
+
+# %% [markdown]
+# **2.** *Predict, then check.* Make the kernel ten times narrower than the median
+# heuristic: `K.GaussianKernel(0.1 * K.median_heuristic(X, Y))`. Does the biased
+# permutation test (`n_resamples=999, rng=0`) still `"reject"`, or `"keep"` H0? Write
+# your prediction first, then run it. (What does the Gram matrix look like when σ is far
+# below the distances between points?)
+
+# %%
+answer = None  # "reject" or "keep"
+check_narrow_kernel_decision(answer)
+
+# %% [markdown]
+# **3.** *Predict, then check.* Keep only the first 30 penguins of each species
+# (`X[:30], Y[:30]`). Which of `"biased/permutation"` and `"linear/normal"` still rejects
+# at α = 0.05: one of them, `"both"` or `"neither"`? (Use `compare_tests(..., tests=[...],
+# rng=0)`.)
+
+# %%
+answer = None  # "biased/permutation", "linear/normal", "both" or "neither"
+check_small_sample_tests(answer)
