@@ -101,7 +101,7 @@ class DataExplorer(Explorer):
                     "runtime_s": 90})
         self._table.param.watch(self._select_row, "selection")
         self._table_message = pn.pane.Alert("", alert_type="warning", visible=False,
-                                            css_classes=["kmeviz-error"],
+                                            css_classes=["kmeviz-notice"],
                                             sizing_mode="stretch_width")
         limit = UPLOAD["max_bytes"] / 1024**2
         self._dropper = pn.widgets.FileDropper(

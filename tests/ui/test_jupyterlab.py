@@ -7,6 +7,7 @@ as a student gets it (the ``.py`` source opened as a notebook by jupytext)."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -21,7 +22,8 @@ from playwright.sync_api import expect
 
 from .helpers import widget
 
-NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "02_two_sample_tests.py"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+COURSE = ("02_two_sample_tests", "08_your_own_data")
 
 NULL_TITLES_JS = ("() => Bokeh.documents.flatMap(d => [...d.all_models]).filter(m => "
                   "m.constructor.__name__ === 'Title' && String(m.text).startsWith('p = '))"
@@ -37,13 +39,15 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
-    jupytext.write(jupytext.read(NOTEBOOK), root / "02_two_sample_tests.ipynb")
+    for name in COURSE:
+        jupytext.write(jupytext.read(NOTEBOOKS / f"{name}.py"), root / f"{name}.ipynb")
     port = free_port()
     log = open(root / "lab.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
          "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
          f"--ServerApp.root_dir={root}", "--LabApp.news_url=None",
+         f"--LabApp.workspaces_dir={root / 'workspaces'}",
          *(["--allow-root"] if os.geteuid() == 0 else [])],  # CI runs as root
         stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "JUPYTER_PLATFORM_DIRS": "1"})
     url = f"http://127.0.0.1:{port}"
@@ -66,9 +70,10 @@ def lab(tmp_path_factory):
     log.close()
 
 
-def test_explorer_in_a_notebook_reacts_to_its_widget(page, lab):
+def run_all_cells(page, lab, name: str) -> None:
+    """Open notebook ``name`` in JupyterLab and run all its cells."""
     page.set_default_timeout(60_000)
-    page.goto(f"{lab}/lab/tree/02_two_sample_tests.ipynb")
+    page.goto(f"{lab}/lab/workspaces/{name}/tree/{name}.ipynb?reset")  # only this notebook
     expect(page.locator(".jp-Notebook")).to_be_visible(timeout=120_000)
     choose = page.get_by_role("dialog").get_by_role("button", name="Select", exact=True)
     try:  # JupyterLab may ask which kernel to start: the notebook's own, Python 3
@@ -79,6 +84,10 @@ def test_explorer_in_a_notebook_reacts_to_its_widget(page, lab):
            ).to_be_visible(timeout=120_000)
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+
+
+def test_explorer_in_a_notebook_reacts_to_its_widget(page, lab):
+    run_all_cells(page, lab, "02_two_sample_tests")
     # the explorer near the end of the notebook renders its null plot
     alpha = widget(page, "α").locator(".noUi-handle")
     expect(alpha).to_be_attached(timeout=240_000)
@@ -94,3 +103,17 @@ def test_explorer_in_a_notebook_reacts_to_its_widget(page, lab):
     expect(page.locator(".kmeviz-error")).to_have_count(0)
     # and the exercises at the end ran: their checkers answered in the page
     expect(page.get_by_text("replace None with your p-value")).to_be_visible()
+
+
+def test_the_own_data_notebook_runs_and_its_explorer_fills_the_table(page, lab):
+    run_all_cells(page, lab, "08_your_own_data")
+    # the explorer's comparison runs in the kernel and fills its table in the page
+    cells = page.locator('.tabulator-cell[tabulator-field="p_value"]')
+    expect(cells.first).to_be_attached(timeout=240_000)
+    deadline, numbers = time.monotonic() + 120, []
+    while len(numbers) < 10 and time.monotonic() < deadline:  # (in the panes' shadow DOM)
+        numbers = [t for t in cells.all_inner_texts() if re.fullmatch(r"[0-9.e+-]+", t.strip())]
+        time.sleep(0.5)
+    assert len(numbers) >= 10, cells.all_inner_texts()
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
+    expect(page.get_by_text("replace None with one of").first).to_be_visible()
