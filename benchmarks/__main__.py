@@ -7,7 +7,16 @@ import argparse
 import os
 import platform
 
-from . import bench_apps, bench_cme, bench_engine, bench_ksd, bench_mmd, bench_nystrom, bench_tests
+from . import (
+    bench_apps,
+    bench_cme,
+    bench_compare,
+    bench_engine,
+    bench_ksd,
+    bench_mmd,
+    bench_nystrom,
+    bench_tests,
+)
 
 parser = argparse.ArgumentParser(prog="python -m benchmarks")
 parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
@@ -19,6 +28,7 @@ print(
 bench_engine.run(quick=args.quick)
 bench_mmd.run(quick=args.quick)
 bench_tests.run(quick=args.quick)
+bench_compare.run(quick=args.quick)
 bench_nystrom.run(quick=args.quick)
 bench_cme.run(quick=args.quick)
 bench_ksd.run(quick=args.quick)

@@ -27,6 +27,7 @@ WORST = {
     "spectrum": "n=3000&d=50&m=3000",
     "cme": "n=1000&gamma=0.0&log10_reg=-6",
     "stein": "n=5000&n_landmarks=2000&n_resamples=5000&dimension=2",
+    "data": "source=Blob+grid+%28FastMMD+Fig.+4%29&n=5000&epsilon=6&bandwidth_log10=-2",
 }
 
 
