@@ -189,3 +189,17 @@ def test_bad_labellings_and_indices_are_refused():
         K.mmd_test(np.array([[0.0], [7.0]]), np.array([[1.0], [2.0]]), kernel)
     with pytest.raises(TypeError, match="gram must be a square 2-D array"):
         K.PrecomputedKernel("K.npy")
+
+
+def test_the_witness_is_its_definition_evaluated_point_by_point(pair):
+    """f(t) = (1/m) Σ k(x_i, t) - (1/n) Σ k(y_j, t), against a loop (rtol 1e-12: only the
+    order of the sums differs), in blocks smaller than the points."""
+    X, Y = pair
+    kernel = K.GaussianKernel(1.3)
+    points = np.random.default_rng(3).normal(size=(37, 3))
+    slow = [np.mean([kernel(t[None], x[None])[0, 0] for x in X])
+            - np.mean([kernel(t[None], y[None])[0, 0] for y in Y]) for t in points]
+    fast = K.mmd_witness(X, Y, kernel, points, working_memory=8 * 120 * 5)
+    np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError, match="points must have dimension 3"):
+        K.mmd_witness(X, Y, kernel, points[:, :2])

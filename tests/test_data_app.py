@@ -1,0 +1,115 @@
+"""The "Your data" explorer without a browser: uploads, choices, the witness, and the
+comparison it runs (the browser tests are in tests/ui/test_data_app.py)."""
+
+import asyncio
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import kmeviz as K
+
+pytest.importorskip("panel")
+from kmeviz_apps._own_data import plane_directions  # noqa: E402
+from kmeviz_apps.data_explorer import UPLOADED, DataExplorer  # noqa: E402
+
+
+class Drop:
+    def __init__(self, files):
+        self.new = files
+
+
+def table_text(seed=0, shift=1.0, column="a"):
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(rng.normal(size=(60, 2)), columns=[column, "b"])
+    frame["arm"] = np.repeat(["treated", "control"], 30)
+    frame.loc[frame.arm == "treated", column] += shift
+    return frame.to_csv(index=False)
+
+
+def test_the_default_state_computes_every_view():
+    explorer = DataExplorer()
+    assert explorer.failures() == {}
+    assert (explorer.group, explorer.group_x, explorer.group_y) == ("species", "Adelie",
+                                                                    "Gentoo")
+    assert explorer.columns == ["bill_length_mm", "bill_depth_mm", "flipper_length_mm",
+                                "body_mass_g"]
+
+
+def test_an_upload_switches_to_it_and_a_bad_one_says_why():
+    explorer = DataExplorer()
+    explorer._receive_upload(Drop({"bad.csv": "arm,a\nx,1\nx,2,3\n"}))
+    assert "This file cannot be used" in explorer._upload_message.object
+    assert explorer.source != UPLOADED  # the previous data stay
+    explorer._receive_upload(Drop({"bad.csv": "arm,a\nx,1\nx,2,3\n",
+                                   "trial.csv": table_text()}))  # the bad one is left out
+    assert explorer.source == UPLOADED and explorer.group == "arm"
+    assert (explorer.group_x, explorer.group_y) == ("treated", "control")
+    assert explorer.failures() == {}
+
+
+def test_two_files_are_one_sample_each():
+    explorer = DataExplorer()
+    a = pd.DataFrame({"p": [1.0, 2, 3, 4], "q": [1.0, 0, 1, 0]}).to_csv(index=False)
+    b = pd.DataFrame({"p": [5.0, 6, 7, 8], "q": [1.0, 1, 0, 0]}).to_csv(index=False)
+    explorer._receive_upload(Drop({"a.csv": a, "b.csv": b}))
+    X, Y, report = explorer.samples()
+    assert report.sources == ("a.csv", "b.csv") and X.shape == Y.shape == (4, 2)
+
+
+def test_uploads_stay_in_their_session():
+    first, second = DataExplorer(), DataExplorer()
+    first._receive_upload(Drop({"private.csv": table_text(column="secret")}))
+    assert "secret" in first.columns and "secret" not in second.param.columns.objects
+    with pytest.raises(ValueError, match="no file uploaded yet"):
+        second.param.update(source=UPLOADED)
+        second.frame()
+
+
+def test_the_comparison_fills_the_table_and_a_newer_change_cancels_the_older():
+    explorer = DataExplorer()
+    explorer._receive_upload(Drop({"trial.csv": table_text(shift=2.0)}))
+
+    async def two_changes():
+        older = asyncio.ensure_future(explorer.run_comparison())
+        await asyncio.sleep(0.05)
+        cancel = explorer._cancel
+        explorer.param.update(alpha=0.01)  # its watcher runs a newer comparison
+        for _ in range(300):
+            await asyncio.sleep(0.1)
+            done = explorer.comparison
+            if done is not None and done.attrs["alpha"] == 0.01:
+                break
+        await older
+        return cancel
+
+    cancel = asyncio.run(two_changes())
+    assert cancel.is_set()  # the older run was told to stop
+    table = explorer.comparison
+    assert table is not None and table.attrs["alpha"] == 0.01
+    assert len(explorer._table.value) == len(K.MMD_TESTS)
+    assert table.set_index("test").loc["biased/permutation", "reject"]
+    assert explorer.null_view() is not None
+
+
+def test_the_plane_directions():
+    pooled = np.random.default_rng(0).normal(size=(100, 3)) * [3.0, 1.0, 0.1]
+    U = plane_directions(("PC 1", "c2"), ("c1", "c2", "c3"), pooled)
+    assert abs(abs(U[0, 0]) - 1) < 0.05 and U[:, 1].tolist() == [0.0, 1.0, 0.0]
+    with pytest.raises(ValueError, match="the two axes are the same direction"):
+        plane_directions(("c1", "c1"), ("c1", "c2", "c3"), pooled)
+
+
+def test_the_witness_on_the_plane_is_the_witness_in_space():
+    explorer = DataExplorer()
+    explorer.param.update(x_axis="bill_depth_mm", y_axis="flipper_length_mm")
+    X, Y, _, U, mean, offset = explorer._plane()
+    from kmeviz_apps._own_data import witness_on_plane
+
+    xs, ys, values = witness_on_plane(X, Y, explorer.kernel(X, Y), U, mean, offset,
+                                      X @ U + offset, Y @ U + offset)
+    point = mean.copy()
+    point[1], point[2] = xs[7], ys[11]  # the plane of two columns, the others at the mean
+    direct = explorer.kernel(X, Y)(point[None], X).mean() - \
+        explorer.kernel(X, Y)(point[None], Y).mean()
+    assert values[11, 7] == pytest.approx(direct, rel=1e-10, abs=1e-14)
