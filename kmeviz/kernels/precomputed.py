@@ -42,9 +42,10 @@ class PrecomputedKernel(Kernel):
     Parameters
     ----------
     gram : array (N, N)
-        Real, finite and symmetric: |K - Kᵀ| <= ``rtol`` · max|K| entrywise. It is copied
-        and frozen (read-only). Positive semi-definiteness is not checked (an O(N³)
-        eigendecomposition); an indefinite K gives tests without their guarantees.
+        Real, finite and symmetric: ``abs(K - K.T) <= rtol * abs(K).max()`` entrywise.
+        It is copied and frozen (read-only). Positive semi-definiteness is not checked
+        (an O(N³) eigendecomposition); an indefinite K gives tests without their
+        guarantees.
     rtol : float
         The symmetry tolerance (default 1e-8, round-off of a Gram computed in float64).
 
