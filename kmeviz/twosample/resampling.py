@@ -10,6 +10,7 @@ from functools import partial
 import numpy as np
 from scipy import linalg
 
+from ..budget import check_budget
 from ..chunked import concatenate_rows, is_dask_array, row_chunk_sums, take_rows
 from ..config import get_config
 from ..embeddings.kme import draw_landmarks, psd_inverse_factor
@@ -163,6 +164,7 @@ def streamed_feature_mmd2(features_of, m: int, n: int, packed: np.ndarray, B: in
     for p features, never the N × p feature matrix or the N × B float assignments."""
     N, S, total, observed = m + n, None, None, None
     for start in range(0, N, rows_per_block):
+        check_budget()  # a served computation stops within one block of its budget
         sl = slice(start, min(start + rows_per_block, N))
         F = features_of(sl)
         U = np.unpackbits(packed[sl], axis=1, count=B).astype(F.dtype)

@@ -36,7 +36,7 @@ from ..chunked import check_any_pair, is_dask_array
 from ..embeddings.kme import default_landmarks
 from ..kernels import check_kernel, symmetric_quadratic_forms
 from ..kernels.defaults import default_mmd_kernel
-from ..registry import KERNEL_FLOPS, MMD_TESTS, NullsByEstimator, Outcome
+from ..registry import KERNEL_FLOPS, MMD_TESTS, RESAMPLE_FLOPS, NullsByEstimator, Outcome
 from ..results import TestResult, normal_outcome, result_from_outcome
 from .mmd import (
     FASTMMD_FEATURES,
@@ -97,7 +97,7 @@ def exact_wild_bootstrap(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcom
 
 
 @MMD_TESTS.register("biased", "gamma", cost="quadratic",
-                    work=lambda N, d, B: _pairs(N, N, d) + 100.0 * N * N,
+                    work=lambda N, d, B: _pairs(N, N, d) + 5000.0 * N * N,
                     memory=lambda N, d, B: 16.0 * N * N,
                     summary="Gamma moment match of MMD²_b under H0 (Gretton et al. 2012)")
 def exact_gamma(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
@@ -196,8 +196,8 @@ def _pairs(rows, cols, d) -> float:
 
 def _feature_work(N, p, per_row, B) -> float:
     """The work of a streamed feature permutation test: N rows of p features at
-    ``per_row`` flops each, then Fᵀ U for B replicates."""
-    return N * (per_row + 2.0 * p * B)
+    ``per_row`` flops each, the B relabellings drawn, then Fᵀ U."""
+    return N * (per_row + (2.0 * p + RESAMPLE_FLOPS) * B)
 
 
 def _landmark_work(N, d) -> float:
