@@ -21,9 +21,11 @@ GRID = 60
 
 @shared_cache(maxsize=8)
 def built_in_frame(source: str, n: int, epsilon: float, seed: int) -> pd.DataFrame:
-    """The table of a bundled data set, or of the blob grid with its ``sample`` column."""
-    if source == "blobs":
-        X, Y = K.blobs_two_sample(n, epsilon=epsilon, rng=seed)
+    """The table of a bundled data set, or of a generator of the papers (the blob grid at
+    eigenvalue ratio ε, the rings) with its ``sample`` column."""
+    if source in ("blobs", "rings"):
+        X, Y = (K.blobs_two_sample(n, epsilon=epsilon, rng=seed) if source == "blobs"
+                else K.rings_two_sample(n, rng=seed))
         frame = pd.DataFrame(np.vstack([X, Y]), columns=["x1", "x2"])
         return frame.assign(sample=np.repeat(["P", "Q"], [len(X), len(Y)]))
     return K.load_dataset(source)

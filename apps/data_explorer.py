@@ -43,9 +43,9 @@ from kmeviz.loading import (
 )
 
 UPLOADED = "Uploaded file"
-BLOBS = "Blob grid (FastMMD Fig. 4)"
-SOURCES = {spec.title: name for name, spec in REAL_DATASETS.items()} | {BLOBS: "blobs",
-                                                                        UPLOADED: "upload"}
+SOURCES = {spec.title: name for name, spec in REAL_DATASETS.items()} | {
+    "Blob grid (FastMMD Fig. 4)": "blobs", "Rings (FastMMD Sec. 4.2)": "rings",
+    UPLOADED: "upload"}
 
 
 class DataExplorer(Explorer):
@@ -64,7 +64,7 @@ class DataExplorer(Explorer):
 
     source = param.Selector(default=REAL_DATASETS["penguins"].title, objects=list(SOURCES),
                             label="Data")
-    n = param.Integer(default=300, bounds=(20, 5000), label="n per sample (blob grid)")
+    n = param.Integer(default=300, bounds=(20, 5000), label="n per sample (generators)")
     epsilon = param.Number(default=2.0, bounds=(1.0, 6.0), step=0.1,
                            label="eigenvalue ratio ε (blob grid)")
     seed = param.Integer(default=0, bounds=(0, 2**31 - 1))
