@@ -91,7 +91,8 @@ def _has_dask() -> bool:
     return True
 
 
-def test_every_python_block_of_the_readme_runs():
+def test_every_python_block_of_the_readme_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a block may write a file, as a user would
     readme = (ROOT / "README.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
     assert len(blocks) >= 2
