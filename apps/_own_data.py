@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import panel as pn
+import param
 from kmeviz_apps._cache import shared_cache
 
 import kmeviz as K
@@ -61,6 +63,33 @@ def plane_directions(axes: tuple, columns: tuple, pooled: np.ndarray) -> np.ndar
     if np.linalg.matrix_rank(U) < 2:
         raise ValueError("the two axes are the same direction: choose two different ones")
     return U
+
+
+class BoundedFileDropper(pn.widgets.FileDropper):
+    """Panel's FileDropper whose server side also holds at most ``max_bytes`` per file and
+    two files at once: the browser's ``max_file_size`` is a courtesy a hand-made client
+    can skip, and an upload is assembled in the server's memory. A refused file's name
+    goes to ``refused``."""
+
+    refused = param.String(default="", doc="the last file refused for its size")
+    _rename = {**pn.widgets.FileDropper._rename, "refused": None}  # server side only
+
+    def __init__(self, *, max_bytes: int, **params):
+        self._max_bytes = int(max_bytes)
+        super().__init__(**params)
+
+    def _process_event(self, event):
+        data = event.data
+        if event.event_name == "upload_event":
+            name = data.get("name", "")
+            held = sum(len(c) for c in self._file_buffer.get(name, ())) + len(data["data"])
+            others = set(self._file_buffer) - {name}
+            if held > self._max_bytes or len(others) >= 2:
+                self._file_buffer.pop(name, None)
+                self.refused = ""
+                self.refused = str(name)
+                return
+        super()._process_event(event)
 
 
 def parse_upload(files: dict, max_bytes: int) -> tuple[pd.DataFrame, tuple]:

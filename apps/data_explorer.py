@@ -22,6 +22,7 @@ from kmeviz_apps._own_data import (
     MAX_GROUPS,
     PCS,
     PLANE_POINTS,
+    BoundedFileDropper,
     built_in_frame,
     group_candidates,
     parse_upload,
@@ -104,11 +105,13 @@ class DataExplorer(Explorer):
                                             css_classes=["kmeviz-notice"],
                                             sizing_mode="stretch_width")
         limit = UPLOAD["max_bytes"] / 1024**2
-        self._dropper = pn.widgets.FileDropper(
-            multiple=True, max_files=2, max_file_size=f"{limit:g}MB",
+        self._dropper = BoundedFileDropper(
+            max_bytes=UPLOAD["max_bytes"], multiple=True, max_files=2,
+            max_file_size=f"{limit:g}MB",
             accepted_filetypes=list(FORMATS), sizing_mode="stretch_width",
             label="Your table(s)")
         self._dropper.param.watch(self._receive_upload, "value")
+        self._dropper.param.watch(self._refuse_upload, "refused")
         self._upload_message = pn.pane.Markdown(
             f"One table with a group column, or two tables (one per sample): CSV, TSV, .npy, "
             f".npz, Parquet; at most {limit:g} MB per file. A file stays in this session's "
@@ -148,6 +151,13 @@ class DataExplorer(Explorer):
                                        f"{frame.shape[0]} rows, {frame.shape[1]} columns.")
         self._upload_message.css_classes = ["kmeviz-upload-ok"]
         self.param.update(source=UPLOADED, upload_key=key)
+
+    def _refuse_upload(self, event):
+        limit = UPLOAD["max_bytes"] / 1024**2
+        self._upload_message.object = (f"**This file cannot be used:** "
+                                       f"{plain(event.new, 100)} is over the limit of "
+                                       f"{limit:g} MB per file")
+        self._upload_message.css_classes = ["kmeviz-upload-error"]
 
     @param.depends("source", "n", "epsilon", "seed", "upload_key", watch=True)
     def _refresh_choices(self):

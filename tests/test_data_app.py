@@ -2,6 +2,7 @@
 comparison it runs (the browser tests are in tests/ui/test_data_app.py)."""
 
 import asyncio
+import concurrent.futures
 
 import numpy as np
 import pandas as pd
@@ -83,7 +84,8 @@ def test_the_comparison_fills_the_table_and_a_newer_change_cancels_the_older():
         await older
         return cancel
 
-    cancel = asyncio.run(two_changes())
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # its own loop, whatever runs here
+        cancel = pool.submit(asyncio.run, two_changes()).result()
     assert cancel.is_set()  # the older run was told to stop
     table = explorer.comparison
     assert table is not None and table.attrs["alpha"] == 0.01
@@ -113,3 +115,23 @@ def test_the_witness_on_the_plane_is_the_witness_in_space():
     direct = explorer.kernel(X, Y)(point[None], X).mean() - \
         explorer.kernel(X, Y)(point[None], Y).mean()
     assert values[11, 7] == pytest.approx(direct, rel=1e-10, abs=1e-14)
+
+
+class Chunk:
+    event_name = "upload_event"
+
+    def __init__(self, name, data, chunk, total):
+        self.data = {"name": name, "data": data, "chunk": chunk, "total_chunks": total,
+                     "type": "text/csv"}
+
+
+def test_the_server_side_of_an_upload_is_bounded_whatever_the_browser_sends():
+    explorer = DataExplorer()
+    dropper = explorer._dropper
+    dropper._max_bytes = 100  # as kmeviz serve --max-upload-mb would set it
+    dropper._process_event(Chunk("big.csv", b"x" * 60, 1, 3))
+    dropper._process_event(Chunk("big.csv", b"x" * 60, 2, 3))  # 120 bytes > 100
+    assert "big.csv" not in dropper._file_buffer and dropper.value == {}
+    assert "csv is over the limit" in explorer._upload_message.object
+    dropper._process_event(Chunk("ok.csv", table_text().encode()[:90], 1, 1))
+    assert "ok.csv" in dropper.value  # a small file still arrives
