@@ -30,9 +30,9 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from ._validation import check_in_interval, check_real, check_rng
+from ._validation import check_in_interval, check_real, check_rng, check_samples
 from .budget import BudgetExceeded, Cancelled, time_budget
-from .chunked import check_any_pair
+from .chunked import check_any_pair, check_chunked_samples, is_dask_array
 from .gof.test import ksd_test
 from .kernels import check_kernel
 from .kernels.defaults import default_gof_kernel, default_mmd_kernel
@@ -156,7 +156,8 @@ def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
     (Implements no paper equation: it runs the registered tests of ``ksd_test``, Kalinke
     et al. and the competitors of their Fig. 1.)
     """
-    X, _, _ = check_any_pair(X, X[:2], min_samples=2)
+    X = (check_chunked_samples(X, "X", min_samples=2) if is_dask_array(X)
+         else check_samples(X, "X", min_samples=2))
 
     def run(spec, rng):
         chosen = default_gof_kernel(X, spec.needs) if kernel is None else kernel
