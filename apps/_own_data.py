@@ -92,6 +92,23 @@ class BoundedFileDropper(pn.widgets.FileDropper):
         super()._process_event(event)
 
 
+def plane_of(X, Y, axes: tuple, columns: tuple, seed: int):
+    """(X, Y, U, mean, offset): at most PLANE_POINTS rows of each sample (seeded), the
+    (d, 2) directions of ``axes`` (``plane_directions``), the pooled mean, and the offsets
+    that make a PC coordinate centred and a column coordinate the column's value."""
+    take = np.random.default_rng(seed)
+    X, Y = (S if len(S) <= PLANE_POINTS else S[take.choice(len(S), PLANE_POINTS, False)]
+            for S in (X, Y))
+    if X.shape[1] == 1:
+        raise ValueError("one column: the plane views need at least two")
+    pooled = np.vstack([X, Y])
+    U = plane_directions(axes, columns, pooled)
+    mean = pooled.mean(axis=0)
+    offset = np.array([0.0 if axis not in PCS else -mean @ U[:, k]
+                       for k, axis in enumerate(axes)])
+    return X, Y, U, mean, offset
+
+
 def parse_upload(files: dict, max_bytes: int) -> tuple[pd.DataFrame, tuple]:
     """(table, file names) of one or two dropped files ({name: bytes or text}); two files
     are one sample each (``pair_frame``). ValueError with the loader's message otherwise."""

@@ -13,7 +13,6 @@ import hashlib
 import queue
 import threading
 
-import numpy as np
 import pandas as pd
 import panel as pn
 import param
@@ -21,12 +20,11 @@ from kmeviz_apps._common import Explorer, error_message, guarded, with_caption
 from kmeviz_apps._own_data import (
     MAX_GROUPS,
     PCS,
-    PLANE_POINTS,
     BoundedFileDropper,
     built_in_frame,
     group_candidates,
     parse_upload,
-    plane_directions,
+    plane_of,
     witness_on_plane,
 )
 from kmeviz_apps._url import plain
@@ -44,6 +42,9 @@ from kmeviz.loading import (
 )
 
 UPLOADED = "Uploaded file"
+#: the parameters that define the two samples (the views and the comparison read them)
+SAMPLES = ("source", "n", "epsilon", "seed", "upload_key", "group", "group_x", "group_y",
+           "columns", "standardize")
 SOURCES = {spec.title: name for name, spec in REAL_DATASETS.items()} | {
     "Blob grid (FastMMD Fig. 4)": "blobs", "Rings (FastMMD Sec. 4.2)": "rings",
     UPLOADED: "upload"}
@@ -92,6 +93,8 @@ class DataExplorer(Explorer):
         self._offering = False
         self._failed: set = set()  # names of dropped files that could not be read
         self._cancel = threading.Event()
+        self._memo_lock = threading.Lock()
+        self._memo: tuple = (None, None)  # (choices, (X, Y, report, kernel)) of the last call
         self._table = pn.widgets.Tabulator(
             pd.DataFrame(columns=["test", "p_value", "decision", "statistic", "runtime_s",
                                   "note"]),
@@ -212,14 +215,29 @@ class DataExplorer(Explorer):
 
     def samples(self):
         """(X, Y, report) of the current choices."""
-        if not self.columns:
-            raise ValueError("choose at least one numeric column")
-        if self.group_x == self.group_y:
-            raise ValueError("choose two different groups for X and Y")
-        return samples_from_frame(self.frame(), group=self.group,
-                                  groups=(self.group_x, self.group_y),
-                                  columns=list(self.columns), standardize=self.standardize,
-                                  sources=self.source_names())
+        X, Y, report, _ = self.prepared()
+        return X, Y, report
+
+    def prepared(self):
+        """(X, Y, report, kernel) of the current choices, computed once per choice and
+        shared by the views and the comparison (so the witness and the tests use the same
+        kernel). Per session: an upload is never a key of a shared cache."""
+        choices = (*(getattr(self, name) for name in SAMPLES if name != "columns"),
+                   tuple(self.columns), self.bandwidth_log10)
+        with self._memo_lock:
+            if self._memo[0] == choices:
+                return self._memo[1]
+            if not self.columns:
+                raise ValueError("choose at least one numeric column")
+            if self.group_x == self.group_y:
+                raise ValueError("choose two different groups for X and Y")
+            X, Y, report = samples_from_frame(
+                self.frame(), group=self.group, groups=(self.group_x, self.group_y),
+                columns=list(self.columns), standardize=self.standardize,
+                sources=self.source_names())
+            value = (X, Y, report, self.kernel(X, Y))
+            self._memo = (choices, value)
+            return value
 
     def source_names(self) -> tuple:
         """The file names of an upload, or the data set's title."""
@@ -232,23 +250,20 @@ class DataExplorer(Explorer):
         return K.GaussianKernel(K.median_heuristic(X, Y) * 10.0 ** self.bandwidth_log10)
 
     # -- the comparison, filled in as each test finishes ---------------------------------
-    DATA = ("source", "n", "epsilon", "seed", "upload_key", "group", "group_x", "group_y",
-            "columns", "standardize", "bandwidth_log10", "alpha")
-
-    @param.depends(*DATA, watch=True)
+    @param.depends(*SAMPLES, "bandwidth_log10", watch=True)
     async def run_comparison(self):
-        """Run ``compare_tests`` in a worker thread; rows reach the table as they come. A
-        newer change cancels this one (``kmeviz.budget``)."""
+        """Run ``compare_tests`` in a worker thread; rows reach the table as they come,
+        under a loading spinner. A newer change cancels this one (``kmeviz.budget``)."""
         self._cancel.set()
         self._cancel = cancel = threading.Event()
         rows: queue.SimpleQueue = queue.SimpleQueue()
         self._table_message.visible = False
-        self._table.value = self._table.value.iloc[0:0]
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(None, self._compare, rows, cancel)
+        self._table.param.update(value=self._table.value.iloc[0:0], loading=True)
+        future = asyncio.get_running_loop().run_in_executor(None, self._compare, rows,
+                                                            cancel)
         shown = []
         while True:
-            finished = future.done()
+            finished, count = future.done(), len(shown)
             while not rows.empty():
                 row = rows.get()
                 if row is not None:
@@ -256,11 +271,12 @@ class DataExplorer(Explorer):
             if cancel.is_set():  # a newer change took over; its error, if any, is dropped
                 future.add_done_callback(lambda done: done.exception())
                 return
-            if shown:
+            if len(shown) > count:
                 self._table.value = viz.comparison_table_text(pd.DataFrame(shown))
             if finished:
                 break
             await asyncio.sleep(0.2)
+        self._table.loading = False
         try:
             table = future.result()
         except Cancelled:
@@ -270,59 +286,63 @@ class DataExplorer(Explorer):
                                              visible=True)
             self.comparison = None
             return
-        self._table.value = viz.comparison_table_text(table)
         self.comparison = table
+        self._relevel()
 
     def _compare(self, rows, cancel):
-        X, Y, _ = self.samples()
+        X, Y, _, kernel = self.prepared()
         seconds = self.budget_seconds or 60.0
         with time_budget(seconds, cancel=cancel):
-            return K.compare_tests(X, Y, kernel=self.kernel(X, Y), alpha=self.alpha,
+            return K.compare_tests(X, Y, kernel=kernel, alpha=self.alpha,
                                    time_budget=min(10.0, seconds), rng=self.seed,
                                    progress=rows.put)
+
+    @param.depends("alpha", watch=True)
+    def _relevel(self):
+        """The decisions at the current α: only the thresholds move, nothing is rerun."""
+        table = self.comparison
+        if table is None:
+            return
+        ran = table["p_value"].notna()
+        table.loc[ran, "reject"] = table.loc[ran, "p_value"] <= self.alpha
+        table.attrs["alpha"] = self.alpha
+        self._table.value = viz.comparison_table_text(table)
 
     def _select_row(self, event):
         if event.new and 0 <= event.new[0] < len(self._table.value):
             self.test = str(self._table.value["test"].iloc[event.new[0]])
 
     # -- views ---------------------------------------------------------------------------
-    @param.depends(*DATA)
+    @param.depends(*SAMPLES, "bandwidth_log10")
     @guarded
     def summary_view(self):
-        X, Y, report = self.samples()
+        _, _, report, kernel = self.prepared()
         lines = [plain(line, 300) for line in str(report).splitlines()]
         return pn.pane.Markdown(
             "\n\n".join(lines) + f"\n\nkernel: Gaussian, σ = "
-            f"<span class='kmeviz-bandwidth'>{self.kernel(X, Y).bandwidth:.4g}</span>",
+            f"<span class='kmeviz-bandwidth'>{kernel.bandwidth:.4g}</span>",
             css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
 
     def _plane(self):
-        X, Y, report = self.samples()
-        take = np.random.default_rng(self.seed)
-        X, Y = (S if len(S) <= PLANE_POINTS else S[take.choice(len(S), PLANE_POINTS, False)]
-                for S in (X, Y))
-        if X.shape[1] == 1:
-            raise ValueError("one column: the plane views need at least two")
-        pooled = np.vstack([X, Y])
-        U = plane_directions((self.x_axis, self.y_axis), tuple(self.columns), pooled)
-        mean = pooled.mean(axis=0)
-        offset = np.array([0.0 if axis not in PCS else -mean @ U[:, k]
-                           for k, axis in enumerate((self.x_axis, self.y_axis))])
-        return X, Y, report, U, mean, offset
+        """``plane_of`` the current samples (a subsample), with their report and kernel."""
+        X, Y, report, kernel = self.prepared()
+        X, Y, U, mean, offset = plane_of(X, Y, (self.x_axis, self.y_axis),
+                                         tuple(self.columns), self.seed)
+        return X, Y, report, kernel, U, mean, offset
 
-    @param.depends(*DATA, "x_axis", "y_axis")
+    @param.depends(*SAMPLES, "x_axis", "y_axis")
     @guarded
     def samples_view(self):
-        X, Y, report, U, _, offset = self._plane()
+        X, Y, report, _, U, _, offset = self._plane()
         return viz.plane_scatter(X @ U + offset, Y @ U + offset, (self.x_axis, self.y_axis),
                                  report.groups)
 
-    @param.depends(*DATA, "x_axis", "y_axis")
+    @param.depends(*SAMPLES, "bandwidth_log10", "x_axis", "y_axis")
     @guarded
     def witness_view(self):
-        X, Y, report, U, mean, offset = self._plane()
+        X, Y, _, kernel, U, mean, offset = self._plane()
         P, Q = X @ U + offset, Y @ U + offset
-        xs, ys, values = witness_on_plane(X, Y, self.kernel(X, Y), U, mean, offset, P, Q)
+        xs, ys, values = witness_on_plane(X, Y, kernel, U, mean, offset, P, Q)
         return viz.witness_map(xs, ys, values, P, Q, (self.x_axis, self.y_axis))
 
     def table_card(self) -> pn.Column:

@@ -6,15 +6,23 @@ from kmeviz.results import p_value_from_samples, threshold_from_samples
 from kmeviz.twosample import simulate_spectral_null
 from kmeviz.twosample.nulls import gamma_null_params, simulate_spectral, spectral_eigenvalues
 from kmeviz.twosample.resampling import (
-    nystrom_features,
+    nystrom_landmark_factor,
     packed_permutation_assignments,
     permutation_assignments,
-    permutation_fastmmd2,
     permutation_mmd2,
     streamed_feature_mmd2,
 )
 
 KERNEL = K.GaussianKernel(1.0)
+
+
+def permutation_fastmmd2(features, m, U):
+    """The in-memory reference: ||mean F_X - mean F_Y||² for every assignment column of U,
+    with the whole N × p feature matrix and N × B assignments at once."""
+    S = features.T @ U
+    total = features.sum(axis=0)[:, None]
+    n = features.shape[0] - m
+    return np.sum((S / m - (total - S) / n) ** 2, axis=0)
 
 
 @pytest.fixture
@@ -180,7 +188,8 @@ def test_nystrom_test_statistic_is_projected_mmd(pair):
     """With every pooled point as a landmark the Nyström statistic is the exact MMD²_b."""
     X, Y = pair
     Z = np.vstack([X, Y])
-    F = nystrom_features(Z, KERNEL, 2000, np.random.default_rng(0))
+    L, R = nystrom_landmark_factor(Z, KERNEL, 2000, np.random.default_rng(0))
+    F = KERNEL.gram(Z, L) @ R.T
     np.testing.assert_allclose(F @ F.T, KERNEL(Z), atol=1e-6)
     res = K.mmd_test(X, Y, KERNEL, estimator="nystrom", n_landmarks=2000, n_resamples=49,
                      rng=0)

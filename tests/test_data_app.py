@@ -75,11 +75,12 @@ def test_the_comparison_fills_the_table_and_a_newer_change_cancels_the_older():
         older = asyncio.ensure_future(explorer.run_comparison())
         await asyncio.sleep(0.05)
         cancel = explorer._cancel
-        explorer.param.update(alpha=0.01)  # its watcher runs a newer comparison
+        explorer.param.update(bandwidth_log10=0.5)  # its watcher runs a newer comparison
         for _ in range(300):
             await asyncio.sleep(0.1)
             done = explorer.comparison
-            if done is not None and done.attrs["alpha"] == 0.01:
+            if done is not None and done.attrs["kernel"].bandwidth == \
+                    explorer.prepared()[3].bandwidth:
                 break
         await older
         return cancel
@@ -88,10 +89,15 @@ def test_the_comparison_fills_the_table_and_a_newer_change_cancels_the_older():
         cancel = pool.submit(asyncio.run, two_changes()).result()
     assert cancel.is_set()  # the older run was told to stop
     table = explorer.comparison
-    assert table is not None and table.attrs["alpha"] == 0.01
+    assert table is not None and table.attrs["kernel"].bandwidth == pytest.approx(
+        10**0.5 * K.median_heuristic(*explorer.samples()[:2]), rel=1e-12)
     assert len(explorer._table.value) == len(K.MMD_TESTS)
     assert table.set_index("test").loc["biased/permutation", "reject"]
     assert explorer.null_view() is not None
+    explorer.alpha = 0.005  # α moves the decisions only: the same table, relevelled
+    assert explorer.comparison is table and table.attrs["alpha"] == 0.005
+    ran = table.p_value.notna()
+    assert (table.reject[ran] == (table.p_value[ran] <= 0.005)).all()
 
 
 def test_the_plane_directions():
@@ -105,15 +111,15 @@ def test_the_plane_directions():
 def test_the_witness_on_the_plane_is_the_witness_in_space():
     explorer = DataExplorer()
     explorer.param.update(x_axis="bill_depth_mm", y_axis="flipper_length_mm")
-    X, Y, _, U, mean, offset = explorer._plane()
+    X, Y, _, kernel, U, mean, offset = explorer._plane()
     from kmeviz_apps._own_data import witness_on_plane
 
-    xs, ys, values = witness_on_plane(X, Y, explorer.kernel(X, Y), U, mean, offset,
-                                      X @ U + offset, Y @ U + offset)
+    assert kernel is explorer.prepared()[3]  # the kernel of the tests, computed once
+    xs, ys, values = witness_on_plane(X, Y, kernel, U, mean, offset, X @ U + offset,
+                                      Y @ U + offset)
     point = mean.copy()
     point[1], point[2] = xs[7], ys[11]  # the plane of two columns, the others at the mean
-    direct = explorer.kernel(X, Y)(point[None], X).mean() - \
-        explorer.kernel(X, Y)(point[None], Y).mean()
+    direct = kernel(point[None], X).mean() - kernel(point[None], Y).mean()
     assert values[11, 7] == pytest.approx(direct, rel=1e-10, abs=1e-14)
 
 

@@ -139,5 +139,11 @@ def file_name(path) -> str:
 
 
 def _too_large(label: str, size: int, limit: int) -> str:
-    return (f"{label} is {size / 1024**2:.1f} MB, over the limit of "
-            f"{limit / 1024**2:.0f} MB")
+    return f"{label} is {_size(size)}, over the limit of {_size(limit)}"
+
+
+def _size(n_bytes: int) -> str:
+    """A file size for a message: MB from 1 MB up, kB below (so a small limit reads)."""
+    if n_bytes >= 1024**2:
+        return f"{n_bytes / 1024**2:.3g} MB"
+    return f"{n_bytes / 1024:.3g} kB"

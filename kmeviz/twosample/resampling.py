@@ -138,30 +138,14 @@ def nystrom_landmark_factor(Z: np.ndarray, kernel, n_landmarks, rng):
     return L, psd_inverse_factor(kernel.gram(L, L))
 
 
-def nystrom_features(Z: np.ndarray, kernel, n_landmarks, rng) -> np.ndarray:
-    """F = K_{Z,L} Rᵀ of ``nystrom_landmark_factor``, all rows at once."""
-    L, R = nystrom_landmark_factor(Z, kernel, n_landmarks, rng)
-    return kernel.gram(Z, L) @ R.T
-
-
-def permutation_fastmmd2(features: np.ndarray, m: int, U) -> np.ndarray:
-    """Biased MMD² ||mean F_X - mean F_Y||² for every assignment column of U.
-
-    F is the N × 2L random-feature matrix (FastMMD Alg. 2) or the N × m Nyström
-    feature matrix.
-    """
-    S = features.T @ U  # (2L, B): feature sums of the relabelled X
-    total = features.sum(axis=0)[:, None]
-    n = features.shape[0] - m
-    return np.sum((S / m - (total - S) / n) ** 2, axis=0)
-
-
 def streamed_feature_mmd2(features_of, m: int, n: int, packed: np.ndarray, B: int,
                           rows_per_block: int = 4096) -> tuple[float, np.ndarray]:
-    """(observed, the B replicates) of ``permutation_fastmmd2`` with the feature rows
-    computed block by block (``features_of(row_slice)``) and the replicates' rows unpacked
-    from ``packed_permutation_assignments``: memory O(block · (p + B) + N B / 8) bytes
-    for p features, never the N × p feature matrix or the N × B float assignments."""
+    """(observed, the B replicates) of the biased MMD² ||mean F_X - mean F_Y||² of every
+    relabelling, for the N × 2L random features F (FastMMD Alg. 2) or the N × m Nyström
+    features, with the feature rows computed block by block (``features_of(row_slice)``)
+    and the replicates' rows unpacked from ``packed_permutation_assignments``: memory
+    O(block · (p + B) + N B / 8) bytes for p features, never the N × p feature matrix or
+    the N × B float assignments."""
     N, S, total, observed = m + n, None, None, None
     for start in range(0, N, rows_per_block):
         check_budget()  # a served computation stops within one block of its budget
@@ -185,7 +169,8 @@ def nystrom_spectral(X, Y, kernel, n_landmarks, rng, B: int) -> tuple[float, np.
     """(squared Nyström MMD, draws of its spectral null, the null's eigenvalues) in one
     pass over the samples, O(N m r + m³) time and O(m²) memory (X, Y numpy or dask).
 
-    With the features F = K_{Z,L} Rᵀ of the pooled landmarks (``nystrom_features``), the
+    With the features F = K_{Z,L} Rᵀ of the pooled landmarks (``nystrom_landmark_factor``),
+    the
     statistic ||mean F_X - mean F_Y||² is the biased MMD² of the Nyström Gram F Fᵀ, so the
     spectral null of Gretton et al. (2009) applies to it: (1/m + 1/n) Σ_l λ_l z_l², where
     the eigenvalues of the centred Nyström Gram / N are those of the pooled feature
