@@ -6,6 +6,7 @@ as a student gets it (the ``.py`` source opened as a notebook by jupytext)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -29,6 +30,14 @@ NULL_TITLES_JS = ("() => Bokeh.documents.flatMap(d => [...d.all_models]).filter(
                   "m.constructor.__name__ === 'Title' && String(m.text).startsWith('p = '))"
                   ".map(m => String(m.text))")
 
+#: The p-values (numbers or formatted numbers) of the tables' data sources in the page,
+#: whatever is scrolled into view.
+P_VALUES_JS = ("() => typeof Bokeh === 'undefined' ? [] : Bokeh.documents"
+               ".flatMap(d => [...d.all_models]).filter(m => "
+               "m.constructor.__name__ === 'ColumnDataSource' && m.data != null && "
+               "m.data.p_value !== undefined).flatMap(m => Array.from(m.data.p_value))"
+               ".filter(v => String(v).trim() !== '' && Number.isFinite(Number(v)))")
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -39,6 +48,12 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
+    # every cell attached and laid out, as a student scrolling the notebook sees it: by
+    # default (windowingMode "contentVisibility") a cell out of view is not laid out, and
+    # a table there renders no rows until it is scrolled to
+    settings = root / "settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
     for name in COURSE:
         jupytext.write(jupytext.read(NOTEBOOKS / f"{name}.py"), root / f"{name}.ipynb")
     port = free_port()
@@ -46,8 +61,10 @@ def lab(tmp_path_factory):
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
          "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
+         "--ServerApp.disable_check_xsrf=True",  # loopback only: the tests stop kernels
          f"--ServerApp.root_dir={root}", "--LabApp.news_url=None",
          f"--LabApp.workspaces_dir={root / 'workspaces'}",
+         f"--LabApp.user_settings_dir={root / 'settings'}",
          *(["--allow-root"] if os.geteuid() == 0 else [])],  # CI runs as root
         stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "JUPYTER_PLATFORM_DIRS": "1"})
     url = f"http://127.0.0.1:{port}"
@@ -70,8 +87,18 @@ def lab(tmp_path_factory):
     log.close()
 
 
+def shut_down_kernels(lab) -> None:
+    """Stop the kernels of earlier tests, so that a notebook runs alone on the machine."""
+    with urllib.request.urlopen(f"{lab}/api/kernels", timeout=10) as response:
+        kernels = json.load(response)
+    for kernel in kernels:
+        request = urllib.request.Request(f"{lab}/api/kernels/{kernel['id']}", method="DELETE")
+        urllib.request.urlopen(request, timeout=30).close()
+
+
 def run_all_cells(page, lab, name: str) -> None:
     """Open notebook ``name`` in JupyterLab and run all its cells."""
+    shut_down_kernels(lab)
     page.set_default_timeout(60_000)
     page.goto(f"{lab}/lab/workspaces/{name}/tree/{name}.ipynb?reset")  # only this notebook
     expect(page.locator(".jp-Notebook")).to_be_visible(timeout=120_000)
@@ -107,9 +134,18 @@ def test_explorer_in_a_notebook_reacts_to_its_widget(page, lab):
 
 def test_the_own_data_notebook_runs_and_its_explorer_fills_the_table(page, lab):
     run_all_cells(page, lab, "08_your_own_data")
-    # the explorer's comparison runs in the kernel and fills its table in the page
+    # the explorer's comparison runs in the kernel and sends its rows to the page
+    try:
+        page.wait_for_function(f"() => ({P_VALUES_JS})().length >= 10", timeout=300_000)
+    except PlaywrightTimeout:  # say what the kernel printed, not only that nothing came
+        errors = page.locator('[data-mime-type="application/vnd.jupyter.stderr"]')
+        pytest.fail(f"no p-values reached the page; stderr outputs: "
+                    f"{errors.all_inner_texts()[-3:]}; the table's data: "
+                    f"{page.evaluate(P_VALUES_JS)}")
+    # and the table shows them
     cells = page.locator('.tabulator-cell[tabulator-field="p_value"]')
-    expect(cells.first).to_be_attached(timeout=240_000)
+    expect(cells.first).to_be_attached(timeout=60_000)
+    cells.first.scroll_into_view_if_needed()
     deadline, numbers = time.monotonic() + 120, []
     while len(numbers) < 10 and time.monotonic() < deadline:  # (in the panes' shadow DOM)
         numbers = [t for t in cells.all_inner_texts() if re.fullmatch(r"[0-9.e+-]+", t.strip())]
