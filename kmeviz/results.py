@@ -82,7 +82,11 @@ class TestResult:
 
     def __str__(self) -> str:
         """One line per field that matters; the null samples summarised, not listed."""
-        if self.null_samples is None:
+        if "n_kernels" in self.null_params:  # an aggregated test
+            null = (f"{self.null} ({self.null_params['n_kernels']} kernels, "
+                    "B1 + B2 = {} replicates each)".format(
+                        sum(self.null_distribution().sizes)))
+        elif self.null_samples is None:
             null = f"{self.null} (analytic)"
         else:
             null = f"{self.null} ({self.null_samples.size} replicates)"
@@ -145,7 +149,11 @@ class TestResult:
             threshold = threshold_from_samples(self.null_samples, alpha)
         else:
             threshold = float(self.null_distribution().isf(alpha))
-        return replace(self, alpha=alpha, threshold=threshold,
+        fitted = self.fitted
+        distribution = self.null_distribution()
+        if hasattr(distribution, "kernel_table"):  # an aggregated test's per-kernel table
+            fitted = {**fitted, "kernels": distribution.kernel_table(alpha)}
+        return replace(self, alpha=alpha, threshold=threshold, fitted=fitted,
                        reject=bool(self.p_value <= alpha))
 
 

@@ -37,6 +37,7 @@ from .._validation import (
 )
 from ..chunked import check_chunked_samples, is_dask_array
 from ..kernels import SteinKernel, checked_score, prepared_rows, symmetric_quadratic_forms
+from ..kernels.collection import KernelCollection
 from ..kernels.defaults import default_gof_kernel
 from ..registry import GOF_TESTS, Outcome
 from ..results import TestResult, normal_outcome, result_from_outcome
@@ -311,6 +312,12 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
                         f"{capable} or ksd2_nystrom; for data that does, pass X.compute().")
     if kernel is None:
         kernel = default_gof_kernel(X, spec.needs)
+    elif ("kernel collection" in spec.needs) != isinstance(kernel, KernelCollection):
+        raise TypeError(f"ksd_test(estimator={estimator!r}) takes "
+                        + ("a KernelCollection (default kmeviz.ksdagg_kernels(X))"
+                           if "kernel collection" in spec.needs else
+                           "one base kernel (a KernelCollection is for estimator='ksdagg')")
+                        + f", got {kernel!r}")
     options = {"wild": wild, "n_landmarks": n_landmarks, "landmarks": landmarks,
                "n_locations": n_locations, "null_covariance": null_covariance}
     t0 = time.perf_counter()
@@ -318,5 +325,7 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
                            **{k: options[k] for k in spec.options})
     return result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0, kernel)
 
+
+from . import aggregated  # noqa: E402, F401  (registers KSDAgg after the other tests)
 
 GOF_TESTS.document(ksd_test)

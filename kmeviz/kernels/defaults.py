@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from .._validation import is_dask_array
+from .collection import ksdagg_kernels
 from .radial import GaussianKernel, IMQKernel, median_heuristic
 
 #: Rows of each sample the heuristic reads when the samples are dask arrays.
@@ -30,7 +31,10 @@ def default_mmd_kernel(X, Y) -> GaussianKernel:
 
 def default_gof_kernel(X, needs: tuple = ()):
     """``IMQKernel(c=1, beta=-0.5)``, or ``GaussianKernel(median_heuristic(X))`` for a test
-    that ``needs`` a Gaussian kernel."""
+    that ``needs`` a Gaussian kernel, or KSDAgg's collection (``ksdagg_kernels``) for one
+    that needs a kernel collection."""
+    if "kernel collection" in needs:
+        return ksdagg_kernels(X)
     if "Gaussian kernel" in needs:
         if is_dask_array(X):
             X = X[:CHUNKED_HEURISTIC_ROWS].compute()

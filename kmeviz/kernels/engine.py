@@ -272,3 +272,52 @@ def symmetric_quadratic_forms(kernel, Z, U: np.ndarray, *, side: int | None = No
         if d is not None:
             diag[rows] = d
     return forms, k1, diag
+
+
+def collection_quadratic_forms(shared: Callable, kernel_tile: Callable, n_kernels: int,
+                               n: int, U: np.ndarray, *, side: int | None = None):
+    """(uᵀK_k u for each kernel k and column u of U, K_k 1, diag K_k) for a collection of
+    kernels on one sample of n points, in one threaded pass over the tiles on or above
+    the diagonal (half the flops of every K_k·U).
+
+    ``shared(rows, cols)`` computes once per tile what every kernel's tile reads (the
+    distances); ``kernel_tile(k, parts, out)`` writes kernel k's tile from it into
+    ``out``. The forms are formed in the configured dtype and added across tiles in
+    float64, in task order, so they do not depend on the thread count. Returns arrays of
+    shape (n_kernels, U.shape[1]), (n_kernels, n) and (n_kernels, n).
+    """
+    config = get_config()
+    dtype = np.dtype(config["dtype"])
+    side = side or config["tile_rows"]
+    U = U.astype(dtype, copy=False)
+    starts = range(0, n, side)
+    tasks = [(i, j) for i in starts for j in starts if j >= i]
+
+    def work(task):
+        rows, cols = (slice(s, min(s + side, n)) for s in task)
+        shape = (rows.stop - rows.start, cols.stop - cols.start)
+        parts = shared(rows, cols)
+        tile = scratch("engine.collection", shape, dtype)
+        product = scratch("engine.collection_product", (shape[0], U.shape[1]), dtype)
+        forms = np.empty((n_kernels, U.shape[1]))
+        sums = np.empty((n_kernels, shape[0])), np.empty((n_kernels, shape[1]))
+        diagonal = np.empty((n_kernels, shape[0])) if task[0] == task[1] else None
+        for k in range(n_kernels):
+            T = kernel_tile(k, parts, tile)
+            np.matmul(T, U[cols], out=product)
+            forms[k] = np.einsum("ib,ib->b", U[rows], product)
+            sums[0][k], sums[1][k] = row_sums(T), column_sums(T)
+            if diagonal is not None:
+                diagonal[k] = np.diagonal(T)
+        return rows, cols, (forms if diagonal is not None else 2.0 * forms), sums, diagonal
+
+    forms, k1, diag = (np.zeros((n_kernels, U.shape[1])), np.zeros((n_kernels, n)),
+                       np.zeros((n_kernels, n)))
+    for rows, cols, q, (r, c), d in run_tasks(work, tasks, config["n_threads"]):
+        forms += q
+        k1[:, rows] += r
+        if d is None:
+            k1[:, cols] += c
+        else:
+            diag[:, rows] = d
+    return forms, k1, diag

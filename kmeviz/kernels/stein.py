@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from scipy.spatial.distance import cdist
 
 from .base import Kernel, RadialKernel, check_kernel
 from .engine import scratch
@@ -39,6 +40,15 @@ class SteinPrepared(NamedTuple):
     S: np.ndarray
     xs: np.ndarray
     xx: np.ndarray
+
+
+def stein_parts(a: SteinPrepared, b: SteinPrepared, dtype) -> tuple:
+    """(r², sₓ·s_y, s_y·u - sₓ·u) between two prepared blocks, in ``dtype``: the parts of
+    h_p that every base kernel shares (``SteinKernel.tile_from_parts``)."""
+    sq = cdist(a.X, b.X, "sqeuclidean").astype(dtype, copy=False)
+    cross = (a.X @ b.S.T + a.S @ b.X.T - a.xs[:, None] - b.xs[None, :]).astype(dtype,
+                                                                             copy=False)
+    return sq, (a.S @ b.S.T).astype(dtype, copy=False), cross
 
 
 class SteinKernel(Kernel):
@@ -104,6 +114,16 @@ class SteinKernel(Kernel):
         buffers = tuple(scratch(f"stein.d{i}", shape, dtype) for i in range(3))
         return self._combine(sq, np.matmul(a.S, b.S.T, out=out), cross, a.X.shape[1],
                              buffers)
+
+    def tile_from_parts(self, sq, ss, cross, dim: int, out: np.ndarray) -> np.ndarray:
+        """h_p written to ``out`` from the parts of a tile that do not depend on the base
+        kernel: r², sₓ·s_y and s_y·u - sₓ·u (``stein_parts``), in dimension ``dim``. The parts are left as they
+        are, so the kernels of a collection share them (KSDAgg)."""
+        np.copyto(out, ss)
+        work = scratch("stein.parts_cross", out.shape, out.dtype)
+        np.copyto(work, cross)
+        buffers = tuple(scratch(f"stein.d{i}", out.shape, out.dtype) for i in range(3))
+        return self._combine(sq, out, work, dim, buffers)
 
     def _derivatives(self, sq, buffers):
         """(φ, φ', φ'') into ``buffers``; a user kernel without ``out`` gets copied in."""

@@ -35,6 +35,7 @@ from .._validation import (
 from ..chunked import check_any_pair, is_dask_array
 from ..embeddings.kme import default_landmarks
 from ..kernels import check_kernel, symmetric_quadratic_forms
+from ..kernels.collection import KernelCollection, mmdagg_kernels
 from ..kernels.defaults import default_mmd_kernel
 from ..registry import KERNEL_FLOPS, MMD_TESTS, RESAMPLE_FLOPS, NullsByEstimator, Outcome
 from ..results import TestResult, normal_outcome, result_from_outcome
@@ -189,6 +190,25 @@ def nystrom_spectral_null(X, Y, kernel, *, estimator, n_resamples, rng,
                    one_pass=False)
 
 
+def checked_test_kernel(kernel, spec, X, Y):
+    """The kernel of test ``spec``: the one given, checked, or its default (a Gaussian at
+    the median heuristic; MMDAgg's collection for a test that needs one)."""
+    if "kernel collection" in spec.needs:
+        if kernel is None:
+            return mmdagg_kernels(X, Y)
+        if not isinstance(kernel, KernelCollection):
+            raise TypeError(f"estimator={spec.estimator!r} aggregates a KernelCollection "
+                            f"(default kmeviz.mmdagg_kernels(X, Y)), got {kernel!r}: pass "
+                            "kernel=None or a KernelCollection")
+        return kernel
+    if isinstance(kernel, KernelCollection):
+        raise TypeError(f"a KernelCollection is for estimator='mmdagg'; "
+                        f"estimator={spec.estimator!r} takes one kernel")
+    if kernel is None:
+        kernel = default_mmd_kernel(X, Y)
+    return check_kernel(kernel, shift_invariant="shift-invariant kernel" in spec.needs)
+
+
 def _pairs(rows, cols, d) -> float:
     """The work of rows × cols kernel evaluations in d dimensions."""
     return rows * cols * (2.0 * d + KERNEL_FLOPS)
@@ -212,6 +232,8 @@ def _feature_permutation(features_of, m, n, B, rng) -> Outcome:
     statistic, values = streamed_feature_mmd2(features_of, m, n, packed, B)
     return Outcome(statistic, null_samples=values)
 
+
+from . import aggregated  # noqa: E402, F401  (registers MMDAgg after the single-kernel tests)
 
 #: Estimator -> the nulls that are valid for it (a live view of the registry).
 VALID_NULLS = NullsByEstimator(MMD_TESTS)
@@ -284,9 +306,7 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str = "permu
             f"estimator={estimator!r} with null={null!r} needs the samples in memory (it is "
             f"{spec.cost} in n, or relabels all N points for each replicate); with dask "
             f"arrays use {capable} (or pass X.compute() and Y.compute())")
-    if kernel is None:
-        kernel = default_mmd_kernel(X, Y)
-    kernel = check_kernel(kernel, shift_invariant="shift-invariant kernel" in spec.needs)
+    kernel = checked_test_kernel(kernel, spec, X, Y)
     options = {"features": check_choice(features, "features", FASTMMD_FEATURES),
                "n_features": check_positive_int(n_features, "n_features"),
                "block_size": block_size, "n_landmarks": n_landmarks}

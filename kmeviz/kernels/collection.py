@@ -1,0 +1,222 @@
+"""Collections of kernels for the aggregated tests (MMDAgg, KSDAgg): the kernels, their
+weights, the authors' bandwidth rules, and Gram tiles of every kernel from one distance
+tile.
+
+MMDAgg: Schrab, Kim, Albert, Laurent, Guedj, Gretton, *MMD Aggregated Two-Sample Test*,
+JMLR 24 (2023), Sec. 5 (weights) and their code (``antoninschrab/mmdagg``: bandwidths).
+KSDAgg: Schrab, Guedj, Gretton, *KSD Aggregated Goodness-of-fit Test*, NeurIPS 2022.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial.distance import cdist, pdist
+
+from .._validation import check_choice, check_positive_int, check_samples
+from .base import Kernel, RadialKernel
+from .radial import GaussianKernel, IMQKernel, LaplaceKernel
+
+#: The weightings of MMDAgg Sec. 5.1.
+WEIGHTINGS = ("uniform", "decreasing", "increasing", "centred")
+#: The kernel families of ``mmdagg_kernels``.
+MMDAGG_FAMILIES = ("laplace_gaussian", "gaussian", "laplace")
+#: Points of each sample the bandwidth rules read (the authors' ``max_samples``).
+BANDWIDTH_SAMPLES = 500
+
+
+@dataclass(frozen=True)
+class KernelCollection:
+    """Kernels k_λ with weights w_λ > 0: what an aggregated test tests with.
+
+    Every kernel must be radial (a ``RadialKernel``: Gaussian, IMQ, ...) or Laplace, so
+    that all of them are evaluated from the same distance tile. The weights are scaled to
+    sum to 1 (the aggregated test does not depend on their scale, only on their ratios).
+
+    Parameters
+    ----------
+    kernels : sequence of Kernel
+    weights : sequence of float, optional
+        Default: uniform.
+
+    (MMDAgg Sec. 3: the collection Λ and its weights; implements no equation itself.)
+    """
+
+    kernels: tuple
+    weights: tuple | None = None
+
+    def __post_init__(self):
+        kernels = tuple(self.kernels) if not isinstance(self.kernels, Kernel) else None
+        if not kernels:
+            raise TypeError("kernels must be a non-empty sequence of kmeviz kernels, got "
+                            f"{type(self.kernels).__name__}")
+        for k in kernels:
+            if not isinstance(k, (RadialKernel, LaplaceKernel)):
+                raise TypeError("kernels of a KernelCollection must be radial (Gaussian, "
+                                f"IMQ, ...) or Laplace, got {type(k).__name__}")
+        weights = (np.ones(len(kernels)) if self.weights is None
+                   else np.asarray(self.weights, dtype=float).reshape(-1))
+        if weights.shape != (len(kernels),):
+            raise ValueError(f"weights must have one entry per kernel ({len(kernels)}), "
+                             f"got {weights.size}")
+        if not np.all(np.isfinite(weights)) or np.any(weights <= 0):
+            raise ValueError("weights must be finite and > 0")
+        object.__setattr__(self, "kernels", kernels)
+        object.__setattr__(self, "weights", tuple(float(w) for w in weights / weights.sum()))
+
+    def __len__(self) -> int:
+        return len(self.kernels)
+
+    def __repr__(self) -> str:
+        families = ", ".join(f"{n} {name}" for name, n in self.families().items())
+        return f"KernelCollection({families}; {bandwidth_range(self)})"
+
+    def families(self) -> dict:
+        """Kernel class name -> how many kernels of it."""
+        names = [type(k).__name__.removesuffix("Kernel") for k in self.kernels]
+        return {name: names.count(name) for name in dict.fromkeys(names)}
+
+    def scales(self) -> np.ndarray:
+        """Each kernel's length scale: σ (``bandwidth``) or the IMQ's c."""
+        return np.array([getattr(k, "bandwidth", getattr(k, "c", np.nan))
+                         for k in self.kernels])
+
+
+def bandwidth_range(collection: KernelCollection) -> str:
+    """'scales a–b' of a collection, for reprs."""
+    s = collection.scales()
+    return f"scales {np.nanmin(s):.3g}–{np.nanmax(s):.3g}"
+
+
+def bandwidth_weights(number: int, weighting: str = "uniform") -> np.ndarray:
+    """The weights of MMDAgg Sec. 5.1 for ``number`` bandwidths, summing to 1: uniform,
+    decreasing (∝ 1/i), increasing (∝ 1/(N + 1 - i)) or centred (∝ 1/(|(N + 1)/2 - i| + 1)
+    for odd N, + ½ for even N).
+
+    Parameters
+    ----------
+    number : int
+    weighting : {"uniform", "decreasing", "increasing", "centred"}
+
+    Returns
+    -------
+    array (number,)
+    """
+    number = check_positive_int(number, "number")
+    check_choice(weighting, "weighting", WEIGHTINGS)
+    i = np.arange(1, number + 1, dtype=float)
+    raw = {"uniform": np.ones(number), "decreasing": 1.0 / i,
+           "increasing": 1.0 / (number + 1 - i),
+           "centred": 1.0 / (np.abs((number + 1) / 2 - i) + (1.0 if number % 2 else 0.5))}
+    return raw[weighting] / raw[weighting].sum()
+
+
+def geometric_bandwidths(distances: np.ndarray, number: int) -> np.ndarray:
+    """MMDAgg's bandwidths from the distances between X and Y: λ_min is half the smallest
+    distance, or when that distance is below 0.1, half its 5 % quantile floored at 0.1;
+    λ_max is twice the largest, floored at 0.3 before doubling; ``number`` values
+    geometrically between them (MMDAgg Sec. 5.2, the authors' ``compute_bandwidths``).
+
+    Parameters
+    ----------
+    distances : array
+    number : int
+        At least 2.
+
+    Returns
+    -------
+    array (number,)
+    """
+    number = check_positive_int(number, "number_bandwidths", minimum=2)
+    d = np.sort(np.asarray(distances, dtype=float).reshape(-1))
+    low = d[0] if d[0] >= 0.1 else max(d[int(np.floor(d.size * 0.05))], 0.1)
+    low, high = low / 2.0, max(d[-1], 0.3) * 2.0
+    return low * (high / low) ** (np.arange(number) / (number - 1))
+
+
+def mmdagg_kernels(X, Y, *, family: str = "laplace_gaussian", number_bandwidths: int = 10,
+                   weighting: str = "uniform") -> KernelCollection:
+    """MMDAgg's default collection: Laplace kernels exp(-||x - y||₁/λ) on the L1 bandwidths
+    and Gaussian kernels exp(-||x - y||²/λ²) (``GaussianKernel(λ/√2)``) on the L2 ones,
+    from the first 500 points of X and Y (``geometric_bandwidths``), each family weighted
+    by ``weighting`` and the families equally.
+
+    Parameters
+    ----------
+    X, Y : array (m, d), (n, d)
+    family : {"laplace_gaussian", "gaussian", "laplace"}
+    number_bandwidths : int
+        Per family (default 10).
+    weighting : {"uniform", "decreasing", "increasing", "centred"}
+
+    Returns
+    -------
+    KernelCollection
+    """
+    check_choice(family, "family", MMDAGG_FAMILIES)
+    X, Y = (check_samples(Z, name, min_samples=1)[:BANDWIDTH_SAMPLES]
+            for Z, name in ((X, "X"), (Y, "Y")))
+    weights = bandwidth_weights(check_positive_int(number_bandwidths, "number_bandwidths",
+                                                   minimum=2), weighting)
+    kernels = []
+    if "laplace" in family:
+        kernels += [LaplaceKernel(lam) for lam in
+                    geometric_bandwidths(cdist(X, Y, "cityblock"), number_bandwidths)]
+    if "gaussian" in family:
+        kernels += [GaussianKernel(lam / np.sqrt(2.0)) for lam in
+                    geometric_bandwidths(cdist(X, Y, "euclidean"), number_bandwidths)]
+    return KernelCollection(kernels, np.tile(weights, len(kernels) // number_bandwidths))
+
+
+def ksdagg_kernels(X, *, number_bandwidths: int = 10,
+                   weighting: str = "uniform") -> KernelCollection:
+    """KSDAgg's default collection: IMQ base kernels (1 + ||x - y||²/λ²)^(-½) with λ
+    geometric from 1/d to max(D, 2)/d, D the largest distance between the first 500
+    points of X (the authors' ``ksdagg``). kmeviz's ``IMQKernel(c=λ, beta=-0.5)`` is that
+    kernel divided by λ, so its KSD is the authors' divided by λ (the test is the same).
+
+    Parameters
+    ----------
+    X : array (n, d)
+    number_bandwidths : int
+    weighting : {"uniform", "decreasing", "increasing", "centred"}
+
+    Returns
+    -------
+    KernelCollection
+    """
+    X = check_samples(X, "X", min_samples=2)
+    number = check_positive_int(number_bandwidths, "number_bandwidths", minimum=2)
+    distances = pdist(X[:BANDWIDTH_SAMPLES])
+    high = max(distances.max(initial=0.0), 2.0)
+    scales = high ** (np.arange(number) / (number - 1)) / X.shape[1]
+    return KernelCollection([IMQKernel(c=c, beta=-0.5) for c in scales],
+                            bandwidth_weights(number, weighting))
+
+
+def distance_parts(collection: KernelCollection, A: np.ndarray, B: np.ndarray,
+                   dtype) -> dict:
+    """The distance tiles between the rows of A and B that the collection's kernels read,
+    each computed once: ``"sq"`` (squared Euclidean) and/or ``"l1"`` (computed in float64,
+    then cast to ``dtype``)."""
+    parts = {}
+    if any(isinstance(k, LaplaceKernel) for k in collection.kernels):
+        parts["l1"] = cdist(A, B, "cityblock").astype(dtype, copy=False)
+    if any(isinstance(k, RadialKernel) for k in collection.kernels):
+        # directly, not as |a|² + |b|² - 2ab: no cancellation for near points, and the
+        # d flops per pair are small beside the B labellings each pair is multiplied by
+        parts["sq"] = cdist(A, B, "sqeuclidean").astype(dtype, copy=False)
+    return parts
+
+
+def kernel_from_parts(kernel, parts: dict, out: np.ndarray) -> np.ndarray:
+    """k(a_i, b_j) written to ``out`` from the shared distance tiles of ``distance_parts``."""
+    if isinstance(kernel, LaplaceKernel):
+        np.multiply(parts["l1"], -1.0 / kernel.bandwidth, out=out)
+        return np.exp(out, out=out)
+    if isinstance(kernel, GaussianKernel):
+        np.multiply(parts["sq"], -0.5 / kernel.bandwidth**2, out=out)
+        return np.exp(out, out=out)
+    out[...] = parts["sq"]
+    return kernel._radial_in_place(out)
