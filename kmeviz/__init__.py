@@ -48,6 +48,12 @@ from .kernels import (
     SteinKernel,
     median_heuristic,
 )
+from .kernels.collection import (
+    KernelCollection,
+    bandwidth_weights,
+    ksdagg_kernels,
+    mmdagg_kernels,
+)
 from .loading import LoadReport, load_samples
 from .registry import GOF_TESTS, MMD_TESTS
 from .results import TestResult
@@ -100,6 +106,10 @@ __all__ = [
     "load_dataset",
     "LoadReport",
     "PrecomputedKernel",
+    "KernelCollection",
+    "mmdagg_kernels",
+    "ksdagg_kernels",
+    "bandwidth_weights",
     "FastfoodFeatures",
     "CauchyKernel",
     "GaussianKernel",

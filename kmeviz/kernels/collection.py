@@ -116,7 +116,8 @@ def geometric_bandwidths(distances: np.ndarray, number: int) -> np.ndarray:
     """MMDAgg's bandwidths from the distances between X and Y: λ_min is half the smallest
     distance, or when that distance is below 0.1, half its 5 % quantile floored at 0.1;
     λ_max is twice the largest, floored at 0.3 before doubling; ``number`` values
-    geometrically between them (MMDAgg Sec. 5.2, the authors' ``compute_bandwidths``).
+    geometrically between them (Schrab et al. 2023, MMDAgg: the authors'
+    ``compute_bandwidths``).
 
     Parameters
     ----------
@@ -137,10 +138,11 @@ def geometric_bandwidths(distances: np.ndarray, number: int) -> np.ndarray:
 
 def mmdagg_kernels(X, Y, *, family: str = "laplace_gaussian", number_bandwidths: int = 10,
                    weighting: str = "uniform") -> KernelCollection:
-    """MMDAgg's default collection: Laplace kernels exp(-||x - y||₁/λ) on the L1 bandwidths
-    and Gaussian kernels exp(-||x - y||²/λ²) (``GaussianKernel(λ/√2)``) on the L2 ones,
-    from the first 500 points of X and Y (``geometric_bandwidths``), each family weighted
-    by ``weighting`` and the families equally.
+    """MMDAgg's default collection (Schrab et al. 2023, the authors' ``laplace_gaussian``):
+    Laplace kernels exp(-||x - y||₁/λ) on the L1 bandwidths and Gaussian kernels
+    exp(-||x - y||²/λ²) (``GaussianKernel(λ/√2)``) on the L2 ones, from the first 500
+    points of X and Y (``geometric_bandwidths``), each family weighted by ``weighting``
+    and the families equally.
 
     Parameters
     ----------
@@ -171,10 +173,11 @@ def mmdagg_kernels(X, Y, *, family: str = "laplace_gaussian", number_bandwidths:
 
 def ksdagg_kernels(X, *, number_bandwidths: int = 10,
                    weighting: str = "uniform") -> KernelCollection:
-    """KSDAgg's default collection: IMQ base kernels (1 + ||x - y||²/λ²)^(-½) with λ
-    geometric from 1/d to max(D, 2)/d, D the largest distance between the first 500
-    points of X (the authors' ``ksdagg``). kmeviz's ``IMQKernel(c=λ, beta=-0.5)`` is that
-    kernel divided by λ, so its KSD is the authors' divided by λ (the test is the same).
+    """KSDAgg's default collection (Schrab et al. 2022): IMQ base kernels
+    (1 + ||x - y||²/λ²)^(-½) with λ geometric from 1/d to max(D, 2)/d, D the largest
+    distance between the first 500 points of X (the authors' ``ksdagg``). kmeviz's
+    ``IMQKernel(c=λ, beta=-0.5)`` is that kernel divided by λ, so its KSD is the authors'
+    divided by λ (the test is the same).
 
     Parameters
     ----------

@@ -117,8 +117,8 @@ class SteinKernel(Kernel):
 
     def tile_from_parts(self, sq, ss, cross, dim: int, out: np.ndarray) -> np.ndarray:
         """h_p written to ``out`` from the parts of a tile that do not depend on the base
-        kernel: r², sₓ·s_y and s_y·u - sₓ·u (``stein_parts``), in dimension ``dim``. The parts are left as they
-        are, so the kernels of a collection share them (KSDAgg)."""
+        kernel: r², sₓ·s_y and s_y·u - sₓ·u (``stein_parts``), in dimension ``dim``. The
+        parts are left as they are, so the kernels of a collection share them (KSDAgg)."""
         np.copyto(out, ss)
         work = scratch("stein.parts_cross", out.shape, out.dtype)
         np.copyto(work, cross)
