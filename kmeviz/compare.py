@@ -105,17 +105,20 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
     the other papers of ``mmd_test``'s table.)
     """
     X, Y, _ = check_any_pair(X, Y, min_samples=2)
-    if kernel is None:
-        kernel = default_mmd_kernel(X, Y)
-    kernel = check_kernel(kernel)
+    given = kernel is not None
+    kernel = check_kernel(kernel if given else default_mmd_kernel(X, Y))
 
     def run(spec, rng):
-        return mmd_test(X, Y, kernel, estimator=spec.estimator, null=spec.null,
-                        n_resamples=n_resamples, alpha=alpha, rng=rng)
+        collection = "kernel collection" in spec.needs  # aggregated: its own kernels
+        return mmd_test(X, Y, None if collection else kernel, estimator=spec.estimator,
+                        null=spec.null, n_resamples=n_resamples, alpha=alpha, rng=rng)
 
     def unmet(spec):
         if "equal sample sizes" in spec.needs and X.shape[0] != Y.shape[0]:
             return f"needs samples of equal size (m = n), got {X.shape[0]} and {Y.shape[0]}"
+        if "kernel collection" in spec.needs and given:
+            return (f"aggregates its own bandwidth collection, not the kernel given "
+                    f"({kernel!r}); run it with kernel=None")
         if "shift-invariant kernel" in spec.needs and not kernel.shift_invariant:
             return f"needs a shift-invariant kernel, got {kernel!r}"
         return None
@@ -164,10 +167,16 @@ def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
         return ksd_test(X, target, chosen, estimator=spec.estimator,
                         n_resamples=n_resamples, alpha=alpha, rng=rng)
 
+    def unmet(spec):
+        if "kernel collection" in spec.needs and kernel is not None:
+            return (f"aggregates its own bandwidth collection, not the kernel given "
+                    f"({kernel!r}); run it with kernel=None")
+        return None
+
     def how(spec):
         return f"kmeviz.ksd_test(X, target, estimator={spec.estimator!r})"
 
-    return _compare(GOF_TESTS, tests, run, lambda spec: None, how, X.shape[0], X.shape[1],
+    return _compare(GOF_TESTS, tests, run, unmet, how, X.shape[0], X.shape[1],
                     n_resamples, alpha, time_budget, rng, progress,
                     {"kernel": kernel, "n": X.shape[0]})
 

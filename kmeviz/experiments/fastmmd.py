@@ -115,7 +115,8 @@ def size_table(*, n: int = 200, m: int | None = None, n_repeats: int = 500,
     Data: P = Q = N(0, I₂) (or the round blob grid with ``data="blobs"``), Gaussian
     kernel. B = 199 makes the permutation tests exact at α = 0.05 (α (B + 1) is an
     integer); the Gamma, spectral and normal nulls are asymptotic approximations.
-    ``n_resamples`` is B (default 199).
+    ``n_resamples`` is B (default 199; B1 = B2 = B for MMDAgg, which tests with its own
+    collection of kernels).
     """
     B = 199 if n_resamples is None else n_resamples
     tests = {name: {"kernel": GaussianKernel(bandwidth), "n_resamples": B, **options}
@@ -160,6 +161,8 @@ def registered_tests(pairs=None) -> dict:
         if pairs is not None and (spec.estimator, spec.null) not in pairs:
             continue
         options = {"estimator": spec.estimator, "null": spec.null}
+        if "kernel collection" in spec.needs:  # aggregated: its own bandwidth collection
+            options["kernel"] = None
         if "features" not in spec.options:
             tests[spec.name.replace("/", " / ")] = options
         for kind in FASTMMD_FEATURES if "features" in spec.options else ():

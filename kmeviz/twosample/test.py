@@ -239,7 +239,7 @@ from . import aggregated  # noqa: E402, F401  (registers MMDAgg after the single
 VALID_NULLS = NullsByEstimator(MMD_TESTS)
 
 
-def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str = "permutation",
+def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None = None,
              n_resamples: int = 1000, alpha: float = 0.05, features: str = "fourier",
              n_features: int = 256, block_size: int | None = None,
              n_landmarks: int | None = None, rng=None) -> TestResult:
@@ -256,12 +256,18 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str = "permu
         matrix computed elsewhere. Default: ``GaussianKernel(median_heuristic(X, Y))``,
         the median pairwise distance of the pooled sample (``result.kernel`` shows it).
     estimator : str
-        The statistic: "biased", "unbiased", "linear", "block", "fastmmd" or "nystrom"
-        (squared Nyström MMD with landmarks drawn from the pooled sample).
-    null : str
+        The statistic: "biased", "unbiased", "linear", "block", "fastmmd", "nystrom"
+        (squared Nyström MMD with landmarks drawn from the pooled sample) or "mmdagg"
+        (MMDAgg, Schrab et al. 2023: the unbiased MMD² of a whole collection of kernels,
+        ``kernel`` a ``KernelCollection``, default ``mmdagg_kernels(X, Y)``; B1 = B2 =
+        ``n_resamples``; ``fitted["kernels"]`` is the per-kernel table).
+    null : str, optional
         How the null is obtained. The valid (estimator, null) pairs are the entries of
         ``kmeviz.registry.MMD_TESTS`` (``VALID_NULLS``; table below); other pairs raise
-        ValueError. X and Y may be dask arrays (``kmeviz.chunked``) for the entries
+        ValueError. Default: the estimator's first registered null that the samples
+        allow ("permutation" for the exact, FastMMD and Nyström estimators, "normal" for
+        linear and block; for MMDAgg the wild bootstrap when m = n, else permutations, as
+        its authors do). X and Y may be dask arrays (``kmeviz.chunked``) for the entries
         marked dask.
     n_resamples : int
         B, the number of permutation (or spectral simulation) replicates (default 1000;
@@ -295,10 +301,15 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str = "permu
     >>> bool(res.reject), res.p_value == 1 / 201  # no permutation reaches the statistic
     (True, True)
     """
-    spec = MMD_TESTS.get(estimator, null)
+    MMD_TESTS.get(estimator, null)  # a ValueError naming the choices, before the data
     B = check_positive_int(n_resamples, "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
     X, Y, chunked = check_any_pair(X, Y, min_samples=2)
+    if null is None:
+        null = next((n for n in VALID_NULLS[estimator]
+                     if "equal sample sizes" not in MMD_TESTS.get(estimator, n).needs
+                     or X.shape[0] == Y.shape[0]), VALID_NULLS[estimator][0])
+    spec = MMD_TESTS.get(estimator, null)
     if chunked and not spec.dask:
         capable = ", ".join(f"estimator={s.estimator!r} with null={s.null!r}"
                             for s in MMD_TESTS.dask_capable())
