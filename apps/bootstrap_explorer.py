@@ -3,7 +3,9 @@
 Choose data, kernel, an MMD estimator and a null distribution; see the null
 histogram with the observed statistic, threshold and p-value, the Gamma and
 spectral approximations overlaid, the runtime of each null, and the rejection rate
-over 100 repeated draws.
+over 100 repeated draws. The kernel-choice row shows what the bandwidth does: MMDAgg
+(Schrab et al. 2023) over a collection of Gaussian bandwidths, which of them reject,
+where the median heuristic sits, and the power of every single bandwidth over 100 draws.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import asyncio
 
 import numpy as np
+import pandas as pd
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
@@ -24,12 +27,24 @@ from kmeviz.twosample.nulls import gamma_null_params, simulate_spectral_null, sp
 
 DATASETS = ("Blob grid: eigenvalue ratio ε", "Blob grid: mean shift",
             "Blob grid: variance ratio", "Same distribution (H0 true)")
-#: the choices are the test registry's (kmeviz.registry.MMD_TESTS)
-ESTIMATORS, NULLS = K.MMD_TESTS.estimators, K.MMD_TESTS.nulls
+#: the choices are the test registry's (kmeviz.registry.MMD_TESTS) single-kernel tests;
+#: MMDAgg, which tests with a whole collection, has the kernel-choice row
+ESTIMATORS = tuple(dict.fromkeys(s.estimator for s in K.MMD_TESTS
+                                 if "kernel collection" not in s.needs))
+NULLS = tuple(dict.fromkeys(s.null for s in K.MMD_TESTS if s.estimator in ESTIMATORS))
+#: λ_min of MMDAgg's bandwidth rule: the authors' 5 % distance quantile, or the 1 % one
+#: that reaches the blobs' own scale on the 5 × 5 grid (``mmdagg_kernels``)
+BANDWIDTH_RULES = {"5 % quantile (the authors')": 0.05, "1 % quantile": 0.01}
+#: the problem of the kernel-choice row (it tests with its own kernels)
+KERNEL_CHOICE = ("dataset", "epsilon", "shift", "variance_ratio", "n", "seed",
+                 "bandwidth_rule", "n_resamples")
 #: the parameters that define the test problem: every view but the repeat one reads them
 PROBLEM = ("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
            "bandwidth", "estimator", "null", "features", "n_features")
 REPEATS = 100
+#: B1 = B2 of each draw of the power curves (p-values resolve 1/501, below the corrected
+#: thresholds u_α w_λ ≈ α/10 of ten bandwidths)
+POWER_RESAMPLES = 500
 #: the runtime panel times the O(N³) spectral null only up to this pooled size (about 1 s
 #: on one core); above it, only when the spectral null is the one selected
 SPECTRAL_RUNTIME_MAX = 2000
@@ -78,13 +93,39 @@ def approximate_nulls(data_key, seed, kernel_key, estimator):
     return curves
 
 
+@shared_cache(maxsize=8)
+def kernel_choice(data_key, seed, quantile, B):
+    """MMDAgg over Gaussian bandwidths (``mmdagg_kernels(family="gaussian")``) on the
+    draw, and the median heuristic's σ."""
+    X, Y = make_samples(data_key, seed)
+    collection = K.mmdagg_kernels(X, Y, family="gaussian", low_quantile=quantile)
+    res = K.mmd_test(X, Y, collection, estimator="mmdagg", n_resamples=B, rng=seed)
+    return res, K.median_heuristic(X, Y, rng=seed)
+
+
+def kernel_power(data_key, collection, B, alpha, n_draws, rng) -> list:
+    """Per draw: each kernel's single test (p_λ ≤ α), the aggregated decision, and the
+    median heuristic's single test, with the collection held fixed."""
+    out = []
+    for _ in range(n_draws):
+        X, Y = sample(data_key, rng)
+        table = K.mmd_test(X, Y, collection, estimator="mmdagg", n_resamples=B, alpha=alpha,
+                           rng=rng)
+        median = K.KernelCollection([K.GaussianKernel(K.median_heuristic(X, Y, rng=rng))])
+        single = K.mmd_test(X, Y, median, estimator="mmdagg", n_resamples=B, alpha=alpha,
+                            rng=rng).fitted["kernels"]
+        out.append((table.fitted["kernels"]["p_value"].to_numpy() <= alpha, table.reject,
+                    bool(single["p_value"].iloc[0] <= alpha)))
+    return out
+
+
 class BootstrapExplorer(Explorer):
     """Null distributions of MMD two-sample tests, live."""
 
     title = "Bootstrap null explorer"
     CONTROLS = ("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
                 "bandwidth", "estimator", "null", "n_resamples", "alpha", "features",
-                "n_features")
+                "n_features", "bandwidth_rule")
     WIDGETS = {name: {"type": pn.widgets.FloatSlider, "throttled": True}
                for name in ("epsilon", "shift", "variance_ratio", "alpha")} | {
         "n": {"type": pn.widgets.IntSlider, "throttled": True},
@@ -93,7 +134,8 @@ class BootstrapExplorer(Explorer):
         "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.1}}
     SUMMARY_WIDTH = 360
     PLOTS = ((("null_view", "null"),),
-             (("runtime_view", "runtime"), ("repeat_view", "rejection")))
+             (("runtime_view", "runtime"), ("repeat_view", "rejection")),
+             (("kernel_choice_view", "kernel_choice"), ("kernel_power_view", "kernel_power")))
 
     dataset = param.Selector(default=DATASETS[0], objects=list(DATASETS))
     epsilon = param.Number(default=2.0, bounds=(1.0, 6.0), step=0.1, doc="eigenvalue ratio ε")
@@ -111,7 +153,10 @@ class BootstrapExplorer(Explorer):
     features = param.Selector(default="fourier", objects=["fourier", "fastfood"],
                               label="Features (FastMMD)")
     n_features = param.Integer(default=256, bounds=(1, 4096), label="L (FastMMD)")
+    bandwidth_rule = param.Selector(default=list(BANDWIDTH_RULES)[1],
+                                    objects=list(BANDWIDTH_RULES), label="MMDAgg λ_min at")
     repeat_result = param.Parameter(default=None, precedence=-1)
+    power_result = param.Parameter(default=None, precedence=-1)
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -121,6 +166,8 @@ class BootstrapExplorer(Explorer):
         self._repeat_button.on_click(self._repeat)
         self._progress = pn.indicators.Progress(value=0, max=REPEATS, active=False,
                                                 sizing_mode="stretch_width", visible=False)
+        self._power_button = pn.widgets.Button(label=f"Power of each σ ({REPEATS} draws)")
+        self._power_button.on_click(self._power)
 
     @property
     def data_key(self) -> tuple:
@@ -164,6 +211,31 @@ class BootstrapExplorer(Explorer):
             self.repeat_result = exc
         finally:
             self._repeat_button.disabled = False
+            self._progress.active = False
+
+    def _kernel_choice(self):
+        return kernel_choice(self.data_key, self.seed, BANDWIDTH_RULES[self.bandwidth_rule],
+                             self.n_resamples)
+
+    async def _power(self, _event=None):
+        """Power of every bandwidth of the current collection, of MMDAgg with it and of
+        the median heuristic over REPEATS fresh draws, in chunks (the progress bar moves)."""
+        self._power_button.disabled = True
+        self._progress.param.update(value=0, visible=True, active=True)
+        try:
+            res, _ = await asyncio.to_thread(self._kernel_choice)
+            data_key, rng = self.data_key, np.random.default_rng([self.seed, 2])
+            draws, chunk = [], 5
+            for done in range(0, REPEATS, chunk):
+                draws += await asyncio.to_thread(kernel_power, data_key, res.kernel,
+                                                 min(self.n_resamples, POWER_RESAMPLES),
+                                                 self.alpha, chunk, rng)
+                self._progress.value = done + chunk
+            self.power_result = power_table(draws, res.kernel.scales())
+        except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
+            self.power_result = exc
+        finally:
+            self._power_button.disabled = False
             self._progress.active = False
 
     # -- views -------------------------------------------------------------------
@@ -233,9 +305,48 @@ class BootstrapExplorer(Explorer):
             f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]")
         return pn.Column(text, viz.rejection_plot(res), sizing_mode="stretch_width")
 
+    @param.depends(*KERNEL_CHOICE, "alpha")
+    @guarded
+    def kernel_choice_view(self):
+        res, median = self._kernel_choice()
+        res = res.at_level(self.alpha)
+        return viz.kernel_choice_plot(res.fitted["kernels"], median=median,
+                                      reject=res.reject, alpha=self.alpha)
+
+    @param.depends("power_result")
+    def kernel_power_view(self):
+        res = self.power_result
+        if res is None:
+            return pn.pane.Markdown(f"Press *Power of each σ* to estimate, over {REPEATS} "
+                                    "draws, the power of every bandwidth of the collection "
+                                    "beside MMDAgg's and the median heuristic's.")
+        if isinstance(res, Exception):
+            return error_message(res)
+        return viz.kernel_power_plot(res)
+
     # -- layout ------------------------------------------------------------------
     def buttons(self) -> list:
-        return [pn.Row(self._median_button, self._repeat_button), self._progress]
+        return [pn.Row(self._median_button, self._repeat_button), self._power_button,
+                self._progress]
+
+
+def power_table(draws: list, sigmas) -> pd.DataFrame:
+    """Rates and 95 % intervals from ``kernel_power`` draws: one row per σ, MMDAgg and the
+    median heuristic (``kind`` "single σ", "aggregated", "median heuristic")."""
+    singles = np.array([d[0] for d in draws])
+    columns = [(f"σ = {s:.3g}", "single σ", float(s), singles[:, i])
+               for i, s in enumerate(sigmas)]
+    columns += [("MMDAgg", "aggregated", np.nan, np.array([d[1] for d in draws])),
+                ("median heuristic", "median heuristic", np.nan,
+                 np.array([d[2] for d in draws]))]
+    rows = []
+    for test, kind, sigma, rejected in columns:
+        k = int(rejected.sum())
+        lo, hi = binomial_interval(k, len(draws), 0.95)
+        rows.append({"test": test, "kind": kind, "sigma": sigma, "rejections": k,
+                     "repeats": len(draws), "rate": k / len(draws), "ci_low": lo,
+                     "ci_high": hi})
+    return pd.DataFrame(rows)
 
 
 create_app = BootstrapExplorer.create_app

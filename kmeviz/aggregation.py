@@ -112,9 +112,10 @@ class AggregatedNull:
         return float(np.mean(self.statistic(self.second) >= t))
 
     def isf(self, alpha: float) -> float:
-        """1/u_α: the statistic rejects at level α when it is at least this."""
+        """1/u_α (one ulp below): the statistic rejects at level α when it exceeds this."""
         u = self.level_correction(alpha)
-        return float("inf") if u == 0.0 else 1.0 / u
+        # one ulp below 1/u_α: "reject when statistic > threshold" also when p_λ/w_λ = u_α
+        return float("inf") if u == 0.0 else float(np.nextafter(1.0 / u, 0.0))
 
     def kernel_table(self, alpha: float) -> pd.DataFrame:
         """One row per kernel at level α: kernel, scale, weight, statistic, quantile

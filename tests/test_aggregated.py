@@ -163,7 +163,10 @@ def test_decision_is_the_level_correction_of_the_papers(data):
                        null="wild-bootstrap", n_resamples=100, rng=seed, alpha=0.1)
         null = res.null_distribution()
         u = null.level_correction(0.1)
-        exceeded = lambda v: np.mean(np.any(null.second > null.quantiles(v)[:, None], 0))  # noqa: E731
+
+        def exceeded(v, null=null):
+            return np.mean(np.any(null.second > null.quantiles(v)[:, None], axis=0))
+
         # (u = 0 when even the largest quantiles are exceeded too often: nothing rejects)
         assert (u == 0 or exceeded(u) <= 0.1) and 0.1 < exceeded(u * (1 + 1e-9) + 1e-12)
         table = res.fitted["kernels"]

@@ -18,6 +18,7 @@ from ..distributions.targets import GaussBernoulliRBM, NormalTarget, StudentTTar
 from ..experiments.runners import _nested_progress, rejection_rates, run_trials, trial_seeds
 from ..gof.test import ksd_test
 from ..kernels import CauchyKernel, GaussianKernel, IMQKernel, median_heuristic
+from ..kernels.collection import ksdagg_kernels
 
 Progress = Callable[[int, int], None] | None
 
@@ -34,7 +35,7 @@ PAPER_METHODS = {
 
 
 #: Huggins & Mackey's random feature Stein discrepancies and FSSD-opt, the competitors of
-#: Fig. 1 beyond ``PAPER_METHODS`` (J = 10 features or locations, the paper's choice);
+#: Fig. 1 beyond ``PAPER_METHODS``, and KSDAgg, a later test run beside them (J = 10 features or locations, the paper's choice);
 #: L1 IMQ takes c = 4 × median distance, their setting, and its null covariance from
 #: target draws (``_null_covariance``)
 COMPETITOR_METHODS = {
@@ -42,6 +43,8 @@ COMPETITOR_METHODS = {
     "Gauss RFF": ("rff", "gauss", None),
     "Cauchy RFF": ("rff", "cauchy", None),
     "FSSD-opt Gauss": ("fssd-opt", "gauss", None),
+    # KSDAgg (Schrab et al. 2022): its 10 IMQ bandwidths aggregated, B1 = B2 = D
+    "KSDAgg IMQ": ("ksdagg", "ksdagg", None),
 }
 
 #: every test of Kalinke et al. Fig. 1 that kmeviz implements (not L2 SechExp)
@@ -59,9 +62,11 @@ def base_kernel(name, X) -> object:
     """``"imq"``: IMQ with c = 1, β = -1/2 (the paper's RBM choice); ``("imq", c, β)``: other
     IMQ parameters; ``"imq-4med"``: IMQ with c = 4 × the median distance, β = -1/2 (L1
     IMQ's setting); ``"gauss"`` and ``"cauchy"``: Gaussian and Cauchy kernels with the
-    median heuristic bandwidth."""
+    median heuristic bandwidth; ``"ksdagg"``: KSDAgg's IMQ collection (``ksdagg_kernels``)."""
     if isinstance(name, tuple):
         return IMQKernel(c=name[1], beta=name[2])
+    if name == "ksdagg":
+        return ksdagg_kernels(X)
     if name == "imq":
         return IMQKernel(c=1.0, beta=-0.5)
     check_choice(name, "kernel", ("imq", "imq-4med", "gauss", "cauchy"))

@@ -38,6 +38,8 @@ from .theme import (
 from .twosample import (
     circle_plot,
     ensemble_plot,
+    kernel_choice_plot,
+    kernel_power_plot,
     null_histogram,
     null_layers,
     objective_plot,
@@ -56,7 +58,7 @@ __all__ = [
     "circle_plot", "cme_data_plot", "comparison_table_text", "plane_scatter", "witness_map",
     "cme_embedding_map", "coefficient_map", "cv_curve",
     "effective_dimension_plot", "embedding_map", "ensemble_plot", "error_vs_m_plot", "get_sizing",
-    "null_histogram", "null_layers", "objective_plot", "rejection_plot", "rules_bars",
+    "kernel_choice_plot", "kernel_power_plot", "null_histogram", "null_layers", "objective_plot", "rejection_plot", "rules_bars",
     "runtime_bars",
     "runtime_vs_m_plot", "samples_plot", "set_sizing", "sizing", "sparsity_path_plot",
     "spectrum_plot",

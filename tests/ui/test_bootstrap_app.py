@@ -155,3 +155,36 @@ def test_a_garbled_link_opens_defaults_with_a_message(page, server_url):
     expect(notice).to_contain_text("n_resamples")
     expect(page.locator(".kmeviz-replicates")).to_have_text("1000", timeout=TIMEOUT)
     expect(page.get_by_text("Traceback")).to_have_count(0)
+
+
+KERNEL_TITLE_JS = ("() => { const t = Bokeh.documents.flatMap(d => [...d.all_models]).find(m => "
+                   "m.constructor.__name__ === 'Title' && String(m.text).startsWith('MMDAgg')); "
+                   "return t ? String(t.text) : null; }")
+# the σ of every marker of the kernel-choice plot, and of the rejecting ones
+MARKERS_JS = ("() => Bokeh.documents.flatMap(d => [...d.all_models]).filter(m => "
+              "m.constructor.__name__ === 'ColumnDataSource' && m.data.ratio !== undefined)"
+              ".flatMap(m => Array.from(m.data.scale))")
+REJECTING_JS = ("() => Bokeh.documents.flatMap(d => [...d.all_models]).filter(m => "
+                "m.constructor.__name__ === 'LegendItem' && "
+                "JSON.stringify(m.label).includes('rejects H0'))"
+                ".flatMap(m => m.renderers.flatMap(r => Array.from(r.data_source.data.scale "
+                "|| [])))")
+
+
+def test_kernel_choice_markers_appear_and_epsilon_changes_which_reject(page, server_url):
+    """Issue 27, point 6: the kernel-choice view marks every bandwidth of MMDAgg's
+    collection, and moving ε changes which of them reject."""
+    open_app(page, server_url)
+    page.wait_for_function(f"() => ({KERNEL_TITLE_JS})() !== null", timeout=TIMEOUT)
+    page.wait_for_function(f"() => ({MARKERS_JS})().length === 10", timeout=TIMEOUT)
+    before = page.evaluate(REJECTING_JS)
+    title = page.evaluate(KERNEL_TITLE_JS)
+    handle = widget(page, "Epsilon").locator(".noUi-handle")
+    handle.focus()
+    handle.press("End")  # ε = 6: elongated blobs, which the small bandwidths see
+    page.wait_for_function(f"t => ({KERNEL_TITLE_JS})() !== t", arg=title, timeout=60_000)
+    page.wait_for_function(f"() => ({MARKERS_JS})().length === 10", timeout=TIMEOUT)
+    after = page.evaluate(REJECTING_JS)
+    assert len(after) > len(before), (before, after)  # more bandwidths reject
+    assert "rejects H0" in page.evaluate(KERNEL_TITLE_JS)
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
