@@ -23,12 +23,14 @@ def data():
 def every_test(X, Y):
     for estimator, nulls in K.VALID_NULLS.items():
         for null in nulls:
-            equal = "equal sample sizes" in K.MMD_TESTS.get(estimator, null).needs
-            n = Y.shape[0] if equal else X.shape[0]  # Pearson, wild bootstrap: m = n
-            yield K.mmd_test(X[:n], Y, K.GaussianKernel(1.0), estimator=estimator, null=null,
+            needs = K.MMD_TESTS.get(estimator, null).needs
+            n = Y.shape[0] if "equal sample sizes" in needs else X.shape[0]  # m = n
+            kernel = None if "kernel collection" in needs else K.GaussianKernel(1.0)
+            yield K.mmd_test(X[:n], Y, kernel, estimator=estimator, null=null,
                              n_resamples=19, n_features=16, rng=0)
     for method in ("full", "nystrom", "linear", "fssd"):
         yield K.ksd_test(X, TARGET, K.IMQKernel(), estimator=method, n_resamples=19, rng=0)
+    yield K.ksd_test(X, TARGET, estimator="ksdagg", n_resamples=19, rng=0)
 
 
 def test_every_result_has_the_same_fields_and_runtime_keys(data):

@@ -35,7 +35,8 @@ PAPER_METHODS = {
 
 
 #: Huggins & Mackey's random feature Stein discrepancies and FSSD-opt, the competitors of
-#: Fig. 1 beyond ``PAPER_METHODS``, and KSDAgg, a later test run beside them (J = 10 features or locations, the paper's choice);
+#: Fig. 1 beyond ``PAPER_METHODS`` (J = 10 features or locations, the paper's choice), and
+#: KSDAgg, a later test run beside them;
 #: L1 IMQ takes c = 4 × median distance, their setting, and its null covariance from
 #: target draws (``_null_covariance``)
 COMPETITOR_METHODS = {

@@ -292,7 +292,8 @@ def kernel_power_plot(df) -> hv.Overlay:
     lines = [hv.HLine(float(row["rate"]), label=f"{row['test']} ({row['rate']:.2f})").opts(
         color=color, line_dash=dash, line_width=2)
         for (_, row), color, dash in zip(df[df["kind"] != "single σ"].iterrows(),
-                                         (COLOR_ACCENT, COLOR_Y), ("solid", "dotted"))]
+                                         (COLOR_ACCENT, COLOR_Y), ("solid", "dotted"),
+                                         strict=False)]
     return hv.Overlay([bars, curve, points, *lines]).opts(hv.opts.Overlay(
         title="Power over repeated draws", logx=True, ylim=(0, 1.05), show_grid=True,
         legend_position="top_left", **size(320)))
