@@ -17,11 +17,13 @@ import numpy as np
 from .compare import compare_tests
 from .conditional import ConditionalMeanEmbedding, sparse_cme
 from .distributions import GaussianMixture, NormalTarget
+from .distributions.datasets import blobs_two_sample
 from .distributions.real import load_dataset
 from .embeddings import NystromKME, effective_dimension, gram_spectrum
 from .experiments.runners import binomial_interval
 from .gof import ksd2
 from .kernels import GaussianKernel, IMQKernel, median_heuristic
+from .kernels.collection import KernelCollection, mmdagg_kernels
 from .loading import samples_from_frame
 from .twosample import mmd2, mmd_test
 
@@ -314,3 +316,46 @@ def check_small_sample_tests(answer) -> Feedback:
     return _choice(answer, truth, ("biased/permutation", "linear/normal", "both", "neither"),
                    "answer", "run compare_tests on X[:30], Y[:30] with those two tests: the "
                    "linear-time statistic averages only n/2 independent terms")
+
+
+# --- 09 choosing the kernel ----------------------------------------------------------------
+
+#: The ten Gaussian bandwidths of notebook 09's single tests.
+NB09_SIGMAS = tuple(float(s) for s in np.geomspace(0.2, 50.0, 10))
+
+
+def min_p_rejection_rate(n_draws: int = 200, n: int = 100, alpha: float = 0.05,
+                         seed: int = 9) -> float:
+    """Under H0 (both samples from the round blob grid), how often the rule "reject when
+    the smallest of the ten single-bandwidth p-values (``NB09_SIGMAS``) is ≤ α" rejects."""
+    rng = np.random.default_rng(seed)
+    collection = KernelCollection([GaussianKernel(s) for s in NB09_SIGMAS])
+    rejections = 0
+    for _ in range(n_draws):
+        X, Y = blobs_two_sample(n, epsilon=1.0, rng=rng)
+        table = mmd_test(X, Y, collection, estimator="mmdagg", n_resamples=199,
+                         rng=rng).fitted["kernels"]
+        rejections += bool(table["p_value"].min() <= alpha)
+    return rejections / n_draws
+
+
+def check_min_p_size(answer) -> Feedback:
+    """Under H0, how often does "the smallest of ten single-bandwidth p-values ≤ 0.05"
+    reject: "about 0.05", "between 0.1 and 0.4" or "above 0.5"?"""
+    rate = min_p_rejection_rate()
+    truth = ("about 0.05" if rate < 0.1 else "between 0.1 and 0.4" if rate <= 0.4
+             else "above 0.5")
+    return _choice(answer, truth, ("about 0.05", "between 0.1 and 0.4", "above 0.5"),
+                   "rate", "ten tests each wrong 5 % of the time are not independent (their "
+                   "bandwidths see overlapping features), but neither are they one test: "
+                   "run min_p_rejection_rate()")
+
+
+def check_smallest_collection_sigma(answer) -> Feedback:
+    """The smallest σ of ``mmdagg_kernels(X, Y, family="gaussian")`` on
+    ``blobs_two_sample(500, epsilon=3.0, rng=5)`` (the authors' bandwidth rule)."""
+    X, Y = blobs_two_sample(500, epsilon=3.0, rng=5)
+    truth = float(mmdagg_kernels(X, Y, family="gaussian").scales().min())
+    return _close(answer, truth, "smallest σ", "read .scales() of the collection: the rule "
+                  "starts at half the 5 % quantile of the X–Y distances, divided by √2 for "
+                  "the Gaussian's σ", rtol=1e-6)

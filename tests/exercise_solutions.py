@@ -97,4 +97,10 @@ SOLUTIONS = {
     "check_dropped_rows": (lambda: sum(E.penguin_samples().report.dropped_rows), lambda: 11),
     "check_narrow_kernel_decision": (lambda: "keep", lambda: "reject"),
     "check_small_sample_tests": (lambda: "biased/permutation", lambda: "both"),
+    # the naive min-p rule is not a level-α test; its size is several times α
+    "check_min_p_size": (lambda: "between 0.1 and 0.4", lambda: "about 0.05"),
+    # the blob scale (σ ≈ 0.5) is what one expects; the 5 % rule starts at the grid's
+    "check_smallest_collection_sigma": (
+        lambda: float(K.mmdagg_kernels(*K.blobs_two_sample(500, epsilon=3.0, rng=5),
+                                       family="gaussian").scales().min()), lambda: 0.5),
 }
