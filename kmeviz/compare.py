@@ -34,7 +34,7 @@ from ._validation import check_in_interval, check_real, check_rng, check_samples
 from .budget import BudgetExceeded, Cancelled, time_budget
 from .chunked import check_any_pair, check_chunked_samples, is_dask_array
 from .gof.test import ksd_test
-from .kernels import check_kernel
+from .kernels import PrecomputedKernel, check_kernel
 from .kernels.defaults import default_gof_kernel, default_mmd_kernel
 from .registry import GOF_TESTS, MMD_TESTS, TestRegistry, TestSpec
 from .twosample.nulls import shared_spectra
@@ -80,7 +80,9 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
     Y : array (n, d)
     kernel : Kernel, optional
         Default ``GaussianKernel(median_heuristic(X, Y))``, as ``mmd_test``; the same kernel
-        for every test. A ``PrecomputedKernel`` runs the tests that only evaluate k.
+        for every single-kernel test (MMDAgg tests with its own collection, as
+        ``mmd_test(estimator="mmdagg")``, and its note says which). A ``PrecomputedKernel``
+        runs the tests that only evaluate k.
     tests : "all", or list of str
         Test names ``"estimator/null"`` (``MMD_TESTS``) or estimators (all their nulls).
     alpha : float in (0, 1)
@@ -105,8 +107,7 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
     the other papers of ``mmd_test``'s table.)
     """
     X, Y, _ = check_any_pair(X, Y, min_samples=2)
-    given = kernel is not None
-    kernel = check_kernel(kernel if given else default_mmd_kernel(X, Y))
+    kernel = check_kernel(default_mmd_kernel(X, Y) if kernel is None else kernel)
 
     def run(spec, rng):
         collection = "kernel collection" in spec.needs  # aggregated: its own kernels
@@ -116,11 +117,11 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
     def unmet(spec):
         if "equal sample sizes" in spec.needs and X.shape[0] != Y.shape[0]:
             return f"needs samples of equal size (m = n), got {X.shape[0]} and {Y.shape[0]}"
-        if "kernel collection" in spec.needs and given:
-            return (f"aggregates its own bandwidth collection, not the kernel given "
-                    f"({kernel!r}); run it with kernel=None")
         if "shift-invariant kernel" in spec.needs and not kernel.shift_invariant:
             return f"needs a shift-invariant kernel, got {kernel!r}"
+        if "kernel collection" in spec.needs and isinstance(kernel, PrecomputedKernel):
+            return ("computes its own kernels from the samples' distances, and these are "
+                    "indices into a precomputed Gram matrix")
         return None
 
     def how(spec):
@@ -146,7 +147,7 @@ def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
     kernel : Kernel, optional
         Default: each test's default of ``ksd_test`` (IMQ c = 1, β = -½; a Gaussian at the
         median heuristic for fssd-opt). A kernel given is used by every test that takes
-        it; the others' rows say why not.
+        it; the others' rows say why not (KSDAgg always tests with its own collection).
     tests, alpha, time_budget, rng, progress : as ``compare_tests``
     n_resamples : int
         D, the bootstrap or simulated null replicates.
@@ -163,20 +164,15 @@ def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
          else check_samples(X, "X", min_samples=2))
 
     def run(spec, rng):
-        chosen = default_gof_kernel(X, spec.needs) if kernel is None else kernel
+        collection = "kernel collection" in spec.needs  # aggregated: its own kernels
+        chosen = default_gof_kernel(X, spec.needs) if kernel is None or collection else kernel
         return ksd_test(X, target, chosen, estimator=spec.estimator,
                         n_resamples=n_resamples, alpha=alpha, rng=rng)
-
-    def unmet(spec):
-        if "kernel collection" in spec.needs and kernel is not None:
-            return (f"aggregates its own bandwidth collection, not the kernel given "
-                    f"({kernel!r}); run it with kernel=None")
-        return None
 
     def how(spec):
         return f"kmeviz.ksd_test(X, target, estimator={spec.estimator!r})"
 
-    return _compare(GOF_TESTS, tests, run, unmet, how, X.shape[0], X.shape[1],
+    return _compare(GOF_TESTS, tests, run, lambda spec: None, how, X.shape[0], X.shape[1],
                     n_resamples, alpha, time_budget, rng, progress,
                     {"kernel": kernel, "n": X.shape[0]})
 
@@ -244,6 +240,9 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
                 results[spec.name] = result
                 row.update(statistic=result.statistic, p_value=result.p_value,
                            reject=result.reject, runtime_s=result.runtime["total"])
+                if "kernel collection" in spec.needs:  # not the table's kernel: say so
+                    row["note"] = (f"its own {len(result.kernel)} bandwidths: "
+                                   f"{result.kernel!r}")
         rows[spec.name] = row
         if progress is not None:
             progress(dict(row))

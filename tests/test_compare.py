@@ -208,3 +208,20 @@ def test_the_witness_is_its_definition_evaluated_point_by_point(pair):
     np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-15)
     with pytest.raises(ValueError, match="points must have dimension 3"):
         K.mmd_witness(X, Y, kernel, points[:, :2])
+
+
+def test_aggregated_tests_use_their_own_collection_and_say_so(pair):
+    X, Y = pair
+    table = K.compare_tests(X, Y, kernel=K.GaussianKernel(1.0), n_resamples=99,
+                            rng=0).set_index("test")
+    alone = K.mmd_test(X, Y, estimator="mmdagg", n_resamples=99, rng=0)
+    assert table.loc["mmdagg/wild-bootstrap", "note"].startswith("its own 20 bandwidths")
+    assert repr(alone.kernel) in table.loc["mmdagg/wild-bootstrap", "note"]
+    Z = np.vstack([X, Y])
+    gram = K.PrecomputedKernel(K.GaussianKernel(1.0)(Z, Z))
+    A, B = gram.samples(np.r_[np.zeros(len(X)), np.ones(len(Y))])
+    pre = K.compare_tests(A, B, kernel=gram, n_resamples=99, rng=0).set_index("test")
+    assert pre.loc["mmdagg/permutation", "note"].startswith("not run: computes its own")
+    gof = K.compare_gof(X, K.NormalTarget(np.zeros(3)), kernel=K.IMQKernel(), n_resamples=99,
+                        rng=0).set_index("test")
+    assert gof.loc["ksdagg/wild-bootstrap", "note"].startswith("its own 10 bandwidths")
