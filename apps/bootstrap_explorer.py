@@ -42,6 +42,9 @@ KERNEL_CHOICE = ("dataset", "epsilon", "shift", "variance_ratio", "n", "seed",
 PROBLEM = ("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
            "bandwidth", "estimator", "null", "features", "n_features")
 REPEATS = 100
+#: at most this many B1 = B2 replicates in the kernel-choice view (ten kernels at n = 2000
+#: per sample stay near a second)
+KERNEL_CHOICE_RESAMPLES = 1000
 #: B1 = B2 of each draw of the power curves (p-values resolve 1/501, below the corrected
 #: thresholds u_α w_λ ≈ α/10 of ten bandwidths)
 POWER_RESAMPLES = 500
@@ -215,7 +218,7 @@ class BootstrapExplorer(Explorer):
 
     def _kernel_choice(self):
         return kernel_choice(self.data_key, self.seed, BANDWIDTH_RULES[self.bandwidth_rule],
-                             self.n_resamples)
+                             min(self.n_resamples, KERNEL_CHOICE_RESAMPLES))
 
     async def _power(self, _event=None):
         """Power of every bandwidth of the current collection, of MMDAgg with it and of

@@ -283,12 +283,15 @@ def collection_quadratic_forms(shared: Callable, kernel_tile: Callable, n_kernel
     ``shared(rows, cols)`` computes once per tile what every kernel's tile reads (the
     distances); ``kernel_tile(k, parts, out)`` writes kernel k's tile from it into
     ``out``. The forms are formed in the configured dtype and added across tiles in
-    float64, in task order, so they do not depend on the thread count. Returns arrays of
+    float64, in task order, so they do not depend on the thread count. ``side`` defaults
+    to a quarter of n (a multiple of 64, at least 128), at most ``tile_rows``. Returns arrays of
     shape (n_kernels, U.shape[1]), (n_kernels, n) and (n_kernels, n).
     """
     config = get_config()
     dtype = np.dtype(config["dtype"])
-    side = side or config["tile_rows"]
+    # at least four tiles a side (the upper triangle is then 10/16 of the square, not 3/4
+    # of it with two), each at least 128 wide for BLAS
+    side = side or min(config["tile_rows"], max(128, -(-n // 256) * 64))
     U = U.astype(dtype, copy=False)
     starts = range(0, n, side)
     tasks = [(i, j) for i in starts for j in starts if j >= i]
