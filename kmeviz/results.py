@@ -83,9 +83,9 @@ class TestResult:
     def __str__(self) -> str:
         """One line per field that matters; the null samples summarised, not listed."""
         if "n_kernels" in self.null_params:  # an aggregated test
-            null = (f"{self.null} ({self.null_params['n_kernels']} kernels, "
-                    "B1 + B2 = {} replicates each)".format(
-                        sum(self.null_distribution().sizes)))
+            first, second = self.null_distribution().sizes
+            null = (f"{self.null} ({self.null_params['n_kernels']} kernels, B1 = {first}, "
+                    f"B2 = {second})")
         elif self.null_samples is None:
             null = f"{self.null} (analytic)"
         else:

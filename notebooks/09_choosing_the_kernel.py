@@ -216,7 +216,9 @@ print(f"MMDAgg under H0: {rejections}/200 = {rejections / 200:.3f} "
       f"(95% interval [{low:.3f}, {high:.3f}])")
 
 # %% tags=["check", "remove-cell"]
-assert low <= 0.05 <= high
+# (the 99% interval: a 95% one misses α in 1 run of 20 on another CPU's numbers)
+low99, high99 = K.experiments.binomial_interval(rejections, 200, 0.99)
+assert low99 <= 0.05 <= high99
 
 # %% [markdown]
 # Compare with the min-p rule's 0.2 of Section 3: the same "some bandwidth rejects"
