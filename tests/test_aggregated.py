@@ -30,6 +30,7 @@ from kmeviz import (
     mmd_test,
     mmdagg_kernels,
 )
+from kmeviz.aggregation import rademacher_columns
 from kmeviz.kernels.collection import geometric_bandwidths
 from kmeviz.twosample.resampling import permutation_assignments
 
@@ -134,8 +135,8 @@ def test_every_simulated_value_equals_a_slow_obvious_implementation(data, paired
     res = mmd_test(X, Y, estimator="mmdagg", null=null, n_resamples=B, rng=seed)
     rng = np.random.default_rng(seed)  # the labellings the test drew, in its order
     if paired:
-        columns = np.ones((40, 2 * B + 1))
-        columns[:, 1:] = rng.choice((-1.0, 1.0), size=(40, 2 * B))
+        columns = rademacher_columns(40, 2 * B, rng)
+        assert set(np.unique(columns)) == {-1.0, 1.0} and (columns[:, 0] == 1).all()
     else:
         columns = permutation_assignments(40, 33, 2 * B, rng, with_identity=True)
     expected = obvious_values(res.kernel, X, Y, columns, paired)

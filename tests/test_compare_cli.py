@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 
 import kmeviz as K
-
 from tests.test_loading import GOOD
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_samples
-from ..aggregation import aggregated_outcome
+from ..aggregation import aggregated_outcome, rademacher_columns
 from ..config import get_config
 from ..kernels.engine import collection_quadratic_forms, prepared_rows
 from ..kernels.stein import SteinKernel, stein_parts
@@ -36,8 +36,7 @@ def ksdagg_wild_bootstrap(X, target, kernel, *, n_resamples, rng) -> Outcome:
     steins = [SteinKernel(k, target) for k in kernel.kernels]
     dtype = np.dtype(get_config()["dtype"])
     prepared = steins[0].prepare(X)
-    signs = np.ones((n, 2 * n_resamples + 1))
-    signs[:, 1:] = rng.choice((-1.0, 1.0), size=(n, 2 * n_resamples))
+    signs = rademacher_columns(n, 2 * n_resamples, rng)
 
     def shared(rows, cols):
         return stein_parts(prepared_rows(prepared, rows), prepared_rows(prepared, cols), dtype)

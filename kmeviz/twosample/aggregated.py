@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..aggregation import aggregated_outcome
+from ..aggregation import aggregated_outcome, rademacher_columns
 from ..config import get_config
 from ..kernels.collection import distance_parts, kernel_from_parts
 from ..kernels.engine import collection_quadratic_forms, scratch
@@ -54,8 +54,7 @@ def mmdagg_wild_bootstrap(X, Y, kernel, *, estimator, n_resamples, rng) -> Outco
     if Y.shape[0] != n:
         raise ValueError("the wild bootstrap pairs x_i with y_i: it needs samples of equal "
                          f"size, got {n} and {Y.shape[0]}; use null='permutation'")
-    signs = np.ones((n, 2 * n_resamples + 1))
-    signs[:, 1:] = rng.choice((-1.0, 1.0), size=(n, 2 * n_resamples))
+    signs = rademacher_columns(n, 2 * n_resamples, rng)
     dtype = np.dtype(get_config()["dtype"])
     X, Y = X.astype(dtype, copy=False), Y.astype(dtype, copy=False)
 
