@@ -8,6 +8,7 @@ import os
 import platform
 
 from . import (
+    bench_aggregated,
     bench_apps,
     bench_cme,
     bench_compare,
@@ -29,6 +30,7 @@ bench_engine.run(quick=args.quick)
 bench_mmd.run(quick=args.quick)
 bench_tests.run(quick=args.quick)
 bench_compare.run(quick=args.quick)
+bench_aggregated.run(quick=args.quick)
 bench_nystrom.run(quick=args.quick)
 bench_cme.run(quick=args.quick)
 bench_ksd.run(quick=args.quick)

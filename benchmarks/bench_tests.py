@@ -81,8 +81,9 @@ def null_methods(n=500, B=1000):
     rows = []
     for est, nulls in K.VALID_NULLS.items():
         for null in nulls:
-            t, res = best_time(lambda e=est, nl=null: K.mmd_test(
-                X, Y, k, estimator=e, null=nl, n_resamples=B, rng=0), repeat=3)
+            own = "kernel collection" in K.MMD_TESTS.get(est, null).needs  # MMDAgg's own
+            t, res = best_time(lambda e=est, nl=null, kk=None if own else k: K.mmd_test(
+                X, Y, kk, estimator=e, null=nl, n_resamples=B, rng=0), repeat=3)
             rows.append([est, null, t, res.p_value])
     print_table(f"Every valid estimator / null at n = {n} per sample, B = {B}",
                 ["estimator", "null", "time (s)", "p-value"], rows)

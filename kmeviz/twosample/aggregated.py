@@ -31,10 +31,12 @@ DEFAULT_KERNELS = 20
 
 def _aggregated_work(N, d, B, paired) -> float:
     """Flops of MMDAgg with the default 20 kernels and B1 = B2 = B: the tiles on or above
-    the diagonal times the B1 + B2 + 1 labellings (a quarter for the paired h-matrix)."""
+    the diagonal (10/16 of the square) times the B1 + B2 + 1 labellings, multiply and add
+    (2 flops), the per-column reductions, and the kernels of the four blocks of the
+    paired h-matrix (n = N/2 rows) or of the pooled Gram."""
     side = N / 2 if paired else N
-    return DEFAULT_KERNELS * (side * side * (2.0 * B + 1) * (1 if paired else 1.0)
-                              + side * side * (KERNEL_FLOPS + 2 * d) * (4 if paired else 1))
+    return DEFAULT_KERNELS * side * side * (2.5 * (2.0 * B + 1)
+                                            + (KERNEL_FLOPS + 2 * d) * (4 if paired else 1))
 
 
 def _aggregated_memory(N, d, B, paired) -> float:
