@@ -94,8 +94,8 @@ assert p.iloc[-1] > 0.05 and (p.loc[list(NB09_SIGMAS[-3:])] > 0.05).all()  # med
 
 # %% [markdown]
 # The bandwidths near the blob scale (0.7 and 1.3) reject with p-values of 0.002–0.005;
-# the large ones, and the median heuristic's (the last row, p ≈ 0.64), keep H0. Had we known the blob scale, we would
-# have picked σ ≈ 1. But we learned it from *these* data.
+# the large ones, and the median heuristic's (the last row, p ≈ 0.64), keep H0. Had we
+# known the blob scale, we would have picked σ ≈ 1. But we learned it from *these* data.
 
 # %% [markdown]
 # ## 3. Why "the best bandwidth" is not a test
@@ -182,8 +182,9 @@ assert 0.2 < authors.p_value < 0.4
 # %% [markdown]
 # The `threshold` column is u_α·w_λ ≈ 0.015: about six times α/20 = 0.0025, what
 # Bonferroni would give every kernel. The twenty tests are so dependent that the
-# correction costs far less than a union bound. Now the kernel-choice picture: each Gaussian bandwidth's
-# statistic over its threshold q_λ(u_α), on a log-σ axis. Above 1, that bandwidth rejects.
+# correction costs far less than a union bound. Now the kernel-choice picture: each
+# Gaussian bandwidth's statistic over its threshold q_λ(u_α), on a log-σ axis. Above 1,
+# that bandwidth rejects.
 
 # %%
 gaussian = K.mmdagg_kernels(X, Y, family="gaussian", low_quantile=0.01)
@@ -222,10 +223,9 @@ assert low99 <= 0.05 <= high99
 # %% [markdown]
 # Compare with the min-p rule's 0.17 of Section 3: the same "some bandwidth rejects"
 # decision, but with thresholds calibrated on the B2 replicates. (200 draws resolve a
-# rate to about ±0.03; over 1000 draws at n = 200 the test suite measures 0.047.) (The test suite checks
-# the level over 1000 draws, and `docs/results` has the power against ε on the blob grid
-# for the median heuristic, the best single bandwidth in hindsight and MMDAgg:
-# `kmeviz reproduce mmdagg-power`.)
+# rate to about ±0.03; over 1000 draws at n = 200 the rate is 0.050.) `docs/results` has
+# the power against ε on the blob grid for the median heuristic, the best single
+# bandwidth in hindsight and MMDAgg (`kmeviz reproduce mmdagg-power`).
 
 # %% [markdown]
 # ## 6. KSDAgg: the same for goodness of fit
