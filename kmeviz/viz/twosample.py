@@ -275,7 +275,7 @@ def kernel_choice_plot(table, *, median: float, reject: bool, alpha: float) -> h
                                                         line_width=2),
         *layers]).opts(hv.opts.Overlay(title=title, logx=True, xlabel="Gaussian bandwidth σ",
                                        ylabel="statistic / threshold", show_grid=True,
-                                       legend_position="top_left", **size(320)))
+                                       legend_position="right", **size(320)))
 
 
 def kernel_power_plot(df) -> hv.Overlay:
@@ -289,11 +289,14 @@ def kernel_power_plot(df) -> hv.Overlay:
         color=COLOR_X, size=7)
     bars = hv.ErrorBars((single["sigma"], single["rate"], single["rate"] - single["ci_low"],
                          single["ci_high"] - single["rate"]), "σ", ["power", "lo", "hi"])
-    lines = [hv.HLine(float(row["rate"]), label=f"{row['test']} ({row['rate']:.2f})").opts(
+    span = (float(single["sigma"].min()), float(single["sigma"].max()))
+    # level lines as curves across the σ range, so that the legend names them
+    lines = [hv.Curve((span, [float(row["rate"])] * 2), "σ", "power",
+                      label=f"{row['test']} ({row['rate']:.2f})").opts(
         color=color, line_dash=dash, line_width=2)
         for (_, row), color, dash in zip(df[df["kind"] != "single σ"].iterrows(),
                                          (COLOR_ACCENT, COLOR_Y), ("solid", "dotted"),
                                          strict=False)]
     return hv.Overlay([bars, curve, points, *lines]).opts(hv.opts.Overlay(
         title="Power over repeated draws", logx=True, ylim=(0, 1.05), show_grid=True,
-        legend_position="top_left", **size(320)))
+        legend_position="top_right", **size(320)))
