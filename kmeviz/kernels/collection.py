@@ -91,7 +91,7 @@ def bandwidth_range(collection: KernelCollection) -> str:
 
 def bandwidth_weights(number: int, weighting: str = "uniform") -> np.ndarray:
     """The weights of MMDAgg Sec. 5.1 for ``number`` bandwidths, summing to 1: uniform,
-    decreasing (∝ 1/i), increasing (∝ 1/(N + 1 - i)) or centred (∝ 1/(|(N + 1)/2 - i| + 1)
+    decreasing (∝ 1/i), increasing (∝ 1/(N + 1 - i)) or centred (∝ 1 / (abs((N + 1)/2 - i) + 1)
     for odd N, + ½ for even N).
 
     Parameters
