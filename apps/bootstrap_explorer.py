@@ -22,6 +22,7 @@ from scipy import stats
 
 import kmeviz as K
 from kmeviz import viz
+from kmeviz.budget import time_budget
 from kmeviz.experiments import binomial_interval, rejection_rates
 from kmeviz.twosample.nulls import gamma_null_params, simulate_spectral_null, spectral_eigenvalues
 
@@ -220,19 +221,25 @@ class BootstrapExplorer(Explorer):
         return kernel_choice(self.data_key, self.seed, BANDWIDTH_RULES[self.bandwidth_rule],
                              min(self.n_resamples, KERNEL_CHOICE_RESAMPLES))
 
+    def _within_budget(self, work, *args):
+        """``work(*args)`` in this (worker) thread under the session's budget: it stops
+        when the page closes, or after the server's time limit."""
+        with time_budget(self.budget_seconds, cancel=self.closed):
+            return work(*args)
+
     async def _power(self, _event=None):
         """Power of every bandwidth of the current collection, of MMDAgg with it and of
         the median heuristic over REPEATS fresh draws, in chunks (the progress bar moves)."""
         self._power_button.disabled = True
         self._progress.param.update(value=0, visible=True, active=True)
         try:
-            res, _ = await asyncio.to_thread(self._kernel_choice)
+            res, _ = await asyncio.to_thread(self._within_budget, self._kernel_choice)
             data_key, rng = self.data_key, np.random.default_rng([self.seed, 2])
             draws, chunk = [], 5
             for done in range(0, REPEATS, chunk):
-                draws += await asyncio.to_thread(kernel_power, data_key, res.kernel,
-                                                 min(self.n_resamples, POWER_RESAMPLES),
-                                                 self.alpha, chunk, rng)
+                draws += await asyncio.to_thread(
+                    self._within_budget, kernel_power, data_key, res.kernel,
+                    min(self.n_resamples, POWER_RESAMPLES), self.alpha, chunk, rng)
                 self._progress.value = done + chunk
             self.power_result = power_table(draws, res.kernel.scales())
         except Exception as exc:  # noqa: BLE001 - shown to the user, never raised

@@ -73,7 +73,7 @@ def floor(N, B, n_kernels, dtype):
     return run
 
 
-def speed(n: int, B: int) -> None:
+def speed(n: int, B: int, quick: bool = False) -> None:
     X, Y = samples(n)
     collection = K.mmdagg_kernels(X, Y)
     rows = []
@@ -85,7 +85,7 @@ def speed(n: int, B: int) -> None:
                                                      null="permutation", n_resamples=B,
                                                      rng=0))
         t_auth, M = best_time(partial(transcription, X, Y, collection, B, np.dtype(dtype)),
-                              repeat=1 if not QUICK else 2)
+                              repeat=2 if quick else 1)
         t_floor, _ = best_time(floor(2 * n, B, len(collection), np.dtype(dtype)), repeat=2)
         if dtype == "float64":  # the transcription computes the same statistics
             ours = res.fitted["values"][:, 0] * (n * (n - 1))
@@ -111,13 +111,8 @@ def memory(n: int, B: int) -> None:
                              ["kmeviz seconds", res.runtime["total"]]])
 
 
-QUICK = False
-
-
 def run(quick: bool = False) -> None:
-    global QUICK
-    QUICK = quick
-    speed(200 if quick else 500, 200 if quick else 2000)
+    speed(200 if quick else 500, 200 if quick else 2000, quick)
     memory(1000 if quick else 5000, 200 if quick else 2000)
 
 

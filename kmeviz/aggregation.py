@@ -20,7 +20,7 @@ large (the test rejects exactly when that fraction is ≤ α), and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -49,6 +49,12 @@ class AggregatedNull:
     scales : array (K,)
         Each kernel's bandwidth (σ, or the IMQ's c), for the table and plots.
 
+    Attributes
+    ----------
+    pooled : array (K, B1 + 1)
+        Each kernel's B1 replicates and its observed value, sorted: what the quantiles
+        and p-values are read from.
+
     (MMDAgg Alg. 1 / KSDAgg Alg. 1, steps 2–3.)
     """
 
@@ -58,22 +64,23 @@ class AggregatedNull:
     weights: np.ndarray
     labels: tuple
     scales: np.ndarray
+    pooled: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
         # the observed value is one of the B1 + 1 the quantiles are read from
-        pooled = np.sort(np.column_stack([self.first, self.observed]), axis=1)
-        object.__setattr__(self, "first", pooled)
+        object.__setattr__(self, "pooled",
+                           np.sort(np.column_stack([self.first, self.observed]), axis=1))
 
     @property
     def sizes(self) -> tuple[int, int]:
         """(B1, B2)."""
-        return self.first.shape[1] - 1, self.second.shape[1]
+        return self.first.shape[1], self.second.shape[1]
 
     def quantiles(self, u: float) -> np.ndarray:
         """q_λ(u) for every kernel: the ⌈(B1 + 1)(1 - u w_λ)⌉-th smallest value."""
         B1 = self.sizes[0]
         index = np.ceil((B1 + 1) * (1.0 - u * self.weights)).astype(int) - 1
-        return self.first[np.arange(self.first.shape[0]), np.clip(index, 0, B1)]
+        return self.pooled[np.arange(self.pooled.shape[0]), np.clip(index, 0, B1)]
 
     def level_correction(self, alpha: float) -> float:
         """u_α: the largest u with at most a fraction α of the B2 replicates above some
@@ -95,7 +102,7 @@ class AggregatedNull:
         B1 = self.sizes[0]
         column = values.reshape(values.shape[0], -1)
         counts = np.stack([B1 + 1 - np.searchsorted(row, v, side="left")
-                           for row, v in zip(self.first, column, strict=True)])
+                           for row, v in zip(self.pooled, column, strict=True)])
         return (counts / (B1 + 1)).reshape(values.shape)
 
     def statistic(self, values: np.ndarray | None = None) -> np.ndarray | float:

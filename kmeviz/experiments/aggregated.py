@@ -31,13 +31,12 @@ AGGREGATED = {"MMDAgg": 0.05, "MMDAgg (λ_min at 1 % quantile)": 0.01}
 
 
 def kernel_choice_samples(data: str, n: int, epsilon: float, rng):
-    """One draw (X, Y) of ``data`` at ε (see ``DATA``)."""
+    """One draw (X, Y) of ``data`` at ε (see ``DATA``), n points each."""
     if data == "blobs":
         return blobs_two_sample(n, epsilon=epsilon, rng=rng)
-    inside, outside = rings_two_sample(n, rng=rng)
-    X, pool = inside[: n // 2], inside[n // 2 :]
-    Y = np.where(rng.random(n // 2)[:, None] < epsilon, outside[: n // 2], pool[: n // 2])
-    return X, Y
+    inside, outside = rings_two_sample(2 * n, n, rng=rng)  # n for X, n for Y's inside
+    Y = np.where(rng.random(n)[:, None] < epsilon, outside, inside[n:])
+    return inside[:n], Y
 
 
 def _trial(data, n, sigmas, B, alpha, item):

@@ -47,7 +47,10 @@ class KernelCollection:
     weights: tuple | None = None
 
     def __post_init__(self):
-        kernels = tuple(self.kernels) if not isinstance(self.kernels, Kernel) else None
+        try:
+            kernels = () if isinstance(self.kernels, Kernel) else tuple(self.kernels)
+        except TypeError:  # not iterable
+            kernels = ()
         if not kernels:
             raise TypeError("kernels must be a non-empty sequence of kmeviz kernels, got "
                             f"{type(self.kernels).__name__}")
