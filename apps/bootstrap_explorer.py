@@ -24,7 +24,7 @@ import kmeviz as K
 from kmeviz import viz
 from kmeviz.budget import time_budget
 from kmeviz.experiments import binomial_interval, rejection_rates
-from kmeviz.twosample.nulls import gamma_null_params, simulate_spectral_null, spectral_eigenvalues
+from kmeviz.twosample.nulls import gamma_null_params, spectral_null
 
 DATASETS = ("Blob grid: eigenvalue ratio ε", "Blob grid: mean shift",
             "Blob grid: variance ratio", "Same distribution (H0 true)")
@@ -49,9 +49,6 @@ KERNEL_CHOICE_RESAMPLES = 1000
 #: B1 = B2 of each draw of the power curves (p-values resolve 1/501, below the corrected
 #: thresholds u_α w_λ ≈ α/10 of ten bandwidths)
 POWER_RESAMPLES = 500
-#: the runtime panel times the O(N³) spectral null only up to this pooled size (about 1 s
-#: on one core); above it, only when the spectral null is the one selected
-SPECTRAL_RUNTIME_MAX = 2000
 
 
 def sample(data_key: tuple, rng):
@@ -85,9 +82,8 @@ def approximate_nulls(data_key, seed, kernel_key, estimator):
     X, Y = make_samples(data_key, seed)
     k = KERNELS[kernel_key[0]](kernel_key[1])
     curves = {}
-    lam = spectral_eigenvalues(X, Y, k)
-    sim = simulate_spectral_null(lam, len(X), len(Y), estimator=estimator, n_resamples=20_000,
-                                 rng=0)
+    sim = spectral_null(X, Y, k).draws(len(X), len(Y), estimator, 20_000,
+                                        np.random.default_rng(0))
     density, edges = np.histogram(sim, bins=80, density=True)
     curves["spectral approximation"] = (0.5 * (edges[1:] + edges[:-1]), density)
     if estimator == "biased":
@@ -290,15 +286,11 @@ class BootstrapExplorer(Explorer):
     @guarded
     def runtime_view(self):
         """Runtime of every valid null; re-measured when the data or estimator change
-        (not on every B change, which would rerun the O(N³) spectral null each time), and
-        the spectral one only for N = 2n ≤ SPECTRAL_RUNTIME_MAX unless it is selected."""
-        nulls = [null for null in K.VALID_NULLS[self.estimator]
-                 if null != "spectral" or null == self.null or 2 * self.n <= SPECTRAL_RUNTIME_MAX]
-        runtimes = {null: self._result(null).runtime["total"] for null in nulls}
-        skipped = "" if len(nulls) == len(K.VALID_NULLS[self.estimator]) else (
-            f"; spectral skipped above N = {SPECTRAL_RUNTIME_MAX} (O(N³), pick it to run it)")
+        (not on every B change, which would rerun every null each time)."""
+        runtimes = {null: self._result(null).runtime["total"]
+                    for null in K.VALID_NULLS[self.estimator]}
         return viz.runtime_bars(runtimes).opts(
-            title=f"Runtime of each null (B = {self.n_resamples}{skipped})")
+            title=f"Runtime of each null (B = {self.n_resamples})")
 
     @param.depends("repeat_result")
     def repeat_view(self):

@@ -15,7 +15,7 @@ from .mmd import (
     mmd2_linear,
     mmd2_nystrom,
 )
-from .nulls import gamma_null_params, simulate_spectral_null, spectral_eigenvalues
+from .nulls import gamma_null_params, simulate_spectral_null, spectral_eigenvalues, spectral_null
 from .test import VALID_NULLS, mmd_test
 from .witness import mmd_witness
 
@@ -34,4 +34,5 @@ __all__ = [
     "mmd_witness",
     "simulate_spectral_null",
     "spectral_eigenvalues",
+    "spectral_null",
 ]
