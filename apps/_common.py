@@ -16,6 +16,7 @@ import time
 import holoviews as hv
 import panel as pn
 import param
+from kmeviz_apps._progressive import Parts
 from kmeviz_apps._url import plain, sync_with_url, url_parameters
 from kmeviz_apps.server import BUDGET, configure_server
 
@@ -165,6 +166,7 @@ class Explorer(pn.viewable.Viewer):
         use_bokeh()
         super().__init__(**params)
         self._streams: dict = {}
+        self._parts: list = []
         #: set when the browser session closes: its computations stop (``kmeviz.budget``)
         self.closed = threading.Event()
         #: seconds a computation may take: the server's budget when served, else none
@@ -172,6 +174,18 @@ class Explorer(pn.viewable.Viewer):
         #: message of a failed in-place update (``live_view``); hidden otherwise
         self.notice = pn.pane.Alert("", alert_type="warning", visible=False,
                                     css_classes=["kmeviz-notice"], sizing_mode="stretch_width")
+
+    def close(self) -> None:
+        """The page closed: its running and later computations stop."""
+        self.closed.set()
+        for parts in self._parts:
+            parts.cancel()
+
+    def parts(self) -> Parts:
+        """A new progressive computation of this explorer (``_progressive.Parts``), stopped
+        when the page closes."""
+        self._parts.append(Parts(self))
+        return self._parts[-1]
 
     def buttons(self) -> list:
         """Widgets under the parameter widgets (e.g. a median-heuristic button)."""
@@ -255,7 +269,7 @@ class Explorer(pn.viewable.Viewer):
         explorer.budget_seconds = BUDGET["seconds"]
         served = page(cls.title, [explorer.controls()], explorer.main(), explorer,
                       extensions=cls.EXTENSIONS)
-        pn.state.on_session_destroyed(lambda _context: explorer.closed.set())
+        pn.state.on_session_destroyed(lambda _context: explorer.close())
         log.info("session opened: %s", describe(explorer))
         return served
 

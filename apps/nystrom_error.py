@@ -7,6 +7,9 @@ landmarks m grows, their fit times, and the Nyström embedding next to the true 
 
 from __future__ import annotations
 
+import functools
+
+import holoviews as hv
 import numpy as np
 import panel as pn
 import param
@@ -15,7 +18,8 @@ from kmeviz_apps._common import Explorer, guarded, live_view
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.experiments import nystrom_error_vs_m, paper_mixture
+from kmeviz.experiments import paper_mixture
+from kmeviz.experiments.nystrom import empirical_record, error_summary, errors_at_m
 
 MIXTURE_PARAMS = ("d", "n_centres", "spread", "n", "seed")
 #: the grid of m and the repeats behind the error table
@@ -37,12 +41,36 @@ def m_grid(n: int, m_min: int, m_max: int) -> tuple:
     return tuple(np.unique(np.geomspace(m_min, max(m_min, min(m_max, n)), 10).astype(int)))
 
 
-@shared_cache(maxsize=8)
-def error_table(problem_key, ms, n_repeats, replace, baselines):
+@shared_cache(maxsize=32)
+def repeat_sample(problem_key, repeat: int):
+    """Draw ``repeat`` of n points (the same draw whatever the number of repeats)."""
+    mixture, _, _ = make_problem(*problem_key)
+    child = np.random.SeedSequence(problem_key[4]).spawn(repeat + 1)[repeat]
+    return mixture.sample(problem_key[3], rng=np.random.default_rng(child))
+
+
+@shared_cache(maxsize=64)
+def grid_part(problem_key, repeat: int, ms: tuple, replace, baselines, empirical) -> tuple:
+    """The error records of draw ``repeat`` at the landmark counts ``ms``, and of its
+    empirical KME if ``empirical``; each (draw, m) has its own seed."""
     mixture, bandwidth, _ = make_problem(*problem_key)
-    return nystrom_error_vs_m(ns=(problem_key[3],), ms=ms, n_repeats=n_repeats,
-                              baselines=baselines, replace=replace, mixture=mixture,
-                              bandwidth=bandwidth, rng=problem_key[4])
+    kernel, X = K.GaussianKernel(bandwidth), repeat_sample(problem_key, repeat)
+    records = [empirical_record(mixture, kernel, X)] if empirical else []
+    for m in ms:
+        rng = np.random.default_rng([problem_key[4], repeat, m])
+        records += errors_at_m(mixture, kernel, X, int(m), ("nystrom", *baselines), replace, rng)
+    return tuple(records)
+
+
+def grid_parts(problem_key, ms: tuple, n_repeats: int, replace, baselines) -> list:
+    """The error table's parts in the order they are drawn: the first draw one m at a time
+    (the curves grow to the right, a part within a second or so), then each further draw
+    whole (the means and bands settle)."""
+    first = [functools.partial(grid_part, problem_key, 0, (m,), replace, baselines, k == 0)
+             for k, m in enumerate(ms)]
+    rest = [functools.partial(grid_part, problem_key, r, ms, replace, baselines, True)
+            for r in range(1, n_repeats)]
+    return first + rest
 
 
 @shared_cache(maxsize=8)
@@ -88,26 +116,94 @@ class NystromErrorExplorer(Explorer):
     m_view = param.Integer(default=40, bounds=(1, 2000), label="m for the 2-D view")
     seed = param.Integer(default=0, bounds=(0, 2**31 - 1))
 
+    #: the error table so far: (table or None, parts done, parts in all, error or None)
+    grid_state = param.Parameter(default=None, precedence=-1)
+    #: a new grid (new layers) has its first part: the plots are rebuilt once
+    grid_key = param.Integer(default=0, precedence=-1)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._grid = self.parts()
+        self._shown = 0  # the generation of the grid the plots show
+        self._pipes: dict = {}  # the streams of the plots shown, fed part by part
+
     @property
     def problem_key(self):
         return (self.d, self.n_centres, float(self.spread), self.n, self.seed)
 
-    def _table(self):
+    def _ms(self) -> tuple:
         if self.m_min > self.m_max:
             raise ValueError(f"smallest m ({self.m_min}) exceeds largest m ({self.m_max})")
-        return error_table(self.problem_key, m_grid(self.n, self.m_min, self.m_max),
-                           self.n_repeats, self.replace, tuple(self.baselines))
+        return m_grid(self.n, self.m_min, self.m_max)
 
-    @param.depends(*MIXTURE_PARAMS, *GRID_PARAMS)
+    @param.depends(*MIXTURE_PARAMS, *GRID_PARAMS, watch=True)
+    def _start_grid(self):
+        """Compute the error table part by part (``grid_parts``); a newer change cancels
+        the rest of an older one."""
+        try:
+            parts = grid_parts(self.problem_key, self._ms(), self.n_repeats, self.replace,
+                               tuple(self.baselines))
+        except ValueError as exc:
+            self._grid.cancel()
+            self.grid_state = (None, 0, 0, exc)
+            return
+        self.grid_state = None
+        self._grid.start(parts, self._deliver)
+
+    def _deliver(self, results, done, total, error):
+        records = [record for part in results for record in part]
+        table = error_summary(records) if records else None
+        self.grid_state = (table, done, total, error)
+        if table is None:
+            return
+        if self._shown != self._grid.generation:  # a new grid: the plots are built anew
+            self._shown = self._grid.generation
+            self.grid_key += 1
+        else:
+            for pipe in self._pipes.values():
+                pipe.send((table, done, total))
+
+    def _table(self):
+        """(table so far, parts done, parts in all, error), starting the computation if
+        nothing has started; raises the error that stopped it."""
+        if self._grid.generation == 0 and self.grid_state is None:
+            self._start_grid()
+        state = self.grid_state
+        if state is not None and state[3] is not None:
+            raise state[3]
+        return state
+
+    def _progressive(self, name, draw):
+        """A plot of the table so far, redrawn in place as parts arrive (a note while the
+        first part is computed)."""
+        state = self._table()
+        if state is None or state[0] is None:
+            return pn.pane.Markdown("Computing the first m values …",
+                                    css_classes=["kmeviz-computing"])
+        pipe = self._pipes[name] = hv.streams.Pipe(data=state[:3])
+
+        def frame(data):
+            with viz.sizing(self.plot_sizing):
+                return draw(*data).opts(hv.opts.Curve(framewise=True),
+                                        hv.opts.Area(framewise=True))
+        return hv.DynamicMap(frame, streams=[pipe])
+
+    @param.depends("grid_key")
     @guarded
     def error_view(self):
-        r = np.sqrt(self.n)
-        return viz.error_vs_m_plot(self._table(), marker=r * np.log(r))
+        def draw(table, done, total):
+            r = np.sqrt(self.n)
+            plot = viz.error_vs_m_plot(table, marker=r * np.log(r))
+            return plot.opts(title=progress_title(plot, done, total))
+        return self._progressive("error", draw)
 
-    @param.depends(*MIXTURE_PARAMS, *GRID_PARAMS)
+    @param.depends("grid_key")
     @guarded
     def runtime_view(self):
-        return viz.runtime_vs_m_plot(self._table())
+        def draw(table, done, total):
+            plot = viz.runtime_vs_m_plot(table)
+            return plot.opts(title=progress_title(plot, done, total))
+        return self._progressive("runtime", draw)
 
     def _landmark_map(self):
         if not self.replace and self.m_view > self.n:
@@ -128,25 +224,39 @@ class NystromErrorExplorer(Explorer):
             return pn.FlexBox(*maps, flex_wrap="wrap")
         return pn.Row(*maps)
 
-    @param.depends(*MIXTURE_PARAMS, *GRID_PARAMS, "m_view")
+    @param.depends("grid_state", "m_view", "replace")
     @guarded
     def summary_view(self):
-        df = self._table()
-        emp = df[df.estimator == "empirical"]["mean_error"].iloc[0]
-        ny = df[df.estimator == "nystrom"].sort_values("m")
-        reach = ny[ny.mean_error <= 1.1 * emp]
-        reach_m = int(reach["m"].iloc[0]) if len(reach) else "not reached"
+        state = self._table()
         *_, err = embedding_maps(self.problem_key, self.m_view, self.replace)
         r = np.sqrt(self.n)
-        return pn.pane.Markdown(f"""
-| | |
-|---|---|
-| kernel bandwidth (median heuristic) | {make_problem(*self.problem_key)[1]:.3f} |
-| empirical error (mean of {self.n_repeats}) | <span class="kmeviz-empirical">{emp:.5f}</span> |
-| first m within 10% of it | <span class="kmeviz-reach">{reach_m}</span> |
-| √n log √n | {r * np.log(r):.0f} |
-| Nyström error at m = {self.m_view} | <span class="kmeviz-mview">{err:.5f}</span> |
-""", css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
+        rows = [("kernel bandwidth (median heuristic)",
+                 f"{make_problem(*self.problem_key)[1]:.3f}")]
+        if state is None or state[0] is None:
+            rows.append(("error table", "computing the first m values …"))
+        else:
+            df, done, total, _ = state
+            emp = df[df.estimator == "empirical"]
+            ny = df[df.estimator == "nystrom"].sort_values("m")
+            reach = ny[ny.mean_error <= 1.1 * emp["mean_error"].iloc[0]]
+            reach_m = int(reach["m"].iloc[0]) if len(reach) else "not reached"
+            rows += [("error table", f'<span class="kmeviz-progress">{done} of {total}</span>'
+                      " parts" + ("" if done == total else " (filling in)")),
+                     (f"empirical error (mean of {int(emp['repeats'].iloc[0])})",
+                      f'<span class="kmeviz-empirical">{emp["mean_error"].iloc[0]:.5f}</span>'),
+                     ("first m within 10% of it", f'<span class="kmeviz-reach">{reach_m}</span>')]
+        rows += [("√n log √n", f"{r * np.log(r):.0f}"),
+                 (f"Nyström error at m = {self.m_view}",
+                  f'<span class="kmeviz-mview">{err:.5f}</span>')]
+        table = "\n".join(f"| {name} | {value} |" for name, value in rows)
+        return pn.pane.Markdown(f"| | |\n|---|---|\n{table}\n", css_classes=["kmeviz-summary"],
+                                sizing_mode="stretch_width")
+
+
+def progress_title(plot, done: int, total: int) -> str:
+    """The plot's title, with how far the table has got while it fills in."""
+    title = plot.opts.get().kwargs.get("title", "")
+    return title if done == total else f"{title} ({done} of {total} parts)"
 
 
 create_app = NystromErrorExplorer.create_app

@@ -45,7 +45,9 @@ def gram_spectrum(X, kernel, *, max_exact: int = 3000, n_landmarks: int = 1000,
     kernel = check_kernel(kernel)
     n = X.shape[0]
     if n <= max_exact:
-        lam = linalg.eigvalsh(kernel.gram(X, X) / n)[::-1]
+        gram = kernel.gram(X, X)
+        gram /= n
+        lam = linalg.eigvalsh(gram, overwrite_a=True, check_finite=False)[::-1]
         return np.maximum(lam, 0.0)
     L = X[draw_landmarks(n, n_landmarks, None, False, rng)]
     R = psd_inverse_factor(kernel.gram(L, L))  # K̃ = K_nm RᵀR K_mn

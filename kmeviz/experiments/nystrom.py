@@ -94,19 +94,39 @@ def _error_trial(mixture, kernel, chosen, replace, item) -> list[dict]:
     n, grid, seed = item
     rng = np.random.default_rng(seed)
     X = mixture.sample(n, rng=rng)
+    records = [empirical_record(mixture, kernel, X)]
+    for m in grid:
+        records += errors_at_m(mixture, kernel, X, int(m), chosen, replace, rng)
+    return records
+
+
+def empirical_record(mixture, kernel, X) -> dict:
+    """The record of the empirical KME of X (m = n): its exact error and fit seconds."""
     t0 = time.perf_counter()
     emp = EmpiricalKME(kernel).fit(X)
     seconds = time.perf_counter() - t0  # fit only, as for the others
-    records = [{"n": n, "m": n, "estimator": "empirical", "error": mixture.error_of(emp),
-                "runtime_s": seconds}]
-    for m in grid:
-        for name in chosen:
-            t0 = time.perf_counter()
-            est = _make_estimator(name, kernel, int(m), replace, rng).fit(X)
-            seconds = time.perf_counter() - t0
-            records.append({"n": n, "m": int(m), "estimator": name,
-                            "error": mixture.error_of(est), "runtime_s": seconds})
+    return {"n": X.shape[0], "m": X.shape[0], "estimator": "empirical",
+            "error": mixture.error_of(emp), "runtime_s": seconds}
+
+
+def errors_at_m(mixture, kernel, X, m: int, estimators, replace: bool, rng) -> list[dict]:
+    """One record (n, m, estimator, exact error, fit seconds) per estimator fitted on X with
+    m landmarks (or features), drawing from ``rng`` in the order of ``estimators``: one
+    point of Chatalic et al. Fig. 1 (the explorers compute the grid one m at a time)."""
+    records = []
+    for name in estimators:
+        t0 = time.perf_counter()
+        est = _make_estimator(name, kernel, m, replace, rng).fit(X)
+        seconds = time.perf_counter() - t0
+        records.append({"n": X.shape[0], "m": m, "estimator": name,
+                        "error": mixture.error_of(est), "runtime_s": seconds})
     return records
+
+
+def error_summary(records) -> pd.DataFrame:
+    """``nystrom_error_vs_m``'s table (mean error, 5 % and 95 % quantiles, mean fit time and
+    number of draws per n, estimator and m) of a list of ``errors_at_m`` records."""
+    return _error_summary([records], runtime_s=("runtime_s", "mean"))
 
 
 def nystrom_mmd_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, shift: float = 1.0,
