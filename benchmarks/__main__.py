@@ -16,6 +16,7 @@ from . import (
     bench_ksd,
     bench_mmd,
     bench_nystrom,
+    bench_spectral,
     bench_tests,
 )
 
@@ -29,6 +30,7 @@ print(
 bench_engine.run(quick=args.quick)
 bench_mmd.run(quick=args.quick)
 bench_tests.run(quick=args.quick)
+bench_spectral.run(quick=args.quick)
 bench_compare.run(quick=args.quick)
 bench_aggregated.run(quick=args.quick)
 bench_nystrom.run(quick=args.quick)
