@@ -346,18 +346,19 @@ def test_streamed_nystrom_pass_equals_projecting_an_array(rng):
     np.testing.assert_allclose(nys.projected_, Kmn @ W, rtol=1e-12, atol=1e-12)
 
     class RecordedSigns(WildSigns):
-        """The same stream, remembering every block it hands out."""
+        """The same stream, remembering every block it hands out (i.i.d. signs are drawn
+        by the workers, each its own rows, so blocks are put back in row order)."""
 
         blocks: list = []
 
-        def take(self, rows):
-            self.blocks.append(super().take(rows))
-            return self.blocks[-1]
+        def rows(self, start, stop):
+            self.blocks.append((start, super().rows(start, stop)))
+            return self.blocks[-1][1]
 
     stream = RecordedSigns(20, np.random.default_rng(5))
     streamed = nystrom_stein(X, target, kernel, n_landmarks=15, rng=0, working_memory=2000,
                              project=stream)
-    consumed = np.vstack(stream.blocks)
+    consumed = np.vstack([block for _, block in sorted(stream.blocks, key=lambda b: b[0])])
     assert len(stream.blocks) > 1 and consumed.shape == (90, 20)  # really streamed, all rows
     np.testing.assert_allclose(streamed.projected_, Kmn @ consumed, rtol=1e-12, atol=1e-12)
 

@@ -18,7 +18,9 @@ def mean_map_pass(kernel, X: np.ndarray, L: np.ndarray, working_memory, project_
     """(K_mn 1_n, K_mn W or None) for the rows of a clean X, streamed by the tile engine.
 
     Rows of W come from ``project_rows(a, b)`` for the absolute rows [a, b) (X's rows begin
-    at ``start``), called in row order.
+    at ``start``), called in row order; it may return a function of no arguments instead,
+    which the worker that computes the tile calls (rows that can be drawn in any order,
+    such as i.i.d. bootstrap signs, are then made in parallel).
     """
     def next_rows(sl):
         if project_rows is None:
@@ -26,6 +28,8 @@ def mean_map_pass(kernel, X: np.ndarray, L: np.ndarray, working_memory, project_
         return project_rows(start + sl.start, start + sl.stop)
 
     def reduce(sl, block, W):
+        if callable(W):
+            W = W()
         return column_sums(block), None if W is None else block.T @ W
 
     beta, projected = np.zeros(L.shape[0]), None

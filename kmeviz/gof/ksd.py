@@ -7,6 +7,8 @@ protocol; Nyström KSD is ``NystromKME`` applied to it. The tests are in ``kmevi
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._validation import check_choice
@@ -129,6 +131,8 @@ def projection_rows(project, n: int, chunked: bool):
     if not callable(getattr(project, "take", None)):
         raise TypeError("project must be an (n, D) array or a stream with take(rows), "
                         f"got {type(project).__name__}")
+    if getattr(project, "independent", False) and callable(getattr(project, "rows", None)):
+        return lambda start, stop: functools.partial(project.rows, start, stop)  # in workers
     return lambda start, stop: project.take(stop - start)  # called in row order
 
 

@@ -39,6 +39,7 @@ from ..chunked import check_chunked_samples, is_dask_array
 from ..kernels import SteinKernel, checked_score, prepared_rows, symmetric_quadratic_forms
 from ..kernels.collection import KernelCollection
 from ..kernels.defaults import default_gof_kernel
+from ..kernels.engine import single_threaded_blas
 from ..registry import GOF_TESTS, Outcome
 from ..results import TestResult, normal_outcome, result_from_outcome
 from .features import NULL_COVARIANCES, l1_imq_ksd, rff_ksd
@@ -46,6 +47,10 @@ from .fssd import fssd_opt, fssd_rand
 from .ksd import nystrom_stein
 
 WILD = ("markov", "rademacher")
+
+
+#: the 8 signs 1 - 2·bit of each byte value, most significant bit first (``np.unpackbits``)
+SIGNS_OF_BYTE = 1.0 - 2.0 * np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1)
 
 
 class WildSigns:
@@ -62,6 +67,10 @@ class WildSigns:
     """
 
     BLOCK_ROWS = 4096
+    #: blocks of random bytes kept: those within this many of the latest (single dict
+    #: operations are atomic under the GIL, so the workers share them; a block dropped by
+    #: a race is drawn again, equal)
+    KEPT_BLOCKS = 4
 
     def __init__(self, n_bootstrap: int, rng, *, scheme: str = "markov",
                  flip_probability: float = 0.5):
@@ -70,7 +79,7 @@ class WildSigns:
                                                   1.0)
         self.n_bootstrap = n_bootstrap
         self.entropy = [int(e) for e in check_rng(rng).integers(0, 2**63, size=4)]
-        self._next_row, self._parity, self._cached = 0, None, (None, None)
+        self._next_row, self._parity, self._cached = 0, None, {}
         self._chain_rng = np.random.default_rng(np.random.SeedSequence(self.entropy))
 
     @property
@@ -79,7 +88,7 @@ class WildSigns:
         return self.scheme == "rademacher" or self.flip_probability == 0.5
 
     def __getstate__(self):  # shipped to dask workers without the cached block
-        return {**self.__dict__, "_cached": (None, None)}
+        return {**self.__dict__, "_cached": {}}
 
     @staticmethod
     def _fair_bits(rng, rows: int, columns: int) -> np.ndarray:
@@ -87,23 +96,37 @@ class WildSigns:
         raw = np.frombuffer(rng.bytes((k + 7) // 8), dtype=np.uint8)
         return np.unpackbits(raw, count=k).reshape(rows, columns).view(bool)
 
-    def _block(self, k: int) -> np.ndarray:
-        if self._cached[0] != k:
+    def _block_bytes(self, k: int) -> np.ndarray:
+        """The random bytes of row block k: bit j of the block (most significant bit of each
+        byte first) is the sign bit of row j // D, chain j % D."""
+        blocks = self._cached  # the few latest blocks: the engine's workers share them
+        data = blocks.get(k)
+        if data is None:
             seed = np.random.SeedSequence(self.entropy, spawn_key=(k,))
-            self._cached = (k, self._fair_bits(np.random.default_rng(seed), self.BLOCK_ROWS,
-                                               self.n_bootstrap))
-        return self._cached[1]
+            size = (self.BLOCK_ROWS * self.n_bootstrap + 7) // 8
+            data = np.frombuffer(np.random.default_rng(seed).bytes(size), np.uint8)
+            for old in [key for key in list(blocks) if abs(key - k) >= self.KEPT_BLOCKS]:
+                blocks.pop(old, None)
+            blocks[k] = data
+        return data
 
     def rows(self, start: int, stop: int) -> np.ndarray:
-        """The signs of rows [start, stop) of every chain, shape (stop - start, D), as ±1.0."""
+        """The signs of rows [start, stop) of every chain, shape (stop - start, D), as ±1.0:
+        each random byte becomes its 8 signs in one table lookup, in the calling thread
+        (thread-safe: the tile engine's workers take their own rows)."""
         if not self.independent:
             raise ValueError("rows(start, stop) needs i.i.d. signs (Rademacher, or flip "
                              "probability 1/2); a chain with flip probability "
                              f"{self.flip_probability} is drawn in row order by take()")
-        size = self.BLOCK_ROWS
-        first, last = start // size, max(start, stop - 1) // size
-        bits = np.vstack([self._block(k) for k in range(first, last + 1)])
-        return 1.0 - 2.0 * bits[start - first * size : stop - first * size]
+        D, size = self.n_bootstrap, self.BLOCK_ROWS
+        pieces = []
+        for k in range(start // size, max(start, stop - 1) // size + 1):
+            lo, hi = max(start, k * size) - k * size, min(stop, (k + 1) * size) - k * size
+            first, last = lo * D, hi * D  # bit range within the block
+            signs = SIGNS_OF_BYTE[self._block_bytes(k)[first // 8 : (last + 7) // 8]]
+            pieces.append(signs.reshape(-1)[first % 8 : first % 8 + last - first])
+        flat = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+        return flat.reshape(stop - start, D)
 
     def take(self, rows: int) -> np.ndarray:
         """The next ``rows`` signs of every chain, shape (rows, D), as ±1.0."""
@@ -150,7 +173,8 @@ def full_ksd(X, target, kernel, *, n_resamples, rng, wild) -> Outcome:
     stein = SteinKernel(kernel, target)
     prepared = stein.prepare(check_samples(X, "X", min_samples=2))
     W = wild_signs(prepared[0].shape[0], n_resamples, rng, scheme=wild)
-    statistic, null_samples = full_wild_bootstrap(stein, prepared, W)
+    with single_threaded_blas():  # the pass runs in the engine's threads
+        statistic, null_samples = full_wild_bootstrap(stein, prepared, W)
     return Outcome(statistic, null_samples=null_samples)
 
 
@@ -167,9 +191,10 @@ def nystrom_ksd(X, target, kernel, *, n_resamples, rng, wild, n_landmarks,
         X = check_samples(X, "X", min_samples=2)
     n = X.shape[0]
     signs = WildSigns(n_resamples, rng, scheme=wild)  # consumed block by block in the pass
-    nys = nystrom_stein(X, target, kernel, n_landmarks=n_landmarks, landmarks=landmarks,
-                        rng=rng, project=signs)
-    null_samples = np.sum((nys.factor_ @ nys.projected_) ** 2, axis=0) / n**2
+    with single_threaded_blas():  # the pass runs in the engine's threads
+        nys = nystrom_stein(X, target, kernel, n_landmarks=n_landmarks, landmarks=landmarks,
+                            rng=rng, project=signs)
+        null_samples = np.sum((nys.factor_ @ nys.projected_) ** 2, axis=0) / n**2
     return Outcome(nys.squared_norm(), null_samples=null_samples,
                    fitted={"landmarks": nys.landmark_indices_, "weights": nys.weights_,
                            "embedding": nys})
