@@ -11,6 +11,7 @@ import functools
 
 import holoviews as hv
 import numpy as np
+import pandas as pd
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
@@ -19,9 +20,11 @@ from kmeviz_apps._common import Explorer, guarded, live_view
 import kmeviz as K
 from kmeviz import viz
 from kmeviz.experiments import paper_mixture
-from kmeviz.experiments.nystrom import empirical_record, error_summary, errors_at_m
+from kmeviz.experiments.nystrom import error_summary, errors_at_m
 
 MIXTURE_PARAMS = ("d", "n_centres", "spread", "n", "seed")
+#: seconds a grid may take (``grid_seconds``); a larger one is refused with what fits
+GRID_SECONDS = 3.0
 #: the grid of m and the repeats behind the error table
 GRID_PARAMS = ("m_min", "m_max", "n_repeats", "replace", "baselines")
 
@@ -49,13 +52,38 @@ def repeat_sample(problem_key, repeat: int):
     return mixture.sample(problem_key[3], rng=np.random.default_rng(child))
 
 
+def empirical_rms(problem_key) -> float:
+    """The empirical KME's root-mean-square error, exactly: E||μ̂_n - μ||² = (E k(X, X) -
+    ||μ||²)/n for n i.i.d. points (App. G gives ||μ||²). The grey line at no cost, where
+    the error of each draw would take O(n²) per draw (a second at n = 20 000)."""
+    mixture, bandwidth, _ = make_problem(*problem_key)
+    kernel = K.GaussianKernel(bandwidth)
+    return float(np.sqrt((kernel.value_at_zero - mixture.squared_norm(kernel))
+                         / problem_key[3]))
+
+
+#: seconds per unit of work of each fit, measured on a 2-core machine (with margin)
+FIT_SECONDS = {"nystrom": lambda n, m, d: 9e-10 * n * m * d + 6e-11 * m**3,
+               "herding": lambda n, m, d: 5e-9 * n * min(n, 2000) + 2e-5 * m,
+               "rff": lambda n, m, d: 1.5e-8 * n * m,
+               "uniform": lambda n, m, d: 4e-9 * m * m}
+
+
+def grid_seconds(n: int, d: int, ms: tuple, n_repeats: int, baselines) -> float:
+    """Seconds the grid takes on a 2-core machine (``FIT_SECONDS`` of each fit: Nyström
+    O(nmd + m³), herding O(n · 2000 candidates), random features O(nm), uniform O(m²),
+    plus 3 ms each)."""
+    return n_repeats * sum(FIT_SECONDS[name](n, m, d) + 0.003
+                           for m in ms for name in ("nystrom", *baselines))
+
+
 @shared_cache(maxsize=64)
-def grid_part(problem_key, repeat: int, ms: tuple, replace, baselines, empirical) -> tuple:
-    """The error records of draw ``repeat`` at the landmark counts ``ms``, and of its
-    empirical KME if ``empirical``; each (draw, m) has its own seed."""
+def grid_part(problem_key, repeat: int, ms: tuple, replace, baselines) -> tuple:
+    """The error records of draw ``repeat`` at the landmark counts ``ms``; each (draw, m)
+    has its own seed."""
     mixture, bandwidth, _ = make_problem(*problem_key)
     kernel, X = K.GaussianKernel(bandwidth), repeat_sample(problem_key, repeat)
-    records = [empirical_record(mixture, kernel, X)] if empirical else []
+    records = []
     for m in ms:
         rng = np.random.default_rng([problem_key[4], repeat, m])
         records += errors_at_m(mixture, kernel, X, int(m), ("nystrom", *baselines), replace, rng)
@@ -66,9 +94,9 @@ def grid_parts(problem_key, ms: tuple, n_repeats: int, replace, baselines) -> li
     """The error table's parts in the order they are drawn: the first draw one m at a time
     (the curves grow to the right, a part within a second or so), then each further draw
     whole (the means and bands settle)."""
-    first = [functools.partial(grid_part, problem_key, 0, (m,), replace, baselines, k == 0)
-             for k, m in enumerate(ms)]
-    rest = [functools.partial(grid_part, problem_key, r, ms, replace, baselines, True)
+    first = [functools.partial(grid_part, problem_key, 0, (m,), replace, baselines)
+             for m in ms]
+    rest = [functools.partial(grid_part, problem_key, r, ms, replace, baselines)
             for r in range(1, n_repeats)]
     return first + rest
 
@@ -109,8 +137,8 @@ class NystromErrorExplorer(Explorer):
     spread = param.Number(default=5.0, bounds=(0.5, 20.0), doc="centres ~ N(0, spread·I)")
     n = param.Integer(default=2000, bounds=(100, 20000), label="sample size n")
     m_min = param.Integer(default=4, bounds=(1, 100), label="smallest m")
-    m_max = param.Integer(default=400, bounds=(10, 5000), label="largest m")
-    n_repeats = param.Integer(default=3, bounds=(1, 20), label="repeats")
+    m_max = param.Integer(default=400, bounds=(10, 2000), label="largest m")
+    n_repeats = param.Integer(default=3, bounds=(1, 10), label="repeats")
     replace = param.Boolean(default=True, label="landmarks with replacement")
     baselines = param.ListSelector(default=["uniform"], objects=["uniform", "herding", "rff"])
     m_view = param.Integer(default=40, bounds=(1, 2000), label="m for the 2-D view")
@@ -118,7 +146,7 @@ class NystromErrorExplorer(Explorer):
 
     #: the error table so far: (table or None, parts done, parts in all, error or None)
     grid_state = param.Parameter(default=None, precedence=-1)
-    #: a new grid (new layers) has its first part: the plots are rebuilt once
+    #: a new grid (new layers) has its first part, or a grid failed: the plots are rebuilt
     grid_key = param.Integer(default=0, precedence=-1)
 
     def __init__(self, **params):
@@ -132,9 +160,19 @@ class NystromErrorExplorer(Explorer):
         return (self.d, self.n_centres, float(self.spread), self.n, self.seed)
 
     def _ms(self) -> tuple:
+        """The grid of m, refused (with the setting that fits) when it would take more
+        than ``GRID_SECONDS``."""
         if self.m_min > self.m_max:
             raise ValueError(f"smallest m ({self.m_min}) exceeds largest m ({self.m_max})")
-        return m_grid(self.n, self.m_min, self.m_max)
+        ms = m_grid(self.n, self.m_min, self.m_max)
+        seconds = grid_seconds(self.n, self.d, ms, self.n_repeats, self.baselines)
+        if seconds > GRID_SECONDS:
+            fits = int(GRID_SECONDS * self.n_repeats // seconds)
+            lower = (f"lower the repeats to {fits}" if fits >= 1 else
+                     "lower the largest m, the sample size n or the baselines")
+            raise ValueError(f"this grid would take about {seconds:.0f} s, more than the "
+                             f"{GRID_SECONDS:.0f} s an explorer allows a view: {lower}")
+        return ms
 
     @param.depends(*MIXTURE_PARAMS, *GRID_PARAMS, watch=True)
     def _start_grid(self):
@@ -146,14 +184,25 @@ class NystromErrorExplorer(Explorer):
         except ValueError as exc:
             self._grid.cancel()
             self.grid_state = (None, 0, 0, exc)
+            self.grid_key += 1  # the plots show the message
             return
         self.grid_state = None
         self._grid.start(parts, self._deliver)
 
     def _deliver(self, results, done, total, error):
         records = [record for part in results for record in part]
-        table = error_summary(records) if records else None
+        table = None
+        if records:
+            rms = empirical_rms(self.problem_key)
+            repeats = len(results) - len(self._ms()) + 1  # draws so far
+            table = pd.concat([error_summary(records), pd.DataFrame([{
+                "n": self.n, "estimator": "empirical", "m": self.n, "mean_error": rms,
+                "p05": rms, "p95": rms, "runtime_s": np.nan,
+                "repeats": max(repeats, 1)}])], ignore_index=True)
         self.grid_state = (table, done, total, error)
+        if error is not None:
+            self.grid_key += 1  # the plots show the message
+            return
         if table is None:
             return
         if self._shown != self._grid.generation:  # a new grid: the plots are built anew
@@ -242,7 +291,7 @@ class NystromErrorExplorer(Explorer):
             reach_m = int(reach["m"].iloc[0]) if len(reach) else "not reached"
             rows += [("error table", f'<span class="kmeviz-progress">{done} of {total}</span>'
                       " parts" + ("" if done == total else " (filling in)")),
-                     (f"empirical error (mean of {int(emp['repeats'].iloc[0])})",
+                     ("empirical error (exact RMS)",
                       f'<span class="kmeviz-empirical">{emp["mean_error"].iloc[0]:.5f}</span>'),
                      ("first m within 10% of it", f'<span class="kmeviz-reach">{reach_m}</span>')]
         rows += [("√n log √n", f"{r * np.log(r):.0f}"),

@@ -1,6 +1,7 @@
 """App logic without a browser: caching of expensive stages and readable errors."""
 
 import holoviews as hv
+import numpy as np
 import panel as pn
 import pytest
 from kmeviz_apps import circular_explorer as ce
@@ -58,3 +59,36 @@ def test_redraw_sets_angle_and_scale_from_a_seeded_draw(explorer):
     assert (other.angle, other.scale) == first
     explorer._redraw_frequency()
     assert (explorer.angle, explorer.scale) != first
+
+
+def test_the_nystrom_grid_refuses_what_would_take_too_long_and_names_what_fits():
+    """The error grid's cost model (``grid_seconds``) keeps every state of the Nyström
+    explorer within its 3 s: the heaviest corner of the widgets is answered at once with
+    the repeats that fit; a state that fits computes."""
+    from kmeviz_apps.nystrom_error import GRID_SECONDS, NystromErrorExplorer
+
+    heavy = NystromErrorExplorer(n=20000, m_max=2000, n_repeats=10, d=20,
+                                 baselines=["uniform", "herding", "rff"])
+    message = heavy.summary_view().object
+    assert "would take about" in message and f"{GRID_SECONDS:.0f} s" in message
+    assert "lower the largest m" in message  # not even one draw fits
+    fewer = NystromErrorExplorer(n=8000, m_max=1000, n_repeats=10, d=5, baselines=["rff"])
+    assert "lower the repeats to" in fewer.summary_view().object
+    assert NystromErrorExplorer(n=2000, m_max=400, n_repeats=3).failures() == {}
+
+
+def test_the_empirical_line_is_the_exact_rms_error_of_the_empirical_kme():
+    """(E k(X, X) - ||μ||²)/n against 300 draws of ||μ̂_n - μ||² (App. G closed form per
+    draw): within 4 standard errors of their mean."""
+    from kmeviz_apps.nystrom_error import empirical_rms, make_problem, repeat_sample
+
+    import kmeviz as K
+    from kmeviz.experiments.nystrom import empirical_record
+
+    key = (3, 8, 5.0, 150, 0)
+    mixture, bandwidth, _ = make_problem(*key)
+    kernel = K.GaussianKernel(bandwidth)
+    squares = np.array([empirical_record(mixture, kernel, repeat_sample(key, r))["error"]
+                        for r in range(300)]) ** 2
+    se = squares.std(ddof=1) / np.sqrt(squares.size)
+    assert abs(squares.mean() - empirical_rms(key) ** 2) < 4 * se

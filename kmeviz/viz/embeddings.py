@@ -10,7 +10,8 @@ from .theme import COLOR_ACCENT, COLOR_X, COLOR_Y, size
 
 CAPTIONS: dict[str, str] = {
     "nystrom_error": "Exact error ||μ - μ̂|| vs the number of landmarks m (mean and 5–95% band). "
-    "Nyström reaches the empirical error (grey band) near m ≈ √n log √n (dotted), far below n. "
+    "Nyström reaches the empirical KME's error (grey; in the explorer its exact root-mean-"
+    "square, √((k(0) - ||μ||²)/n)) near m ≈ √n log √n (dotted), far below n. "
     "(rff, with L = m features, is measured in its own feature space: it shows only the "
     "sampling error and is not comparable with the others.)",
     "nystrom_runtime": "Fit time vs m: the Nyström fit costs O(nm + m³).",
