@@ -59,3 +59,27 @@ def test_spectrum_app_bad_bandwidth_shows_message(page, server_url):
     expect(page.locator(".kmeviz-error").first).to_contain_text("bandwidth must be > 0",
                                                                 timeout=TIMEOUT)
     expect(page.get_by_text("Traceback")).to_have_count(0)
+
+
+PARTIAL_TITLE_JS = (
+    "p => Bokeh.documents.some(d => [...d.all_models].some("
+    "m => m.constructor.__name__ === 'Title' && new RegExp(p).test(m.text)))"
+)
+
+
+def test_nystrom_grid_draws_its_first_part_and_fills_in(page, server_url):
+    """m_max at its bound with n = 20 000 (a grid of about 2 s): the error plot is drawn
+    from its first part ("1 of 12 parts" in its title) before the grid is done, then
+    completes, and the summary counts the parts (issue 29; the latency is measured in
+    benchmarks/bench_apps.py)."""
+    page.goto(f"{server_url}nystrom?n=20000")
+    expect(page.locator(".kmeviz-progress")).to_have_text("12 of 12", timeout=60_000)
+    box = number_input(page, "largest m")
+    box.fill("2000")
+    box.press("Enter")
+    page.wait_for_function(PARTIAL_TITLE_JS, arg=r"^Embedding error vs number of landmarks "
+                           r"\(\d+ of 12 parts\)$", timeout=TIMEOUT, polling="raf")
+    expect(page.locator(".kmeviz-progress")).to_have_text("12 of 12", timeout=60_000)
+    page.wait_for_function(TITLE_PRESENT_JS, arg="Embedding error vs number of landmarks",
+                           timeout=TIMEOUT)
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
