@@ -11,7 +11,7 @@ import numpy as np
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
-from kmeviz_apps._common import KERNELS, Explorer, guarded, with_caption
+from kmeviz_apps._common import KERNELS, Explorer, guarded, live_view, with_caption
 
 import kmeviz as K
 from kmeviz import viz
@@ -126,11 +126,12 @@ class CircularExplorer(Explorer):
         )
 
     # -- views -------------------------------------------------------------------
-    @param.depends(*DATA_PARAMS, *OMEGA_PARAMS)
+    @param.depends(*DATA_PARAMS)
     @guarded
     def samples_view(self):
+        """The samples and ω; a new ω (a drag, a redraw) moves the arrow in place."""
         X, Y = make_samples(*self.data_key)
-        return viz.samples_plot(X, Y, self.omega)
+        return live_view(self, OMEGA_PARAMS, lambda: viz.samples_plot(X, Y, self.omega))
 
     def _estimates(self):
         """Cached reference MMD² values and the η² of the current L frequencies."""
@@ -143,15 +144,15 @@ class CircularExplorer(Explorer):
         X, Y = make_samples(*self.data_key)
         return K.circular_discrepancy(X, Y, self.omega)
 
-    @param.depends(*DATA_PARAMS, *OMEGA_PARAMS)
+    @param.depends(*DATA_PARAMS)
     @guarded
     def circle_view(self):
-        return viz.circle_plot(self._circular())
+        return live_view(self, OMEGA_PARAMS, lambda: viz.circle_plot(self._circular()))
 
-    @param.depends(*DATA_PARAMS, *OMEGA_PARAMS)
+    @param.depends(*DATA_PARAMS)
     @guarded
     def objective_view(self):
-        return viz.objective_plot(self._circular())
+        return live_view(self, OMEGA_PARAMS, lambda: viz.objective_plot(self._circular()))
 
     @param.depends(*DATA_PARAMS, *ESTIMATE_PARAMS)
     @guarded

@@ -12,7 +12,7 @@ import numpy as np
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
-from kmeviz_apps._common import Explorer, guarded
+from kmeviz_apps._common import Explorer, guarded, live_view
 
 import kmeviz as K
 from kmeviz import viz
@@ -121,38 +121,51 @@ class CMEExplorer(Explorer):
         est = cme.expectation(H[self.h](cme.Y_[:, 0]), grid[:, None])
         return grid, est, true_expectation(self.law, self.h, grid)
 
-    @param.depends(*DATA_PARAMS, *MODEL_PARAMS, "h")
-    @guarded
-    def data_view(self):
+    def _data_plot(self):
         cme = self._cme()
         grid, est, truth = self._estimate()
         return viz.cme_data_plot(cme.X_, cme.Y_, grid, est, truth, h_label=f"{self.h}(Y)")
 
-    @param.depends(*DATA_PARAMS, *MODEL_PARAMS)
+    @param.depends(*DATA_PARAMS, "h")
     @guarded
-    def map_view(self):
+    def data_view(self):
+        """A new kernel or λ moves the estimated curve in place."""
+        return live_view(self, MODEL_PARAMS, self._data_plot)
+
+    def _map_plot(self):
         cme = self._cme()
         xs, ys = np.linspace(-3, 3, 80), np.linspace(-2.5, 2.5, 80)
         return viz.cme_embedding_map(xs, ys, cme.embedding(xs[:, None], ys[:, None]).T)
 
-    @param.depends(*DATA_PARAMS, "bandwidth_x", "bandwidth_y", "log10_reg")
+    @param.depends(*DATA_PARAMS)
     @guarded
-    def cv_view(self):
+    def map_view(self):
+        return live_view(self, MODEL_PARAMS, self._map_plot)
+
+    def _cv_plot(self):
         table, best = cv_table(self.data_key, float(self.bandwidth_x), float(self.bandwidth_y))
         return viz.cv_curve(table, best["reg"], current=10.0 ** self.log10_reg)
 
-    @param.depends(*DATA_PARAMS, *MODEL_PARAMS, "gamma")
+    @param.depends(*DATA_PARAMS)
     @guarded
-    def sparse_view(self):
-        if self.n > MAX_SPARSE_N:
-            raise ValueError("the sparsity view runs FISTA on n² coefficients; use "
-                             f"n <= {MAX_SPARSE_N}")
+    def cv_view(self):
+        return live_view(self, MODEL_PARAMS, self._cv_plot)
+
+    def _sparse_plot(self):
         res = sparse_coefficients(self.data_key, float(self.bandwidth_x),
                                   float(self.bandwidth_y), 10.0 ** self.log10_reg, self.gamma)
         order = np.argsort(self._cme().X_[:, 0])
         note = (f"converged in {res.n_iter} FISTA iterations" if res.converged else
                 f"FISTA stopped after {res.n_iter} iterations, not yet converged")
         return viz.coefficient_map(res.M, order, note=note)
+
+    @param.depends(*DATA_PARAMS)
+    @guarded
+    def sparse_view(self):
+        if self.n > MAX_SPARSE_N:
+            raise ValueError("the sparsity view runs FISTA on n² coefficients; use "
+                             f"n <= {MAX_SPARSE_N}")
+        return live_view(self, (*MODEL_PARAMS, "gamma"), self._sparse_plot)
 
     @param.depends(*DATA_PARAMS, *MODEL_PARAMS, "h")
     @guarded

@@ -28,6 +28,11 @@ TEST_PARAMS = ("n_landmarks", "n_resamples", "alpha")
 RESULT_PARAMS = (*DATA_PARAMS, *KERNEL_PARAMS, "n_landmarks", "n_resamples")
 
 
+def NOT_SEED(params: tuple) -> tuple:  # noqa: N802 - reads as a constant of params
+    """``params`` without the seed, which the views follow in place."""
+    return tuple(p for p in params if p != "seed")
+
+
 def make_target(name: str, d: int):
     if name == TARGETS[0]:
         return K.NormalTarget(np.zeros(d))
@@ -155,9 +160,7 @@ class SteinExplorer(Explorer):
                                       self.n_resamples)
         return full.at_level(self.alpha), nys.at_level(self.alpha), u_stat
 
-    @param.depends(*DATA_PARAMS)
-    @guarded
-    def target_view(self):
+    def _target_plot(self):
         X = make_sample(*self.data_key)
         d = int(self.dimension)
         target = make_target(self.target, d)
@@ -171,26 +174,34 @@ class SteinExplorer(Explorer):
         return viz.stein_target_plot(grid, density, score, X,
                                      title=f"Target: {self.target}; sample: {self.sampler}")
 
-    @param.depends(*RESULT_PARAMS)
+    @param.depends(*NOT_SEED(DATA_PARAMS))
     @guarded
-    def witness_view(self):
+    def target_view(self):
+        """A new seed redraws the sample in place (the figure, and its zoom, stay)."""
+        return live_view(self, ("seed",), self._target_plot)
+
+    def _witness_plot(self):
         make_kernel(self.kernel_key)  # readable kernel errors before any work
         grid, full, nys, landmarks = witnesses(self.data_key, self.kernel_key,
                                                self.n_landmarks, self.n_resamples)
         return viz.stein_witness_plot(grid, full, nys, landmarks)
 
-    def _null_view(self, which: int, title_prefix: str):
-        """One bootstrap null, its threshold redrawn in place on an α step."""
-        layers = viz.null_layers(self._tests()[which], statistic="KSD²")  # α-free
-        return live_view(self, ("alpha",), lambda: viz.null_histogram(
-            self._tests()[which], layers=layers, title_prefix=title_prefix))
+    @param.depends(*NOT_SEED(RESULT_PARAMS))
+    @guarded
+    def witness_view(self):
+        return live_view(self, ("seed",), self._witness_plot)
 
-    @param.depends(*RESULT_PARAMS)
+    def _null_view(self, which: int, title_prefix: str):
+        """One bootstrap null, redrawn in place on an α step or a new seed."""
+        return live_view(self, ("alpha", "seed"), lambda: viz.null_histogram(
+            self._tests()[which], statistic="KSD²", title_prefix=title_prefix))
+
+    @param.depends(*NOT_SEED(RESULT_PARAMS))
     @guarded
     def null_full_view(self):
         return self._null_view(0, "Full KSD test: ")
 
-    @param.depends(*RESULT_PARAMS)
+    @param.depends(*NOT_SEED(RESULT_PARAMS))
     @guarded
     def null_nystrom_view(self):
         return self._null_view(1, "Nyström KSD test: ")
