@@ -307,13 +307,17 @@ class BootstrapExplorer(Explorer):
             f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]")
         return pn.Column(text, viz.rejection_plot(res), sizing_mode="stretch_width")
 
-    @param.depends(*KERNEL_CHOICE, "alpha")
-    @guarded
-    def kernel_choice_view(self):
+    def _kernel_choice_plot(self):
         res, median = self._kernel_choice()
         res = res.at_level(self.alpha)
         return viz.kernel_choice_plot(res.fitted["kernels"], median=median,
                                       reject=res.reject, alpha=self.alpha)
+
+    @param.depends(*KERNEL_CHOICE)
+    @guarded
+    def kernel_choice_view(self):
+        """MMDAgg's kernels; an α step moves the markers in place."""
+        return live_view(self, ("alpha",), self._kernel_choice_plot)
 
     @param.depends("power_result")
     def kernel_power_view(self):
