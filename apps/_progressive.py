@@ -2,7 +2,9 @@
 runs part after part in a background thread, and each finished part is shown.
 
 A served page hands every result to its document's next tick (Bokeh's thread-safe way
-into a session), so the page stays responsive between parts. A newer start cancels the
+into a session), so the page stays responsive between parts; parts that finish before
+the page has drawn the previous one are delivered together (cached parts cost one
+drawing, not one per part). A newer start cancels the
 older computation (its running part stops at its next tile, the remaining parts never
 run), and so does closing the page. Outside a server (a notebook, a test) the parts run
 at once, in the caller's thread, and each is delivered in turn.
@@ -48,11 +50,19 @@ class Parts:
             self._run(parts, deliver, cancel)
             return
 
+        latest, lock = [None], threading.Lock()  # parts faster than the page coalesce
+
+        def on_tick():
+            with lock:
+                args, latest[0] = latest[0], None
+            if not cancel.is_set() and generation == self.generation:
+                deliver(*args)
+
         def hand_over(*args):
-            def on_tick():
-                if not cancel.is_set() and generation == self.generation:
-                    deliver(*args)
-            doc.add_next_tick_callback(on_tick)
+            with lock:
+                scheduled, latest[0] = latest[0] is not None, args
+            if not scheduled:  # else the scheduled tick delivers these newer results
+                doc.add_next_tick_callback(on_tick)
 
         threading.Thread(target=self._run, args=(parts, hand_over, cancel), daemon=True,
                          name="kmeviz-parts").start()

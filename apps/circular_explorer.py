@@ -196,8 +196,8 @@ class CircularExplorer(Explorer):
         return [pn.Row(self._median_button, self._redraw_button)]
 
     def main(self) -> list:
-        views = [with_caption(getattr(self, view), viz.CAPTIONS[key])
-                 for row in self.PLOTS for view, key in row]
+        views = [with_caption(self.view_pane(view), viz.CAPTIONS[key])
+                 for row in self.PLOTS for view, key in row]  # built after the page loads
         return [pn.Row(self.live_summary(), sizing_mode="stretch_width"),
                 pn.GridBox(*views, ncols=2, sizing_mode="stretch_width")]
 

@@ -19,10 +19,10 @@ def alpha_step_seconds_during_heavy_work(browser, server_args=()) -> float:
         heavy = browser.new_context().new_page()
         open_app(heavy, url, "Nyström error vs m", ".kmeviz-mview")
         size = widget(heavy, "sample size").locator("input")
-        size.fill("20000")  # the largest n and m the widgets allow: a sweep of minutes
+        size.fill("20000")  # the largest n and m the widgets allow: a grid of seconds
         size.press("Enter")
         largest = widget(heavy, "largest m").locator("input")
-        largest.fill("5000")
+        largest.fill("2000")
         largest.press("Enter")
         # the heavy views show the loading indicator while their callback runs
         expect(heavy.locator(".pn-loading").first).to_be_attached(timeout=10_000)
@@ -45,8 +45,11 @@ def test_a_heavy_session_does_not_block_another_sessions_alpha_step(browser):
     assert elapsed < 3.0, f"the α step took {elapsed:.1f} s while another session computed"
 
 
-HEAVY_LINK = ("nystrom?n=20000&m_max=5000&n_repeats=20&d=20"
-              "&baselines=%5B%22uniform%22,%22herding%22,%22rff%22%5D")
+#: the heaviest Nyström link the widgets allow: its grid is refused at once, by estimate
+HOSTILE_LINK = ("nystrom?n=20000&m_max=2000&n_repeats=10&d=20"
+                "&baselines=%5B%22uniform%22,%22herding%22,%22rff%22%5D")
+#: a grid the estimate lets through (about 4 s of work), past a 1 s time budget
+HEAVY_LINK = "nystrom?n=20000&m_max=2000&n_repeats=3&d=5"
 
 
 def get_seconds(url: str) -> float:
@@ -64,12 +67,17 @@ def server_cpu_seconds(pid: int) -> float:
 
 
 def test_one_hostile_link_freezes_nothing(browser):
-    """The heaviest Nyström link (n = 20000, m up to 5000, 20 repeats, d = 20, every
-    baseline): its page opens at once, its computation runs in a server thread under the
-    time budget, and meanwhile ``GET /`` and another session's α step answer within a
-    second; the tab closed, the server is idle again within the budget."""
-    with running_server(args=("--time-budget", "10")) as url:
+    """The heaviest Nyström link the widgets allow (n = 20000, m up to 2000, 10 repeats,
+    d = 20, every baseline) is answered at once with the repeats that fit. A link whose
+    grid passes the estimate but not a 1 s budget opens at once, runs in a server thread
+    under the time budget, and meanwhile ``GET /`` and another session's α step answer
+    within a second; the tab closed, the server is idle again within the budget."""
+    with running_server(args=("--time-budget", "1")) as url:
         port = int(url.rsplit(":", 1)[1].strip("/"))
+        refused = browser.new_context().new_page()
+        refused.goto(url + HOSTILE_LINK)
+        expect(refused.get_by_text("would take about").first).to_be_visible(timeout=30_000)
+        refused.close()
         light = browser.new_context().new_page()
         open_app(light, url, "Bootstrap null explorer", ".kmeviz-threshold")
         threshold = settled_number(light.locator(".kmeviz-threshold"))
@@ -91,10 +99,10 @@ def test_one_hostile_link_freezes_nothing(browser):
         # leaves room for a slower CI machine
         assert index < 1.0 and step < 2.0, (index, step)
         # the hostile tab sees the budget's message, then closes: the server goes idle
-        expect(hostile.get_by_text("time budget of 10 s").first).to_be_visible(timeout=60_000)
+        expect(hostile.get_by_text("time budget of 1 s").first).to_be_visible(timeout=60_000)
         hostile.close()
         pid = server_pid(port)
-        time.sleep(12)  # the budget
+        time.sleep(3)  # the budget
         before = server_cpu_seconds(pid)
         time.sleep(3)
         busy = (server_cpu_seconds(pid) - before) / 3
