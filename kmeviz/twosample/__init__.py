@@ -16,6 +16,7 @@ from .mmd import (
     mmd2_nystrom,
 )
 from .nulls import gamma_null_params, simulate_spectral_null, spectral_eigenvalues, spectral_null
+from .spectra import SpectralNull
 from .test import VALID_NULLS, mmd_test
 from .witness import mmd_witness
 
@@ -35,4 +36,5 @@ __all__ = [
     "simulate_spectral_null",
     "spectral_eigenvalues",
     "spectral_null",
+    "SpectralNull",
 ]

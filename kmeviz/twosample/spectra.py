@@ -22,14 +22,17 @@ from ..kernels import gram_pass
 EXACT_MAX = 2500
 #: leading eigenvalues kept by default above ``EXACT_MAX``
 DEFAULT_RANK = 200
+#: normal draws held at once by ``SpectralNull.draws`` (32 MB)
+DRAW_ENTRIES = 1 << 22
 #: extra columns of the random sketch, and its power iterations
 OVERSAMPLE, POWER_ITERATIONS = 20, 2
 
 
 @dataclass(frozen=True)
 class SpectralNull:
-    """The eigenvalues λ_l of H K H / N that enter the null, and the exact sum and sum of
-    squares of the ones left out (0 when the spectrum is exact)."""
+    """The spectral null of MMD² (Gretton et al. 2009): the eigenvalues λ_l of H K H / N
+    that enter it, and the exact sum and sum of squares of the ones left out (0 when the
+    spectrum is exact)."""
 
     eigenvalues: np.ndarray
     tail_sum: float = 0.0
@@ -43,10 +46,13 @@ class SpectralNull:
         """B draws of (1/m + 1/n) Σ_l λ_l (z_l² [- 1]). The left-out part Σ_tail λ_l z_l²
         is drawn from the Gamma law with its exact mean Σ λ_l and variance 2 Σ λ_l² (the
         law itself when the left-out λ_l are equal)."""
-        z2 = rng.standard_normal((B, self.eigenvalues.size)) ** 2
-        if estimator == "unbiased":
-            z2 -= 1.0
-        total = z2 @ self.eigenvalues
+        total = np.empty(B)
+        rows = max(1, DRAW_ENTRIES // max(self.eigenvalues.size, 1))
+        for start in range(0, B, rows):  # O(DRAW_ENTRIES) memory whatever B and N
+            z2 = rng.standard_normal((min(rows, B - start), self.eigenvalues.size)) ** 2
+            if estimator == "unbiased":
+                z2 -= 1.0
+            total[start:start + z2.shape[0]] = z2 @ self.eigenvalues
         if self.truncated:
             scale = 2.0 * self.tail_square_sum / self.tail_sum
             tail = rng.gamma(self.tail_sum / scale, scale, size=B)
