@@ -127,8 +127,8 @@ def test_a_test_past_the_budget_is_stopped_and_says_so(pair, monkeypatch):
 
 def test_tests_that_would_not_fit_in_memory_are_not_run():
     X = np.random.default_rng(0).normal(size=(100_000, 1))
-    table = K.compare_tests(X, X + 1.0, tests=["biased/gamma", "unbiased/spectral"],
-                            time_budget=1e6)
+    table = K.compare_tests(X, X + 1.0, tests=["biased/gamma", "unbiased/pearson"],
+                            time_budget=1e6)  # the spectral null streams: it would fit
     assert table.note.str.startswith("not run: it would hold about ").all()
     assert table.note.iloc[0].endswith("use a linear-time test or a subsample")
 
