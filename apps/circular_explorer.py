@@ -120,11 +120,10 @@ class CircularExplorer(Explorer):
         self.frequency_seed += 1
         rng = np.random.default_rng([self.seed, self.frequency_seed])
         w = k.sample_frequencies(1, 2, rng=rng)[0]
-        with pn.io.hold():  # the three plots and the summary change in one message
-            self.param.update(
-                angle=float(np.rad2deg(np.arctan2(w[1], w[0])) % 360.0),
-                scale=float(min(np.linalg.norm(w), self.param.scale.bounds[1])),
-            )
+        self.param.update(
+            angle=float(np.rad2deg(np.arctan2(w[1], w[0])) % 360.0),
+            scale=float(min(np.linalg.norm(w), self.param.scale.bounds[1])),
+        )
 
     # -- views -------------------------------------------------------------------
     @param.depends(*DATA_PARAMS)

@@ -30,6 +30,9 @@ def test_index_lists_the_app_and_the_app_loads(page, server_url, bokeh_titles):
 def test_redrawing_omega_changes_the_plots(page, server_url):
     open_app(page, server_url)
     before = settled_number(page.locator(".kmeviz-eta"))
+    page.wait_for_function(TITLE_PRESENT_JS,  # the plots are drawn after the page loads
+                           arg=f"Wrapped on the circle: η(ω) = {float(before):.4f}",
+                           timeout=TIMEOUT)
     page.get_by_role("button", name="Redraw ω ~ p(ω)").click()
     after = settled_number(page.locator(".kmeviz-eta"), other_than=before)
     # the new amplitude reaches the rendered Bokeh plot, not just the Python state
