@@ -18,6 +18,7 @@ from pathlib import Path
 
 import jupytext
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
@@ -145,9 +146,12 @@ def test_the_own_data_notebook_runs_and_its_explorer_fills_the_table(page, lab):
     # and the table shows them
     cells = page.locator('.tabulator-cell[tabulator-field="p_value"]')
     expect(cells.first).to_be_attached(timeout=60_000)
-    cells.first.scroll_into_view_if_needed()
     deadline, numbers = time.monotonic() + 120, []
     while len(numbers) < 10 and time.monotonic() < deadline:  # (in the panes' shadow DOM)
+        try:  # Tabulator redraws its rows as more arrive: a cell may detach meanwhile
+            cells.first.scroll_into_view_if_needed(timeout=5_000)
+        except PlaywrightError:
+            pass
         numbers = [t for t in cells.all_inner_texts() if re.fullmatch(r"[0-9.e+-]+", t.strip())]
         time.sleep(0.5)
     assert len(numbers) >= 10, cells.all_inner_texts()
