@@ -13,9 +13,11 @@ from . import (
     bench_cme,
     bench_compare,
     bench_engine,
+    bench_fuzz,
     bench_ksd,
     bench_mmd,
     bench_nystrom,
+    bench_sessions,
     bench_spectral,
     bench_tests,
 )
@@ -37,6 +39,8 @@ bench_nystrom.run(quick=args.quick)
 bench_cme.run(quick=args.quick)
 bench_ksd.run(quick=args.quick)
 bench_apps.run(quick=args.quick)
+bench_fuzz.run(quick=args.quick)
+bench_sessions.run(quick=args.quick)
 try:
     import distributed  # noqa: F401  (the dask extra)
 except ImportError:
