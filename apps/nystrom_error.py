@@ -194,7 +194,7 @@ class NystromErrorExplorer(Explorer):
         table = None
         if records:
             rms = empirical_rms(self.problem_key)
-            repeats = len(results) - len(self._ms()) + 1  # draws so far
+            repeats = done - (total - self.n_repeats)  # draws so far (first: len(ms) parts)
             table = pd.concat([error_summary(records), pd.DataFrame([{
                 "n": self.n, "estimator": "empirical", "m": self.n, "mean_error": rms,
                 "p05": rms, "p95": rms, "runtime_s": np.nan,

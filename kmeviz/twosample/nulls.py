@@ -14,6 +14,7 @@ from .spectra import (
     DEFAULT_RANK,
     EXACT_MAX,
     SpectralNull,
+    centred_gram,
     exact_centred_eigenvalues,
     leading_centred_eigenvalues,
 )
@@ -22,10 +23,7 @@ from .spectra import (
 def centred_joint_gram(X, Y, kernel) -> tuple[np.ndarray, int]:
     """H K H for the pooled sample (H the centring matrix) and N = m + n."""
     Z = np.vstack([X, Y])
-    K = kernel.gram(Z, Z)
-    row = K.mean(axis=1)
-    Kc = K - row[:, None] - row[None, :] + row.mean()
-    return Kc, Z.shape[0]
+    return centred_gram(Z, kernel), Z.shape[0]
 
 
 _spectra = threading.local()

@@ -60,16 +60,21 @@ class SpectralNull:
         return (1.0 / m + 1.0 / n) * total
 
 
-def exact_centred_eigenvalues(Z, kernel) -> np.ndarray:
-    """All eigenvalues of H K H / N for the pooled sample Z (N × N Gram in memory, one
-    LAPACK call without eigenvectors, centred in place)."""
-    N = Z.shape[0]
+def centred_gram(Z, kernel) -> np.ndarray:
+    """H K H for the pooled sample Z (H the centring matrix), centred in place."""
     K = kernel.gram(Z, Z)
     row = K.mean(axis=1)
     K -= row[:, None]
     K -= row[None, :]
     K += row.mean()
-    K /= N
+    return K
+
+
+def exact_centred_eigenvalues(Z, kernel) -> np.ndarray:
+    """All eigenvalues of H K H / N for the pooled sample Z (N × N Gram in memory, one
+    LAPACK call without eigenvectors)."""
+    K = centred_gram(Z, kernel)
+    K /= Z.shape[0]
     return linalg.eigvalsh(K, overwrite_a=True, check_finite=False)
 
 
