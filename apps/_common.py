@@ -16,6 +16,7 @@ import time
 import holoviews as hv
 import panel as pn
 import param
+from kmeviz_apps._lazy import when_shown
 from kmeviz_apps._progressive import Parts
 from kmeviz_apps._url import plain, sync_with_url, url_parameters
 from kmeviz_apps.server import BUDGET, configure_server
@@ -29,6 +30,9 @@ log = logging.getLogger("kmeviz.apps")
 #: Kernel choices offered by every app: label -> factory of one scale parameter.
 KERNELS = {"Gaussian": K.GaussianKernel, "Laplace": K.LaplaceKernel,
            "IMQ (β = −1/2)": lambda c: K.IMQKernel(c, -0.5)}
+
+#: the height a row of plots keeps before it is built (a plot and its caption)
+ROW_HEIGHT = 460
 
 CSS = """
 .kmeviz-caption { color: #555; font-size: 0.9em; margin-top: -6px; }
@@ -143,6 +147,22 @@ def live_view(explorer, params, build):
     return hv.DynamicMap(frame, streams=[stream])
 
 
+class ParamsStream(hv.streams.Params):
+    """HoloViews' ``Params`` stream whose one change redraws all its DynamicMaps with one
+    recomputation of the page's model graph: each plot's update otherwise ends with Bokeh
+    walking every model of the document (three plots following ω spent 0.1 s on three such
+    walks, issue 29)."""
+
+    def _watcher(self, *events):
+        doc = pn.state.curdoc
+        models = getattr(doc, "models", None) if doc is not None else None
+        if models is None:
+            super()._watcher(*events)
+            return
+        with models.freeze():
+            super()._watcher(*events)
+
+
 class Explorer(pn.viewable.Viewer):
     """What every kmeviz app shares: widgets for the parameters in ``CONTROLS`` (widget
     specs in ``WIDGETS``) with ``buttons()`` under them, a ``main()`` list of cards,
@@ -195,7 +215,7 @@ class Explorer(pn.viewable.Viewer):
         """One HoloViews stream per set of parameters, reused by every redraw of a view
         (a new stream per redraw would leave the old ones watching the parameters)."""
         if params not in self._streams:
-            self._streams[params] = hv.streams.Params(self, list(params))
+            self._streams[params] = ParamsStream(self, list(params))
         return self._streams[params]
 
     def show_notice(self, exc: Exception | None) -> None:
@@ -228,13 +248,22 @@ class Explorer(pn.viewable.Viewer):
                                     defer_load=self.plot_sizing == "stretch",
                                     sizing_mode="stretch_width")
 
+    def plot_row(self, row) -> pn.Row:
+        """One row of ``PLOTS``: each view with its caption."""
+        return pn.Row(*(with_caption(self.view_pane(view), viz.CAPTIONS[key])
+                        for view, key in row), sizing_mode="stretch_width")
+
+    def first_row(self) -> pn.Row:
+        """The summary beside the first row of plots."""
+        return pn.Row(pn.Column(self.live_summary(), width=self.SUMMARY_WIDTH),
+                      pn.Column(*self.plot_row(self.PLOTS[0]), sizing_mode="stretch_width"),
+                      sizing_mode="stretch_width")
+
     def main(self) -> list:
-        rows = [[with_caption(self.view_pane(view), viz.CAPTIONS[key]) for view, key in row]
-                for row in self.PLOTS]
-        first = pn.Row(pn.Column(self.live_summary(), width=self.SUMMARY_WIDTH),
-                       pn.Column(*rows[0], sizing_mode="stretch_width"),
-                       sizing_mode="stretch_width")
-        return [first, *(pn.Row(*row, sizing_mode="stretch_width") for row in rows[1:])]
+        """``first_row``, then every further row of ``PLOTS``, each built when it scrolls
+        into view (``_lazy``: a plot costs the server about 0.2 s per session)."""
+        return [self.first_row(), *(when_shown(functools.partial(self.plot_row, row),
+                                               ROW_HEIGHT) for row in self.PLOTS[1:])]
 
     def failures(self) -> dict:
         """{view: message} for each view (summary and plots) that shows an error message

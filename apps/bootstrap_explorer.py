@@ -43,9 +43,14 @@ KERNEL_CHOICE = ("dataset", "epsilon", "shift", "variance_ratio", "n", "seed",
 PROBLEM = ("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
            "bandwidth", "estimator", "null", "features", "n_features")
 REPEATS = 100
-#: at most this many B1 = B2 replicates in the kernel-choice view (ten kernels at n = 2000
-#: per sample stay near a second)
-KERNEL_CHOICE_RESAMPLES = 1000
+#: at most this many B1 = B2 replicates in the kernel-choice view: p-values resolve 1/501,
+#: below the corrected thresholds u_α w_λ ≈ α/10 of ten bandwidths, and ten kernels at
+#: n = 2000 per sample take about half a second (1000 took 1.2 s, issue 29's fuzz)
+KERNEL_CHOICE_RESAMPLES = 500
+#: the runtime panel times each null at B = min(B, RUNTIME_RESAMPLES): the panel compares
+#: the nulls' costs, and running all of them at B = 5000 took 3 s (issue 29's fuzz); a
+#: resampling null's time grows linearly in B, the analytic ones' not at all
+RUNTIME_RESAMPLES = 200
 #: B1 = B2 of each draw of the power curves (p-values resolve 1/501, below the corrected
 #: thresholds u_α w_λ ≈ α/10 of ten bandwidths)
 POWER_RESAMPLES = 500
@@ -180,9 +185,10 @@ class BootstrapExplorer(Explorer):
     def kernel_key(self) -> tuple:
         return (self.kernel, float(self.bandwidth))
 
-    def _result(self, null=None):
+    def _result(self, null=None, n_resamples=None):
         res = run_test(self.data_key, self.seed, self.kernel_key, self.estimator,
-                       null or self.null, self.n_resamples, self.features, self.n_features)
+                       null or self.null, n_resamples or self.n_resamples, self.features,
+                       self.n_features)
         return res.at_level(self.alpha)
 
     def _use_median_heuristic(self, _event=None):
@@ -287,12 +293,13 @@ class BootstrapExplorer(Explorer):
     @param.depends(*PROBLEM)
     @guarded
     def runtime_view(self):
-        """Runtime of every valid null; re-measured when the data or estimator change
-        (not on every B change, which would rerun every null each time)."""
-        runtimes = {null: self._result(null).runtime["total"]
+        """Runtime of every valid null at B = min(B, RUNTIME_RESAMPLES); re-measured when
+        the data or estimator change (not on every B change, which would rerun every null
+        each time)."""
+        b = min(self.n_resamples, RUNTIME_RESAMPLES)
+        runtimes = {null: self._result(null, b).runtime["total"]
                     for null in K.VALID_NULLS[self.estimator]}
-        return viz.runtime_bars(runtimes).opts(
-            title=f"Runtime of each null (B = {self.n_resamples})")
+        return viz.runtime_bars(runtimes).opts(title=f"Runtime of each null (B = {b})")
 
     @param.depends("repeat_result")
     def repeat_view(self):

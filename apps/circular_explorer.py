@@ -11,7 +11,7 @@ import numpy as np
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
-from kmeviz_apps._common import KERNELS, Explorer, guarded, live_view, with_caption
+from kmeviz_apps._common import KERNELS, Explorer, guarded, live_view
 
 import kmeviz as K
 from kmeviz import viz
@@ -194,11 +194,11 @@ class CircularExplorer(Explorer):
     def buttons(self) -> list:
         return [pn.Row(self._median_button, self._redraw_button)]
 
-    def main(self) -> list:
-        views = [with_caption(self.view_pane(view), viz.CAPTIONS[key])
-                 for row in self.PLOTS for view, key in row]  # built after the page loads
-        return [pn.Row(self.live_summary(), sizing_mode="stretch_width"),
-                pn.GridBox(*views, ncols=2, sizing_mode="stretch_width")]
+    def first_row(self) -> pn.Column:
+        """The summary above the first two plots (the other two are built when they
+        scroll into view)."""
+        return pn.Column(pn.Row(self.live_summary(), sizing_mode="stretch_width"),
+                         self.plot_row(self.PLOTS[0]), sizing_mode="stretch_width")
 
 
 create_app = CircularExplorer.create_app

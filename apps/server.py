@@ -8,6 +8,7 @@ HoloViews or Bokeh.
 
 from __future__ import annotations
 
+import gc
 import html
 import importlib
 import logging
@@ -176,6 +177,20 @@ def configure_server(compute_threads: int | None = None,
             UPLOAD["max_bytes"] = int(max_upload_bytes)
 
 
+def freeze_startup_heap() -> None:
+    """Move everything the server holds after start-up (Panel, HoloViews, Bokeh, numpy and
+    the explorers' modules: about 250 000 objects) out of the garbage collector's sight
+    (``gc.freeze``). Each closed session triggers a full collection (Panel schedules one),
+    and so do the many small objects a new page's Bokeh models are; walking the start-up
+    heap cost 0.1 s each time. Objects made later are collected as before."""
+    for slug in EXPLORERS:
+        explorer_class(slug)  # imports the explorer's module
+    import holoviews.plotting.bokeh  # noqa: F401 - the backend every page draws with
+
+    gc.collect()
+    gc.freeze()
+
+
 def index_page():
     """The landing page: every app with its title, description and link."""
     pn.extension(notifications=False)
@@ -232,5 +247,6 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
                       # a closed tab's session (and its computation) ends within ~8 s
                       check_unused_sessions_milliseconds=3000,
                       unused_session_lifetime_milliseconds=5000)
+    freeze_startup_heap()
     host = "localhost" if address in ("127.0.0.1", "0.0.0.0", "") else address
     return server, f"http://{host}:{server.port}{server.prefix}/"

@@ -22,7 +22,8 @@ CAPTIONS: dict[str, str] = {
     "rejects when the observed statistic lands right of the threshold.",
     "rejection": "Rejection rate over repeated draws with its 95% interval: under P = Q it "
     "should sit at α (size); otherwise it is the power.",
-    "runtime": "Seconds per test for each valid null of the chosen estimator on these data.",
+    "runtime": "Seconds per test for each valid null of the chosen estimator on these data, "
+    "at B = min(B, 200) replicates (a resampling null's time grows linearly in B).",
     "kernel_choice": "MMDAgg's Gaussian bandwidths on a log-σ axis: each kernel's statistic "
     "over its level-corrected threshold q_λ(u_α). Above the dashed line at 1 a bandwidth "
     "rejects (green), and MMDAgg rejects when any does; the dotted line is the median "
