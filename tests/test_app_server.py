@@ -375,3 +375,54 @@ def test_a_callback_error_goes_to_the_log_not_to_the_browser(caplog):
     finally:
         pn.config.exception_handler = before
     assert "unexpected error in a callback" in caplog.text and "xxxxxxxxxx" in caplog.text
+
+
+def test_one_change_of_omega_redraws_three_plots_with_one_walk_of_the_page():
+    """``ParamsStream``: the three plots that follow ω update inside one freeze of the
+    document's model graph, so Bokeh recomputes it once per change instead of once per
+    plot (``kmeviz_apps._common.ParamsStream``)."""
+    from bokeh.document import Document
+    from kmeviz_apps._common import page
+    from kmeviz_apps.circular_explorer import CircularExplorer
+    from panel.io.state import set_curdoc
+
+    explorer = CircularExplorer(n=200)
+    doc = Document()
+    page("test", [explorer.controls()], [pn.Column(*(
+        pn.pane.HoloViews(getattr(explorer, view)()) for view in
+        ("samples_view", "circle_view", "objective_view")))]).server_doc(doc)
+    walks = []
+    recompute = doc.models.recompute
+    doc.models.recompute = lambda: (walks.append(1), recompute())[1]
+    with set_curdoc(doc):
+        explorer.angle = 75.0
+    assert len(walks) == 1
+
+
+def test_the_runtime_panel_times_every_null_at_a_capped_b():
+    """The runtime panel compares the nulls at B = min(B, RUNTIME_RESAMPLES) and says so
+    in its title: timing every null at B = 5000 was the Bootstrap explorer's slowest view
+    (3 s, issue 29)."""
+    from kmeviz_apps.bootstrap_explorer import RUNTIME_RESAMPLES, BootstrapExplorer
+
+    from kmeviz import viz
+
+    shown = BootstrapExplorer(n=100, n_resamples=5000).runtime_view()
+    assert shown.opts.get().kwargs["title"] == f"Runtime of each null (B = {RUNTIME_RESAMPLES})"
+    assert f"B = min(B, {RUNTIME_RESAMPLES})" in viz.CAPTIONS["runtime"]
+    shown = BootstrapExplorer(n=100, n_resamples=50).runtime_view()
+    assert shown.opts.get().kwargs["title"] == "Runtime of each null (B = 50)"
+
+
+def test_the_server_keeps_its_start_up_heap_out_of_the_collectors_sight():
+    """``freeze_startup_heap``: after it, a full collection walks only what was made
+    since (every closed session triggers one)."""
+    import gc
+
+    from kmeviz_apps.server import freeze_startup_heap
+
+    try:
+        freeze_startup_heap()
+        assert gc.get_freeze_count() > 100_000
+    finally:
+        gc.unfreeze()
