@@ -16,7 +16,6 @@ import time
 import holoviews as hv
 import panel as pn
 import param
-from kmeviz_apps._lazy import when_shown
 from kmeviz_apps._progressive import Parts
 from kmeviz_apps._url import plain, sync_with_url, url_parameters
 from kmeviz_apps.server import BUDGET, configure_server
@@ -30,9 +29,6 @@ log = logging.getLogger("kmeviz.apps")
 #: Kernel choices offered by every app: label -> factory of one scale parameter.
 KERNELS = {"Gaussian": K.GaussianKernel, "Laplace": K.LaplaceKernel,
            "IMQ (β = −1/2)": lambda c: K.IMQKernel(c, -0.5)}
-
-#: the height a row of plots keeps before it is built (a plot and its caption)
-ROW_HEIGHT = 460
 
 CSS = """
 .kmeviz-caption { color: #555; font-size: 0.9em; margin-top: -6px; }
@@ -260,10 +256,8 @@ class Explorer(pn.viewable.Viewer):
                       sizing_mode="stretch_width")
 
     def main(self) -> list:
-        """``first_row``, then every further row of ``PLOTS``, each built when it scrolls
-        into view (``_lazy``: a plot costs the server about 0.2 s per session)."""
-        return [self.first_row(), *(when_shown(functools.partial(self.plot_row, row),
-                                               ROW_HEIGHT) for row in self.PLOTS[1:])]
+        """``first_row``, then every further row of ``PLOTS``."""
+        return [self.first_row(), *(self.plot_row(row) for row in self.PLOTS[1:])]
 
     def failures(self) -> dict:
         """{view: message} for each view (summary and plots) that shows an error message

@@ -195,8 +195,7 @@ class CircularExplorer(Explorer):
         return [pn.Row(self._median_button, self._redraw_button)]
 
     def first_row(self) -> pn.Column:
-        """The summary above the first two plots (the other two are built when they
-        scroll into view)."""
+        """The summary above the first two plots."""
         return pn.Column(pn.Row(self.live_summary(), sizing_mode="stretch_width"),
                          self.plot_row(self.PLOTS[0]), sizing_mode="stretch_width")
 

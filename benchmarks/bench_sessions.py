@@ -8,12 +8,8 @@ loading spinner for ``QUIET`` seconds and has drawn its plots. The server's CPU 
 counted. Capacity is 60 s divided by the CPU of an opened session: sessions per core per
 minute.
 
-Rows below the window are built only when scrolled into view (``kmeviz_apps._lazy``),
-so the window's height (``--viewport WxH``, default 1400x1000) sets how many plots an
-opened page costs.
-
-``python -m benchmarks.bench_sessions [--sessions N] [--viewport WxH] [serve arguments]``;
-needs Debian's chromium.
+``python -m benchmarks.bench_sessions [--sessions N] [serve arguments]``; needs Debian's
+chromium.
 """
 
 from __future__ import annotations
@@ -33,13 +29,9 @@ QUIET = 1.0
 DRAWN = ".kmeviz-summary, .kmeviz-error"
 
 
-#: the browser window of every session (``--viewport WxH``)
-VIEWPORT = {"width": 1400, "height": 1000}
-
-
 def _open(browser, url: str, timeout: float = 120.0) -> float:
     """Open ``url`` in a new context and wait until it is drawn and quiet; its seconds."""
-    context = browser.new_context(viewport=VIEWPORT)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     t0 = time.monotonic()
     page.goto(url, timeout=timeout * 1000)
@@ -87,12 +79,8 @@ def run(quick: bool = False, server_args: tuple = ()):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_sessions")
     parser.add_argument("--sessions", type=int, default=5)
-    parser.add_argument("--viewport", default="1400x1000",
-                        help="browser window WxH (rows below it are not built)")
     args, serve_args = parser.parse_known_args()
-    width, height = (int(v) for v in args.viewport.split("x"))
-    VIEWPORT.update(width=width, height=height)
     rows = measure(args.sessions, tuple(serve_args))
-    print_table(f"Server CPU per opened session ({args.viewport} window)",
-                ["explorer", "first session CPU (s)", "CPU per later session (s)",
-                 "sessions / core / min", "first open (s)", "later open p50 (s)"], rows)
+    print_table("Server CPU per opened session", ["explorer", "first session CPU (s)",
+                "CPU per later session (s)", "sessions / core / min", "first open (s)",
+                "later open p50 (s)"], rows)

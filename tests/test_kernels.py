@@ -63,6 +63,27 @@ def test_spectral_frequencies_reproduce_kernel(kernel, rng):
     np.testing.assert_allclose(approx, kernel(X), atol=8e-3)
 
 
+def test_imq_takes_the_authors_beta_below_minus_one(rng):
+    """The IMQ kernel of Kalinke et al.'s experiments: β′ = −(d + ½)/(2ξ) with ξ = 4a/(2 + a),
+    a = 1/12 (about −48.4 at d = 15), c′ a few median distances. Its values are tiny
+    (k(0) = c^{2β} ≈ 1e-96), so each check is relative to k(0): the Gram against the
+    formula to 1e-10, positive semi-definite, and Bochner with 400k frequencies to 8e-3
+    (5 standard errors of a mean of cosines, as above)."""
+    a = 0.25 / 3
+    beta = -(15 + 0.5) / (2 * 4 * a / (2 + a))
+    kernel = K.IMQKernel(c=10.0, beta=beta)
+    assert kernel.beta == pytest.approx(-48.44, abs=0.01)
+    X, Y = rng.normal(size=(30, 15)) * 2, rng.normal(size=(20, 15)) * 2
+    expected = np.array([[slow_kernel(kernel, x, y) for y in Y] for x in X])
+    np.testing.assert_allclose(kernel(X, Y) / kernel.value_at_zero,
+                               expected / kernel.value_at_zero, rtol=1e-10)
+    assert np.linalg.eigvalsh(kernel(X) / kernel.value_at_zero).min() > -1e-10
+    Z = rng.normal(size=(6, 2)) * 2
+    W = kernel.sample_frequencies(400_000, 2, rng=7)
+    approx = np.cos((Z[:, None, :] - Z[None, :, :]) @ W.T).mean(-1)
+    np.testing.assert_allclose(approx, kernel(Z) / kernel.value_at_zero, atol=8e-3)
+
+
 def test_frequency_sampling_is_seeded():
     k = K.GaussianKernel(2.0)
     np.testing.assert_array_equal(

@@ -116,9 +116,12 @@ def effective_dimension_plot(lams, N, *, lam_m: float | None = None,
 
 
 def rules_bars(counts: dict) -> hv.Bars:
-    """Landmark counts recommended by each rule (log scale)."""
+    """Landmark counts recommended by each rule (log scale; the bars start at half the
+    smallest count, as a log axis has no 0)."""
+    positive = [float(v) for v in counts.values() if float(v) > 0]
+    bottom = 0.5 * min(positive) if positive else 0.5
     return hv.Bars(list(counts.items()), "rule", "landmarks m").opts(
-        title="How many landmarks?", logy=True, **size(340),
+        title="How many landmarks?", logy=True, ylim=(bottom, None), **size(340),
         color=COLOR_ACCENT, xrotation=20, show_grid=True)
 
 

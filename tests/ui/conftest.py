@@ -43,14 +43,6 @@ def browser_type_launch_args(browser_type_launch_args):
 
 
 @pytest.fixture(scope="session")
-def browser_context_args(browser_context_args):
-    """A page tall enough that every row of an explorer is in view, so that rows built
-    when scrolled into view (``kmeviz_apps._lazy``) are built; ``test_lazy_rows.py``
-    scrolls a short page itself."""
-    return {**browser_context_args, "viewport": {"width": 1400, "height": 2600}}
-
-
-@pytest.fixture(scope="session")
 def server_url():
     """``python -m kmeviz_apps serve`` on a free loopback port, for the whole session."""
     with running_server() as url:
