@@ -5,10 +5,27 @@ import scipy.linalg
 import kmeviz as K
 
 
+def butterflies(a):
+    """The textbook in-place butterfly transform of one vector (slow, obvious)."""
+    a, h = a.copy(), 1
+    while h < a.size:
+        for i in range(0, a.size, 2 * h):
+            for j in range(i, i + h):
+                a[j], a[j + h] = a[j] + a[j + h], a[j] - a[j + h]
+        h *= 2
+    return a
+
+
 def test_fwht_equals_hadamard_matrix(rng):
-    for n in (1, 2, 8, 64):
+    """One Sylvester block (n ≤ 64) and products of two (128, 2048 = 2⁶ · 2⁵) against
+    the matrix; three blocks (2¹³) against the butterflies. Sums of ±entries of N(0, 1)
+    values in another order: 1e-12 absolute (ulp of sums of at most 2¹³ terms ≈ 1e-13)."""
+    for n in (1, 2, 8, 64, 128, 2048):
         A = rng.normal(size=(3, n))
         np.testing.assert_allclose(K.fwht(A), A @ scipy.linalg.hadamard(n), atol=1e-12)
+    A = rng.normal(size=(2, 2, 2**13))
+    np.testing.assert_allclose(K.fwht(A)[1, 0], butterflies(A[1, 0]), atol=1e-11)
+    assert K.fwht(A).shape == A.shape
     with pytest.raises(ValueError, match="power-of-two"):
         K.fwht(np.ones(6))
 
