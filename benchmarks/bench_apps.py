@@ -225,3 +225,7 @@ def run(quick: bool = False):
     print_table("Dashboard latency in Chromium: widget change -> new value rendered (targets: "
                 "Bootstrap α p50 < 0.15 s, p95 < 0.3 s; other cheap changes p50 < 0.25 s)",
                 ["app", "change", "p50 (s)", "p95 (s)", "changes"], rows)
+
+
+if __name__ == "__main__":
+    run()
