@@ -1,5 +1,6 @@
 """``kmeviz reproduce``: every figure's quick version writes a non-empty table and a PNG."""
 
+import numpy as np
 import pandas as pd
 import pytest
 from kmeviz_apps.cli import main
@@ -47,6 +48,25 @@ def test_fig8b_plot_sets_the_papers_runtimes_beside_ours():
     assert runtimes.loc["Gamma", "paper (s)"] == 0.73
     assert runtimes.loc["Pearson", "kmeviz, all 10 (s)"] == pytest.approx(2.0)
     assert runtimes.loc["Pearson", "kmeviz, one test (s)"] == pytest.approx(0.2)
+
+
+def test_nystrom_fig1_marks_the_papers_order_of_m_and_the_empirical_error():
+    """Each n of Chatalic et al.'s Fig. 1 has a vertical line at m = √n log √n and a
+    horizontal one at the empirical error, and the RFF curve says that its error is
+    measured in its own feature space (the paper: not comparable with H)."""
+    import holoviews as hv
+
+    from kmeviz.viz.figures import figure_plot
+
+    table = pd.DataFrame({"n": [100] * 3, "estimator": ["empirical", "nystrom", "rff"],
+                          "m": [100, 10, 10], "mean_error": [0.05, 0.2, 0.04],
+                          "p05": [0.04, 0.1, 0.03], "p95": [0.06, 0.3, 0.05]})
+    plot = figure_plot(FIGURES["nystrom-fig1"], table)
+    vlines = [e.data for e in plot.traverse(lambda e: e, [hv.VLine])]
+    hlines = [e.data for e in plot.traverse(lambda e: e, [hv.HLine])]
+    assert vlines == [pytest.approx(10 * np.log(10))] and hlines == [pytest.approx(0.05)]
+    labels = {e.label for e in plot.traverse(lambda e: e, [hv.Curve])}
+    assert "RFF (own feature space, not comparable)" in labels
 
 
 def test_cli_shows_a_progress_bar_while_a_figure_runs(capsys, tmp_path):

@@ -44,6 +44,11 @@ class FigureSpec:
     facet: str | None = None  # one panel per value of this column
     paper_values: pd.DataFrame | None = field(default=None, compare=False)
     note: str = ""
+    #: legend label of a series value, where the value alone would mislead
+    labels: dict = field(default_factory=dict, compare=False)
+    #: reference marks of one panel: ``marks(panel_table)`` -> [(kind, value, label)], kind
+    #: "x" (a vertical line) or "y" (a horizontal one)
+    marks: Callable[[pd.DataFrame], list] | None = field(default=None, compare=False)
 
     def run(self, *, quick: bool = False, rng: int = 0, progress=None) -> pd.DataFrame:
         """The figure's table (quick: seconds; full: the counts of docs/results);
@@ -84,6 +89,23 @@ def _nystrom_fig1(quick, rng, progress=None):
                                   rng=np.random.default_rng(rng), progress=progress)
     return nystrom_error_vs_m((1_000, 10_000), n_repeats=20, rng=np.random.default_rng(rng),
                               progress=progress)
+
+
+#: the Nyström figures' legend: the random-feature embedding's error is a distance in its
+#: own feature space, which Chatalic et al. say "cannot be compared directly" with H
+NYSTROM_LABELS = {"rff": "RFF (own feature space, not comparable)",
+                  "empirical": "empirical (all n points)"}
+
+
+def nystrom_marks(panel: pd.DataFrame) -> list:
+    """Chatalic et al.'s reference marks on one n: m = √n log √n (Thm 4.1's order, where
+    Nyström reaches the empirical error) and the empirical estimator's mean error."""
+    n = int(panel["n"].iloc[0])
+    marks = [("x", float(np.sqrt(n) * np.log(np.sqrt(n))), "m = √n log √n")]
+    empirical = panel.loc[panel["estimator"] == "empirical", "mean_error"]
+    if len(empirical):
+        marks.append(("y", float(empirical.mean()), "empirical error"))
+    return marks
 
 
 def _nystrom_mmd(quick, rng, progress=None):
@@ -164,16 +186,19 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in [
     FigureSpec("nystrom-fig1", "Nyström KME (Chatalic et al.)", "Fig. 1: embedding error vs "
                "m (exact, App. G)", _nystrom_fig1, x="m", y="mean_error", xlabel="m (landmarks)",
                ylabel="embedding error ||μ̂ - μ||",
-               series="estimator", logx=True, logy=True, interval=("p05", "p95"), facet="n"),
+               series="estimator", logx=True, logy=True, interval=("p05", "p95"), facet="n",
+               labels=NYSTROM_LABELS, marks=nystrom_marks),
     FigureSpec("nystrom-mmd", "Nyström KME (Chatalic et al.)", "Sec. 6.1 / Thm 5.1: MMD "
                "error vs m (exact, App. G)", _nystrom_mmd, x="m", y="mean_error",
                xlabel="m (landmarks per sample)", ylabel="|MMD - MMD̂|",
                series="estimator", logx=True, logy=True, interval=("p05", "p95"), facet="n",
+               labels=NYSTROM_LABELS, marks=nystrom_marks,
                note="ρ₂ is the paper's mixture shifted by 1 along the first axis"),
     FigureSpec("nystrom-fig2", "Nyström KME (Chatalic et al.)", "Fig. 2 on real data: "
                "embedding error vs m (NYC taxi, exact)", _nystrom_fig2, x="m",
                y="mean_error", xlabel="m (landmarks)", ylabel="embedding error ||μ̂ - μ||",
                series="estimator", logx=True, logy=True, interval=("p05", "p95"), facet="n",
+               labels=NYSTROM_LABELS, marks=nystrom_marks,
                note="ρ uniform over the 8784 standardised hourly NYC taxi records installed "
                     "with HoloViews (d = 3), standing in for the paper's Intel Lab data"),
     FigureSpec("nksd-fig1a", "Nyström KSD (Kalinke et al.)", "Fig. 1a: runtime per test vs "

@@ -29,10 +29,19 @@ def _panel(spec, df: pd.DataFrame, title: str) -> hv.Overlay:
                     else {"fill_color": color, "line_alpha": 0})
             layers.append(hv.Spread(band, kdims, [spec.y, "_neg", "_pos"])
                           .opts(alpha=0.1, **fill))
-        layers.append(hv.Curve(part, kdims, vdims, label=str(label)).opts(color=color))
+        legend = spec.labels.get(label, str(label))
+        layers.append(hv.Curve(part, kdims, vdims, label=legend).opts(color=color))
         layers.append(hv.Scatter(part, kdims, vdims).opts(color=color))
     if spec.hline is not None:
         layers.append(hv.HLine(spec.hline).opts(color="black"))
+    for kind, value, text in (spec.marks(df) if spec.marks else []):
+        line = hv.VLine(value) if kind == "x" else hv.HLine(value)
+        layers.append(line.opts(color="gray", linestyle="dashed")
+                      if _backend() == "matplotlib" else
+                      line.opts(color="gray", line_dash="dashed"))
+        where = (value, df[spec.y].max()) if kind == "x" else (df[spec.x].min(), value)
+        layers.append(hv.Text(*where, f" {text}", halign="left", valign="top",
+                              fontsize=8).opts(color="gray"))
     return hv.Overlay(layers).opts(title=title, logx=spec.logx, logy=spec.logy,
                                    xlabel=spec.xlabel or spec.x, ylabel=spec.ylabel or spec.y)
 
