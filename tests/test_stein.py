@@ -13,7 +13,8 @@ from kmeviz.gof.test import (
 )
 from kmeviz.kernels import SteinKernel
 
-KERNELS = [K.GaussianKernel(1.3), K.IMQKernel(c=1.0, beta=-0.5), K.IMQKernel(c=0.7, beta=-0.8)]
+KERNELS = [K.GaussianKernel(1.3), K.IMQKernel(c=1.0, beta=-0.5), K.IMQKernel(c=0.7, beta=-0.8),
+           K.IMQKernel(c=2.0, beta=-3.0)]  # β ≤ −1: the L1 IMQ construction's range
 MIXTURE = K.GaussianMixture([[-1.0, 0.5, 0.0], [1.5, -0.5, 1.0]], [0.8**2, 1.2**2], [0.3, 0.7])
 
 
@@ -34,7 +35,7 @@ def stein_by_finite_differences(kernel, target, x, y, h=1e-4):
     return sx @ sy * base(kernel, x, y) + sy @ grad_x + sx @ grad_y + mixed
 
 
-@pytest.mark.parametrize("kernel", KERNELS, ids=["gauss", "imq", "imq-c0.7-b-0.8"])
+@pytest.mark.parametrize("kernel", KERNELS, ids=["gauss", "imq", "imq-c0.7-b-0.8", "imq-c2-b-3"])
 def test_stein_kernel_matches_finite_differences(kernel, rng):
     X = rng.normal(size=(6, 3))
     H = SteinKernel(kernel, MIXTURE)(X)
@@ -270,7 +271,7 @@ STD = K.NormalTarget(np.zeros(2))
     (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), wild="gaussian"), ValueError, "wild"),
     (lambda: K.ksd_test(GOOD_X, STD, K.IMQKernel(), alpha=1.5), ValueError, "alpha"),
     (lambda: K.IMQKernel(c=1.0, beta=0.5), ValueError, "beta"),
-    (lambda: K.IMQKernel(c=1.0, beta=-1.0), ValueError, "beta"),
+    (lambda: K.IMQKernel(c=1.0, beta=float("-inf")), ValueError, "beta"),
     (lambda: K.IMQKernel(c=1.0, beta=0.0), ValueError, "beta"),
     (lambda: K.IMQKernel(c=0.0), ValueError, "c must be > 0"),
     (lambda: K.IMQKernel(c=-1.0), ValueError, "c must be > 0"),
