@@ -181,8 +181,8 @@ def freeze_startup_heap() -> None:
     """Move everything the server holds after start-up (Panel, HoloViews, Bokeh, numpy and
     the explorers' modules: about 250 000 objects) out of the garbage collector's sight
     (``gc.freeze``). Each closed session triggers a full collection (Panel schedules one),
-    and so do the many small objects a new page's Bokeh models are; walking the start-up
-    heap cost 0.1 s each time. Objects made later are collected as before."""
+    and building a page's many Bokeh models triggers the collector's own; walking the
+    start-up heap cost 0.1 s each time. Objects made later are collected as before."""
     for slug in EXPLORERS:
         explorer_class(slug)  # imports the explorer's module
     import holoviews.plotting.bokeh  # noqa: F401 - the backend every page draws with
