@@ -2,7 +2,7 @@
 [--compute-threads C] [--num-procs P] [--allow-websocket-origin HOST[:PORT] ...]
 [--prefix /PATH] [--basic-auth PASSWORD|FILE] [--cookie-secret S] [--admin] [--warm]
 [--reuse-sessions] [--oauth-provider P --oauth-key K --oauth-secret S ...]`` and
-``kmeviz reproduce list | all | NAME [--quick] [--out DIR] [--rng SEED]`` and
+``kmeviz reproduce list | all | NAME [--quick] [--out DIR] [--rng SEED] [--workers N]`` and
 ``kmeviz compare FILE [FILE2] [--group COL --groups A B] ...`` (``compare_cli``)."""
 
 from __future__ import annotations
@@ -40,6 +40,18 @@ def seed(text: str) -> int:
                                          ) from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
+    return value
+
+
+def workers(text: str) -> int:
+    """An argparse type: a process count from 1 to 64."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer from 1 to 64, got {text!r}"
+                                         ) from None
+    if not 1 <= value <= 64:
+        raise argparse.ArgumentTypeError(f"must be an integer from 1 to 64, got {value}")
     return value
 
 
@@ -109,6 +121,9 @@ def main(argv=None) -> int:
                      help="few draws: each figure in well under a minute")
     rep.add_argument("--out", default="reproductions", help="folder for NAME.csv and NAME.png")
     rep.add_argument("--rng", type=seed, default=0, help="seed (default 0)")
+    rep.add_argument("--workers", type=workers, default=1,
+                     help="processes that run the trials (default 1; the tables do not "
+                          "depend on it, but for measured runtimes)")
     rep.add_argument("--overwrite", action="store_true",
                      help="replace NAME.csv and NAME.png if they exist (never through a "
                           "symbolic link)")

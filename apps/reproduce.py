@@ -1,12 +1,14 @@
-"""``kmeviz reproduce list | all | NAME [--quick] [--out DIR] [--rng SEED]``: rerun a figure
-of the papers and write its table (NAME.csv) and plot (NAME.png, HoloViews' matplotlib
-backend, no browser needed)."""
+"""``kmeviz reproduce list | all | NAME [--quick] [--out DIR] [--rng SEED]
+[--workers N]``: rerun a figure of the papers and write its table (NAME.csv) and plot
+(NAME.png, HoloViews' matplotlib backend, no browser needed)."""
 
 from __future__ import annotations
 
 import importlib.util
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 
 from kmeviz_apps._files import OutputError, check_writable, output_folder, write_file
 from tqdm import tqdm
@@ -57,16 +59,21 @@ def output_files(name: str, out, *, overwrite: bool):
 
 
 def reproduce(name: str, *, quick: bool = False, out=".", rng: int = 0,
-              progress=None, overwrite: bool = False) -> dict:
+              progress=None, overwrite: bool = False, workers: int = 1) -> dict:
     """Run figure ``name`` and write ``out/name.csv`` and ``out/name.png`` (never through a
     symbolic link; an existing file only with ``overwrite``, checked before the run);
-    returns the paths and the wall time. ``progress(done, total)`` follows the trials."""
+    returns the paths and the wall time. ``progress(done, total)`` follows the trials;
+    ``workers`` > 1 runs them on that many processes (same table, but for runtimes)."""
     from kmeviz.viz.figures import save_png  # HoloViews' matplotlib backend
 
     spec = figure(name)
     csv, png = output_files(name, out, overwrite=overwrite)
     t0 = time.perf_counter()
-    table = spec.run(quick=quick, rng=rng, progress=progress)
+    if workers > 1:
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+            table = spec.run(quick=quick, rng=rng, progress=progress, executor=pool)
+    else:
+        table = spec.run(quick=quick, rng=rng, progress=progress)
     run_s = time.perf_counter() - t0
     write_file(csv, lambda path: table.to_csv(path, index=False), overwrite=overwrite)
     write_file(png, lambda path: save_png(spec, table, path), overwrite=overwrite)
@@ -96,7 +103,8 @@ def main(args) -> int:
         progress, bar = progress_bar(name)
         try:
             done = reproduce(name, quick=args.quick, out=args.out, rng=args.rng,
-                             progress=progress, overwrite=args.overwrite)
+                             progress=progress, overwrite=args.overwrite,
+                             workers=args.workers)
         finally:
             bar.close()
         print(f"{name}: {done['csv']} and {done['png']} in {done['total_s']:.1f} s"

@@ -54,6 +54,7 @@ from .kernels.collection import (
     ksdagg_kernels,
     mmdagg_kernels,
 )
+from .kernels.defaults import l1_imq_kernel
 from .loading import LoadReport, load_samples
 from .registry import GOF_TESTS, MMD_TESTS
 from .results import TestResult
@@ -125,6 +126,7 @@ __all__ = [
     "circular_ensemble",
     "fwht",
     "median_heuristic",
+    "l1_imq_kernel",
     "mmd2",
     "mmd2_block",
     "mmd2_fastmmd",

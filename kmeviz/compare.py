@@ -164,7 +164,8 @@ def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
          else check_samples(X, "X", min_samples=2))
 
     def run(spec, rng):
-        collection = "kernel collection" in spec.needs  # aggregated: its own kernels
+        # aggregated tests and L2 SechExp build their own kernels
+        collection = "kernel collection" in spec.needs or "own kernel" in spec.needs
         chosen = default_gof_kernel(X, spec.needs) if kernel is None or collection else kernel
         return ksd_test(X, target, chosen, estimator=spec.estimator,
                         n_resamples=n_resamples, alpha=alpha, rng=rng)

@@ -99,7 +99,8 @@ def test_ksd_power_is_rejection_rates_on_ksd_tests():
 
     def nystrom(data, *, alpha, rng):
         target, X = data
-        return K.ksd_test(X, target, K.IMQKernel(), estimator="nystrom", n_landmarks=31,
+        # m = int(4√60) = 30, the authors' int(4 * np.sqrt(n))
+        return K.ksd_test(X, target, K.IMQKernel(), estimator="nystrom", n_landmarks=30,
                           n_resamples=49, alpha=alpha, rng=rng)
 
     direct = rejection_rates(lambda g: draw_problem("laplace", 2, 60, g),

@@ -302,12 +302,20 @@ def test_type_one_error_bounded_subset():
 
 
 def test_experiment_runners_are_tidy_and_report_progress():
-    from kmeviz.experiments.ksd import PAPER_METHODS, ksd_power, ksd_runtime_vs_n, landmark_methods
+    from kmeviz.experiments.ksd import (
+        FIG1_METHODS,
+        PAPER_METHODS,
+        ksd_power,
+        ksd_runtime_vs_n,
+        landmark_methods,
+    )
 
     calls = []
     df = ksd_runtime_vs_n([60, 120], d=3, n_repeats=1, n_resamples=20, rng=0,
                           progress=lambda done, total: calls.append((done, total)))
-    assert list(df.columns) == ["n", "test", "repeat", "runtime_s"] and len(df) == 8
+    # every test of Fig. 1 (FIG1_METHODS, 11) at each n
+    assert list(df.columns) == ["n", "test", "repeat", "runtime_s"] and len(df) == 22
+    assert set(df.test) == set(FIG1_METHODS)
     assert calls[-1] == (2, 2) and (df.runtime_s > 0).all()  # one trial per n
     power = ksd_power("student-t", [2], n=80, n_repeats=2, n_resamples=20, rng=1)
     assert set(power.test) == set(PAPER_METHODS) and (power.repeats == 2).all()

@@ -1,4 +1,5 @@
-"""The competitors of Kalinke et al. Fig. 1: RFF-KSD (Gauss, Cauchy), L1 IMQ and FSSD-opt,
+"""The competitors of Kalinke et al. Fig. 1: RFF-KSD (Gauss, Cauchy), L1 IMQ, L2 SechExp and
+FSSD-opt,
 and the Cauchy kernel. Each is checked against something independent: a slow loop with
 finite differences, a closed form (scipy's multivariate t density), a gradient by finite
 differences, and the type-I error law."""
@@ -8,10 +9,19 @@ import pytest
 from scipy import stats
 from scipy.optimize import approx_fprime
 
-from kmeviz import CauchyKernel, GaussianKernel, IMQKernel, NormalTarget, ksd_test
+from kmeviz import (
+    CauchyKernel,
+    GaussianKernel,
+    IMQKernel,
+    NormalTarget,
+    ksd_test,
+    l1_imq_kernel,
+    median_heuristic,
+)
 from kmeviz.experiments import COMPETITOR_METHODS, ksd_power
-from kmeviz.gof.features import FourierSteinFeatures, IMQSteinFeatures
+from kmeviz.gof.features import FourierSteinFeatures, IMQSteinFeatures, SechExpSteinFeatures
 from kmeviz.gof.fssd import optimise_locations, power_criterion
+from kmeviz.kernels.defaults import l1_imq_parameters
 
 
 def test_cauchy_kernel_gram_is_the_product_formula_and_its_frequencies_are_laplace(rng):
@@ -171,3 +181,85 @@ def test_type_one_error_of_the_competitors_bounded():
 @pytest.mark.slow
 def test_type_one_error_of_the_competitors():
     _size_within_99(1000, rng=12)
+
+
+def test_l2_sechexp_features_are_the_stein_operator_on_the_tilted_sech_features(rng):
+    """Ξ_ij = w_j [s(x_i) f_j(x_i) + ∇f_j(x_i)] with f_j(x) = A(x) A(z_j) Π sech(s(x - z_j)),
+    A(x) = exp(t Σ √(1 + (x - m)²)), against a direct product formula and central
+    differences."""
+    d, J = 3, 4
+    X = rng.normal(size=(7, d))
+    S = NormalTarget(np.zeros(d)).score(X)
+    feats = SechExpSteinFeatures(X, J, np.random.default_rng(5))
+    xi, top = feats.tensor(X, S)
+
+    def f(x, j):
+        tilt = feats.tilt * (np.sum(np.sqrt(1 + (x - feats.center) ** 2))
+                             + np.sum(np.sqrt(1 + (feats.centers[j] - feats.center) ** 2)))
+        return np.exp(tilt) / np.prod(np.cosh(feats.rate * (x - feats.centers[j])))
+
+    weights = np.exp(feats.log_weights)
+    h = 1e-6
+    slow = np.empty_like(xi)
+    for i, x in enumerate(X):
+        for j in range(J):
+            grad = [(f(x + e, j) - f(x - e, j)) / (2 * h) for e in np.eye(d) * h]
+            slow[i, :, j] = weights[j] * (S[i] * f(x, j) + np.array(grad))
+    np.testing.assert_allclose(xi * np.exp(top), slow, rtol=1e-6)
+    # the authors' constants: γ = 1/4 (a = 1/12, ξ = 4/25), u = 1/(ℓ √(π/2)) / (2ξ) for
+    # d > 1, sech rate 2u √(π/2), tilt u/25, ℓ the median L1 distance
+    from scipy.spatial.distance import pdist
+    u = 1.0 / (np.median(pdist(X, "cityblock")) * np.sqrt(np.pi / 2)) / (2 * 4 / 25)
+    assert feats.rate == pytest.approx(2 * u * np.sqrt(np.pi / 2), rel=1e-12)
+    assert feats.tilt == pytest.approx(u / 25, rel=1e-12)
+
+
+def test_l2_sechexp_features_have_mean_zero_under_the_target():
+    """Stein's identity for the tilted sech features: √n · mean Ξ / sd is O(1)."""
+    X = np.random.default_rng(2).normal(size=(20_000, 2))
+    feats = SechExpSteinFeatures(X[:500], 6, np.random.default_rng(1))
+    xi, _ = feats.tensor(X, -X)
+    z = np.sqrt(X.shape[0]) * xi.mean(axis=0) / xi.std(axis=0)
+    assert np.all(np.abs(z) < 4.5)  # 12 near-normal z-scores: P(any > 4.5) < 1e-4
+
+
+def test_l2_sechexp_builds_its_own_kernel_and_detects_laplace(rng):
+    target = NormalTarget(np.zeros(2))
+    with pytest.raises(TypeError, match="kernel=None"):
+        ksd_test(rng.normal(size=(50, 2)), target, GaussianKernel(), estimator="l2-sechexp")
+    X = rng.laplace(scale=1 / np.sqrt(2), size=(1000, 1))
+    res = ksd_test(X, NormalTarget(np.zeros(1)), estimator="l2-sechexp",
+                   null_covariance="target", rng=0)
+    assert res.kernel is None and res.reject and res.fitted["centers"].shape == (10, 1)
+
+
+def test_l1_imq_parameters_are_huggins_and_mackeys_closed_form(rng):
+    """β' = -(d + ½)/(2ξ), ξ = 4a/(2 + a), a = γ/3 = 1/12, so β' = -(d + ½)/0.32 and
+    c' = (1 - a/2) c/2 = 23c/48; the authors' kernel takes c = 4 × the median distance."""
+    for d in (1, 3, 15, 20):
+        c, beta = l1_imq_parameters(2.0, d)
+        assert beta == pytest.approx(-(d + 0.5) / 0.32, rel=1e-13)
+        assert c == pytest.approx(23 / 48 * 2.0, rel=1e-13)
+    X = rng.normal(size=(300, 15))
+    k = l1_imq_kernel(X)
+    assert k.beta == pytest.approx(-48.4375) and k.c == pytest.approx(
+        23 / 48 * 4 * median_heuristic(X), rel=1e-13)
+    feats = IMQSteinFeatures(IMQKernel(c=2.0), X.mean(axis=0), 3, np.random.default_rng(0))
+    assert (feats.c, feats.beta) == pytest.approx(l1_imq_parameters(2.0, 15))
+
+
+def test_the_authors_nominal_levels_and_kernels_per_experiment(rng):
+    from kmeviz.distributions.targets import GaussBernoulliRBM
+    from kmeviz.experiments.ksd import base_kernel, nominal_level
+
+    assert nominal_level("l1-imq", 0.05, 15) == 0.021
+    assert nominal_level("l2-sechexp", 0.05, 15) == 0.032
+    assert nominal_level("l1-imq", 0.05, 50, rbm=True) == pytest.approx(0.005)
+    assert nominal_level("l1-imq", 0.1, 4) == pytest.approx(0.1 / 1.6)
+    assert nominal_level("full", 0.05, 15) == 0.05
+    X = rng.normal(size=(200, 5))
+    rbm = GaussBernoulliRBM.random(5, 3, rng=0)
+    assert base_kernel("imq-paper", X, NormalTarget(np.zeros(5))).beta == pytest.approx(
+        -5.5 / 0.32)
+    assert base_kernel("imq-paper", X, rbm) == IMQKernel(c=1.0, beta=-0.5)
+    assert base_kernel("imq-4med", X, rbm).c == pytest.approx(100 * median_heuristic(X))

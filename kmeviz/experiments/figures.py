@@ -20,7 +20,15 @@ from ..distributions import EmpiricalDistribution, nyc_taxi
 from .aggregated import kernel_choice_power
 from .cme import sparsity_path
 from .fastmmd import FIG6_SIGMAS, fastmmd_type2_vs_L, kernel_family_mmd, type2_vs_epsilon
-from .ksd import FIG1_METHODS, ksd_power, ksd_runtime_vs_n
+from .fastmmd_accuracy import FIG5_LS, fastmmd_efficiency, fastmmd_error_vs_L
+from .ksd import (
+    FIG1_DIMENSIONS,
+    FIG1_METHODS,
+    ksd_power,
+    ksd_runtime_vs_n,
+    landmark_methods,
+    power_and_runtime_vs_n,
+)
 from .nystrom import nystrom_error_vs_m, nystrom_mmd_error_vs_m
 
 
@@ -31,7 +39,7 @@ class FigureSpec:
     name: str
     paper: str
     title: str
-    runner: Callable[..., pd.DataFrame]  # runner(quick, rng, progress)
+    runner: Callable[..., pd.DataFrame]  # runner(quick, rng, progress, executor)
     x: str
     y: str
     series: str
@@ -49,17 +57,35 @@ class FigureSpec:
     #: reference marks of one panel: ``marks(panel_table)`` -> [(kind, value, label)], kind
     #: "x" (a vertical line) or "y" (a horizontal one)
     marks: Callable[[pd.DataFrame], list] | None = field(default=None, compare=False)
+    #: whether the facets share their axes (False when their x measure different things)
+    shared_axes: bool = True
 
-    def run(self, *, quick: bool = False, rng: int = 0, progress=None) -> pd.DataFrame:
+    def run(self, *, quick: bool = False, rng: int = 0, progress=None,
+            executor=None) -> pd.DataFrame:
         """The figure's table (quick: seconds; full: the counts of docs/results);
-        ``progress(done, total)`` is called as the runner's trials finish."""
-        return self.runner(quick, rng, progress)
+        ``progress(done, total)`` is called as the runner's trials finish, and
+        ``executor`` (a ``concurrent.futures.Executor``) runs them in parallel (the
+        tables do not depend on it, but for measured runtimes)."""
+        return self.runner(quick, rng, progress, executor)
 
 
-def _fig6(quick, rng, progress=None):
+def _fig5(quick, rng, progress=None, executor=None):
+    return fastmmd_error_vs_L((4, 64, 512) if quick else FIG5_LS,
+                              n=300 if quick else 1000, n_trials=10 if quick else 1000,
+                              rng=rng, progress=progress, executor=executor)
+
+
+def _fig7(quick, rng, progress=None, executor=None):
+    if quick:  # panel (b) at n = 1000, L = 512 (its label keeps the paper's setting)
+        return fastmmd_efficiency(values={"a": (1_000, 3_000), "b": (8, 64)}, n_b=1_000,
+                                  L_b=512, rng=rng, progress=progress)
+    return fastmmd_efficiency(rng=rng, progress=progress)
+
+
+def _fig6(quick, rng, progress=None, executor=None):
     sigmas = FIG6_SIGMAS[::3] if quick else FIG6_SIGMAS
     df = kernel_family_mmd(sigmas, n=100 if quick else 200, n_draws=10 if quick else 100,
-                           rng=rng, progress=progress)
+                           rng=rng, progress=progress, executor=executor)
     return with_exact_series(df)
 
 
@@ -71,24 +97,27 @@ def with_exact_series(df: pd.DataFrame) -> pd.DataFrame:
     return df.assign(low=df["mean"] - df["std"], high=df["mean"] + df["std"])
 
 
-def _fig8a(quick, rng, progress=None):
+def _fig8a(quick, rng, progress=None, executor=None):
     Ls = (1, 4, 16, 64) if quick else (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
     return fastmmd_type2_vs_L(Ls, n=200 if quick else 1000, n_repeats=10 if quick else 100,
-                              n_resamples=200 if quick else 1000, rng=rng, progress=progress)
+                              n_resamples=200 if quick else 1000, rng=rng,
+                              progress=progress, executor=executor)
 
 
-def _fig8b(quick, rng, progress=None):
+def _fig8b(quick, rng, progress=None, executor=None):
     eps = (1.4, 2.2, 3.0) if quick else (1.2, 1.4, 1.6, 1.8, 2.0, 2.2, 2.4, 2.6, 2.8, 3.0)
     return type2_vs_epsilon(eps, n=200 if quick else 1000, n_repeats=10 if quick else 100,
-                            n_resamples=200 if quick else 1000, rng=rng, progress=progress)
+                            n_resamples=200 if quick else 1000, rng=rng,
+                            progress=progress, executor=executor)
 
 
-def _nystrom_fig1(quick, rng, progress=None):
+def _nystrom_fig1(quick, rng, progress=None, executor=None):
     if quick:
         return nystrom_error_vs_m((500,), ms=np.array([4, 16, 64, 256]), n_repeats=3,
-                                  rng=np.random.default_rng(rng), progress=progress)
+                                  rng=np.random.default_rng(rng),
+                                  progress=progress, executor=executor)
     return nystrom_error_vs_m((1_000, 10_000), n_repeats=20, rng=np.random.default_rng(rng),
-                              progress=progress)
+                              progress=progress, executor=executor)
 
 
 #: the Nyström figures' legend: the random-feature embedding's error is a distance in its
@@ -108,57 +137,87 @@ def nystrom_marks(panel: pd.DataFrame) -> list:
     return marks
 
 
-def _nystrom_mmd(quick, rng, progress=None):
+def _nystrom_mmd(quick, rng, progress=None, executor=None):
     if quick:
         return nystrom_mmd_error_vs_m((500,), ms=np.array([4, 16, 64, 256]), n_repeats=3,
-                                      rng=np.random.default_rng(rng), progress=progress)
+                                      rng=np.random.default_rng(rng),
+                                      progress=progress, executor=executor)
     return nystrom_mmd_error_vs_m((1_000, 4_000), ms=np.unique(np.geomspace(4, 1000, 10)
                                                                   .astype(int)),
-                                  n_repeats=10, rng=np.random.default_rng(rng), progress=progress)
+                                  n_repeats=10, rng=np.random.default_rng(rng),
+                                  progress=progress, executor=executor)
 
 
-def _nystrom_fig2(quick, rng, progress=None):
+def _nystrom_fig2(quick, rng, progress=None, executor=None):
     data = EmpiricalDistribution(nyc_taxi())
     if quick:
         return nystrom_error_vs_m((500,), ms=np.array([4, 16, 64, 256]), n_repeats=3,
-                                  mixture=data, rng=np.random.default_rng(rng), progress=progress)
+                                  mixture=data, rng=np.random.default_rng(rng),
+                                  progress=progress, executor=executor)
     return nystrom_error_vs_m((1_000, 4_000), ms=np.unique(np.geomspace(4, 2000, 12)
                                                             .astype(int)),
                               n_repeats=20, mixture=data, rng=np.random.default_rng(rng),
-                              progress=progress)
+                              progress=progress, executor=executor)
 
 
-def _nksd_fig1a(quick, rng, progress=None):
+def _nksd_fig1a(quick, rng, progress=None, executor=None):
     ns = (200, 400) if quick else (100, 500, 1000, 1500, 2000, 5000)
     raw = ksd_runtime_vs_n(ns, n_repeats=2 if quick else 10, n_resamples=100 if quick
-                           else 500, rng=rng, progress=progress)
+                           else 500, rng=rng, progress=progress, executor=executor)
     # the paper's average with its spread: median and the range over the repeats
     return raw.groupby(["n", "test"], as_index=False, sort=False).runtime_s.agg(
         runtime_s="median", low="min", high="max", repeats="size")
 
 
 def _power(problem, params_quick, params_full, n_quick, n_full, repeats_full):
-    def run(quick, rng, progress=None):
+    def run(quick, rng, progress=None, executor=None):
         return ksd_power(problem, params_quick if quick else params_full,
                          n=n_quick if quick else n_full, n_repeats=5 if quick else repeats_full,
                          n_resamples=100 if quick else 500, methods=FIG1_METHODS, rng=rng,
-                         progress=progress)
+                         progress=progress, executor=executor)
     return run
 
 
-def _mmdagg_power(quick, rng, progress=None):
+#: App. D.2's experiments: (problem, parameters, n, the paper's draw count)
+_APP_D2 = (("laplace", FIG1_DIMENSIONS, 1000, 500), ("student-t", FIG1_DIMENSIONS, 2000, 250),
+           ("rbm", (0.0, 0.02, 0.04, 0.06), 1000, 100))
+
+
+def _nksd_app_d2(quick, rng, progress=None, executor=None):
+    cases = (("laplace", (5,), 200, 5), ("rbm", (0.06,), 200, 5)) if quick else _APP_D2
+    frames = [ksd_power(problem, params, n=n, n_repeats=repeats, methods=landmark_methods(),
+                        n_resamples=100 if quick else 500, rng=rng, progress=progress,
+                        executor=executor)
+              for problem, params, n, repeats in cases]
+    return pd.concat(frames, ignore_index=True)
+
+
+def _nksd_app_d1(quick, rng, progress=None, executor=None):
+    return power_and_runtime_vs_n((200, 400) if quick else (500, 1000, 2000),
+                                  n_repeats=3 if quick else 100,
+                                  n_resamples=100 if quick else 500, rng=rng,
+                                  progress=progress, executor=executor)
+
+
+def _mmdagg_power(quick, rng, progress=None, executor=None):
     df = kernel_choice_power("blobs", (2.0, 3.0) if quick else (1.6, 2.0, 2.5, 3.0),
                              n=200 if quick else 500, n_repeats=4 if quick else 200,
-                             n_resamples=1000 if quick else 2000, rng=rng, progress=progress)
+                             n_resamples=1000 if quick else 2000, rng=rng,
+                             progress=progress, executor=executor)
     return df[df.kind != "single σ"].reset_index(drop=True)
 
 
-def _cme_fig1(quick, rng, progress=None):
+def _cme_fig1(quick, rng, progress=None, executor=None):
     if quick:
         return sparsity_path(n_train=80, n_test=200, gammas=np.geomspace(1e-1, 1e-4, 4),
-                             ranks=np.array([2, 8, 32, 80]), rng=rng, progress=progress)
-    return sparsity_path(rng=rng, progress=progress)
+                             ranks=np.array([2, 8, 32, 80]), rng=rng,
+                             progress=progress, executor=executor)
+    return sparsity_path(rng=rng, progress=progress, executor=executor)
 
+
+#: what the KSD figures' IMQ kernel is
+IMQ_NOTE = ("IMQ as the authors' script sets it: β', c' of the L1 IMQ construction "
+            "(kmeviz.l1_imq_kernel) for Laplace and Student-t, c = 1, β = -½ for the RBM")
 
 _FIG8B_PAPER = pd.DataFrame({
     "test": ["Bootstrap (exact MMD_b)", "Pearson", "Spectrum", "Gamma",
@@ -168,6 +227,19 @@ _FIG8B_PAPER = pd.DataFrame({
 })
 
 FIGURES: dict[str, FigureSpec] = {f.name: f for f in [
+    FigureSpec("fastmmd-fig5", "FastMMD (Zhao & Meng)", "Fig. 5: relative error of "
+               "FastMMD against L (blobs, ε = 4)", _fig5, x="L", y="mean_error",
+               series="method", facet="kind", logx=True, logy=True, interval=("low", "high"),
+               xlabel="L (basis functions)", ylabel="|MMD²_L − MMD²| / MMD² (mean)",
+               note="n = 1000 per sample, σ = 1; mean over trials ± 1.96 standard errors"),
+    FigureSpec("fastmmd-fig7", "FastMMD (Zhao & Meng)", "Fig. 7: time of exact, linear, "
+               "B-test and FastMMD (uniform boxes)", _fig7, x="x", y="runtime_s",
+               series="method", facet="panel", logx=True, logy=True,
+               xlabel="n per sample (a) or dimension d (b)", ylabel="seconds per MMD²",
+               shared_axes=False,
+               note="one call each, in one process on an otherwise idle machine (run it "
+                    "without --workers): the paper's (a) d = 16, L = 128 and (b) n = 10⁴, "
+                    "L = 8192"),
     FigureSpec("fastmmd-fig6", "FastMMD (Zhao & Meng)", "Fig. 6: MMD² of a Gaussian-kernel "
                "family on the ring data", _fig6, x="sigma", y="mean", series="estimator",
                xlabel="kernel bandwidth σ", ylabel="MMD²", facet="kind",
@@ -206,20 +278,32 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in [
                ylabel="seconds per test (median, range)", logx=True, logy=True,
                interval=("low", "high")),
     FigureSpec("nksd-fig1b", "Nyström KSD (Kalinke et al.)", "Fig. 1b: power, Laplace vs "
-               "N(0, I_d)", _power("laplace", [1, 5], [1, 5, 10, 15], 300, 1000, 300),
+               "N(0, I_d)", _power("laplace", [1, 5], FIG1_DIMENSIONS, 300, 1000, 500),
                x="parameter", y="rate", series="test", interval=("ci_low", "ci_high"),
-               xlabel="dimension d", ylabel="rejection rate (α = 0.05)"),
+               xlabel="dimension d", ylabel="rejection rate (α = 0.05)",
+               note=IMQ_NOTE),
     FigureSpec("nksd-fig1c", "Nyström KSD (Kalinke et al.)", "Fig. 1c: power, independent "
-               "t₅ vs N(0, 5/3 I_d)", _power("student-t", [1, 5], [1, 5, 10, 15], 300, 2000,
-                                               100),
+               "t₅ vs N(0, 5/3 I_d)", _power("student-t", [1, 5], FIG1_DIMENSIONS, 300, 2000,
+                                               250),
                x="parameter", y="rate", series="test", interval=("ci_low", "ci_high"),
-               xlabel="dimension d", ylabel="rejection rate (α = 0.05)"),
+               xlabel="dimension d", ylabel="rejection rate (α = 0.05)", note=IMQ_NOTE),
     FigureSpec("nksd-fig1d", "Nyström KSD (Kalinke et al.)", "Fig. 1d: power, RBM vs its "
                "perturbation σ", _power("rbm", [0.0, 0.06], [0.0, 0.02, 0.04, 0.06], 200, 1000,
-                                        50),
+                                        100),
                x="parameter", y="rate", series="test", interval=("ci_low", "ci_high"),
                hline=0.05, xlabel="perturbation σ", ylabel="rejection rate (α = 0.05)",
-               note="σ = 0 is the null: its rate is the type-I error (α = 0.05)"),
+               note="σ = 0 is the null: its rate is the type-I error (α = 0.05); IMQ "
+                    "c = 1, β = -½ as the paper sets for the RBM"),
+    FigureSpec("nksd-appD1", "Nyström KSD (Kalinke et al.)", "App. D.1: power against "
+               "runtime, n = 500, 1000, 2000 (d = 15; RBM σ = 0.02)", _nksd_app_d1,
+               x="runtime_s", y="rate", series="test", facet="problem", logx=True,
+               xlabel="seconds per test (mean)", ylabel="rejection rate (α = 0.05)",
+               note="each line joins a test's three sample sizes; " + IMQ_NOTE),
+    FigureSpec("nksd-appD2", "Nyström KSD (Kalinke et al.)", "App. D.2: Nyström sample "
+               "size m = c√n, c = 1, 4, 8", _nksd_app_d2, x="parameter", y="rate",
+               series="test", facet="problem", interval=("ci_low", "ci_high"),
+               xlabel="d (Laplace, Student-t) or σ (RBM)", shared_axes=False,
+               ylabel="rejection rate (α = 0.05)", note=IMQ_NOTE),
     FigureSpec("mmdagg-power", "MMDAgg (Schrab et al.)", "Choosing the kernel: power vs ε "
                "on the blob grid", _mmdagg_power, x="epsilon", y="rate", series="test",
                interval=("ci_low", "ci_high"), xlabel="ε (eigenvalue ratio of Q's blobs)",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -16,64 +17,121 @@ import pandas as pd
 from .._validation import check_choice, check_positive_int, check_rng
 from ..distributions.targets import GaussBernoulliRBM, NormalTarget, StudentTTarget
 from ..experiments.runners import _nested_progress, rejection_rates, run_trials, trial_seeds
+from ..gof.features import IMQSteinFeatures, feature_stein_test
 from ..gof.test import ksd_test
-from ..kernels import CauchyKernel, GaussianKernel, IMQKernel, median_heuristic
+from ..kernels import CauchyKernel, GaussianKernel, IMQKernel, checked_score, median_heuristic
 from ..kernels.collection import ksdagg_kernels
+from ..kernels.defaults import L1_IMQ_MEDIAN_FACTOR, l1_imq_kernel
 
 Progress = Callable[[int, int], None] | None
 
 
-#: label -> (method of ``ksd_test``, base kernel name, landmark factor c in m = c√n)
+#: label -> (method of ``ksd_test``, base kernel name, landmark factor c in m = c√n).
+#: "imq-paper" is the paper's IMQ of each experiment (``base_kernel``).
 PAPER_METHODS = {
-    "KSD IMQ": ("full", "imq", None),
-    "N-KSD IMQ (m = 4√n)": ("nystrom", "imq", 4.0),
+    "KSD IMQ": ("full", "imq-paper", None),
+    "N-KSD IMQ (m = 4√n)": ("nystrom", "imq-paper", 4.0),
     "KSD Gauss": ("full", "gauss", None),
     "N-KSD Gauss (m = 4√n)": ("nystrom", "gauss", 4.0),
-    "linear KSD IMQ": ("linear", "imq", None),
+    "linear KSD IMQ": ("linear", "imq-paper", None),
     "FSSD-rand Gauss": ("fssd", "gauss", None),
 }
 
+#: the same tests with the IMQ kernel c = 1, β = -½ in every experiment (kmeviz's
+#: default), the setting of kmeviz's first reproduction
+PAPER_METHODS_C1 = {label.replace("IMQ", "IMQ (c = 1, β = -½)"):
+                    (method, "imq" if kern == "imq-paper" else kern, factor)
+                    for label, (method, kern, factor) in PAPER_METHODS.items()}
+
 
 #: Huggins & Mackey's random feature Stein discrepancies and FSSD-opt, the competitors of
-#: Fig. 1 beyond ``PAPER_METHODS`` (J = 10 features or locations, the paper's choice), and
-#: KSDAgg, a later test run beside them;
-#: L1 IMQ takes c = 4 × median distance, their setting, and its null covariance from
-#: target draws (``_null_covariance``)
+#: Fig. 1 beyond ``PAPER_METHODS`` (J = 10 features or locations, the paper's choice).
+#: L1 IMQ and L2 SechExp take the configuration and the nominal levels of the authors'
+#: script (``_rbm_l1_imq_test``, ``nominal_level``) and their null covariance from target
+#: draws (``_null_covariance``)
 COMPETITOR_METHODS = {
     "L1 IMQ": ("l1-imq", "imq-4med", None),
+    "L2 SechExp": ("l2-sechexp", None, None),
     "Gauss RFF": ("rff", "gauss", None),
     "Cauchy RFF": ("rff", "cauchy", None),
     "FSSD-opt Gauss": ("fssd-opt", "gauss", None),
-    # KSDAgg (Schrab et al. 2022): its 10 IMQ bandwidths aggregated, B1 = B2 = D
-    "KSDAgg IMQ": ("ksdagg", "ksdagg", None),
 }
 
-#: every test of Kalinke et al. Fig. 1 that kmeviz implements (not L2 SechExp)
+#: every test of Kalinke et al. Fig. 1
 FIG1_METHODS = {**PAPER_METHODS, **COMPETITOR_METHODS}
+
+#: KSDAgg (Schrab et al. 2022), a later test run beside Fig. 1's: its 10 IMQ bandwidths
+#: aggregated, B1 = B2 = D
+KSDAGG_METHODS = {"KSDAgg IMQ": ("ksdagg", "ksdagg", None)}
+
+#: the dimensions of Fig. 1b and 1c (the authors' script: d ∈ {1, 3, 5, 7, 10, 15, 20})
+FIG1_DIMENSIONS = (1, 3, 5, 7, 10, 15, 20)
+
+#: nominal levels of L1 IMQ and L2 SechExp at α = 0.05 per d (γ = 1/4), from the
+#: authors' script: levels at which their simulated nulls hold 0.05
+L1_IMQ_NOMINAL = {1: 0.032, 3: 0.05, 5: 0.048, 7: 0.05, 10: 0.025, 15: 0.021, 20: 0.011}
+L2_SECHEXP_NOMINAL = {1: 0.05, 3: 0.042, 5: 0.047, 7: 0.034, 10: 0.035, 15: 0.032, 20: 0.021}
+
+#: L1 IMQ for the RBM in the authors' script: c = 100 × median, ν with 2.6 degrees of
+#: freedom, level α/10
+RBM_L1_IMQ_MEDIAN_FACTOR = 100.0
+RBM_L1_IMQ_DF = 2.6
 
 
 PROBLEMS = ("laplace", "student-t", "student-t-multivariate", "rbm", "null")
 
 
-def nystrom_label(factor: float, kernel: str = "imq") -> str:
-    return f"N-KSD {'IMQ' if kernel == 'imq' else 'Gauss'} (m = {factor:g}√n)"
+def nystrom_label(factor: float, kernel: str = "imq-paper") -> str:
+    return f"N-KSD {'IMQ' if kernel.startswith('imq') else 'Gauss'} (m = {factor:g}√n)"
 
 
-def base_kernel(name, X) -> object:
-    """``"imq"``: IMQ with c = 1, β = -1/2 (the paper's RBM choice); ``("imq", c, β)``: other
-    IMQ parameters; ``"imq-4med"``: IMQ with c = 4 × the median distance, β = -1/2 (L1
-    IMQ's setting); ``"gauss"`` and ``"cauchy"``: Gaussian and Cauchy kernels with the
-    median heuristic bandwidth; ``"ksdagg"``: KSDAgg's IMQ collection (``ksdagg_kernels``)."""
+def nominal_level(method: str, alpha: float, d: int, rbm: bool = False) -> float:
+    """The level the authors' script runs a test at for nominal level ``alpha``: L1 IMQ
+    and L2 SechExp at their calibrated levels (``L1_IMQ_NOMINAL``, ``L2_SECHEXP_NOMINAL``
+    at α = 0.05; α/(0.8 + 0.2d) and α/(0.9 + 0.1 min(15, d)) otherwise), L1 IMQ for the
+    RBM at α/10; every other test at α."""
+    if method == "l1-imq":
+        if rbm:
+            return alpha / 10.0
+        return L1_IMQ_NOMINAL.get(d, alpha / (0.8 + 0.2 * d)) if alpha == 0.05 \
+            else alpha / (0.8 + 0.2 * d)
+    if method == "l2-sechexp":
+        fallback = alpha / (0.9 + 0.1 * min(15, d))
+        return L2_SECHEXP_NOMINAL.get(d, fallback) if alpha == 0.05 else fallback
+    return alpha
+
+
+def base_kernel(name, X, target=None) -> object:
+    """The base kernel called ``name`` for the sample X:
+
+    - ``"imq-paper"``: the paper's IMQ of the experiment: ``l1_imq_kernel(X)`` (β', c' of
+      the L1 IMQ construction, as the authors' script does for Laplace and Student-t), and
+      c = 1, β = -½ when ``target`` is the RBM (the paper's Sec. 5 choice there);
+    - ``"imq-l1"``: ``l1_imq_kernel(X)``; ``"imq"``: IMQ with c = 1, β = -½;
+      ``("imq", c, β)``: other IMQ parameters;
+    - ``"imq-4med"``: IMQ with c = 4 × the median distance, β = -1/2 (L1 IMQ's c; 100 ×
+      the median for the RBM);
+    - ``"gauss"`` and ``"cauchy"``: Gaussian and Cauchy kernels with the median heuristic
+      bandwidth; ``"ksdagg"``: KSDAgg's IMQ collection (``ksdagg_kernels``); None: none
+      (L2 SechExp builds its own).
+    """
+    rbm = isinstance(target, GaussBernoulliRBM)
+    if name is None:
+        return None
     if isinstance(name, tuple):
         return IMQKernel(c=name[1], beta=name[2])
     if name == "ksdagg":
         return ksdagg_kernels(X)
-    if name == "imq":
+    if name == "imq" or (name == "imq-paper" and rbm):
         return IMQKernel(c=1.0, beta=-0.5)
-    check_choice(name, "kernel", ("imq", "imq-4med", "gauss", "cauchy"))
+    if name in ("imq-paper", "imq-l1"):
+        return l1_imq_kernel(X)
+    check_choice(name, "kernel", ("imq", "imq-paper", "imq-l1", "imq-4med", "gauss",
+                                  "cauchy"))
     median = median_heuristic(X, rng=0)
     if name == "imq-4med":
-        return IMQKernel(c=4.0 * median, beta=-0.5)
+        factor = RBM_L1_IMQ_MEDIAN_FACTOR if rbm else L1_IMQ_MEDIAN_FACTOR
+        return IMQKernel(c=factor * median, beta=-0.5)
     return (GaussianKernel if name == "gauss" else CauchyKernel)(median)
 
 
@@ -133,63 +191,115 @@ def ksd_power(problem: str, parameters: Sequence, *, n: int, n_repeats: int,
 
 
 def _ksd_run(method: str, kern: str, factor, n: int, D: int):
-    """A ``rejection_rates`` test: ksd_test on a (target, X) draw, m = ⌈factor √n⌉."""
-    m = None if factor is None else int(np.ceil(factor * np.sqrt(n)))
+    """A ``rejection_rates`` test: ksd_test on a (target, X) draw, m = ⌊factor √n⌋ (the
+    authors' ``int(4 * np.sqrt(n))``)."""
+    m = None if factor is None else int(factor * np.sqrt(n))
     return partial(_run_ksd_test, method, kern, m, D)
 
 
 def _run_ksd_test(method, kern, m, D, data, *, alpha, rng):
     target, X = data
-    return ksd_test(X, target, base_kernel(kern, X), estimator=method, n_landmarks=m,
-                    n_resamples=D, alpha=alpha, rng=rng,
+    rbm = isinstance(target, GaussBernoulliRBM)
+    level = nominal_level(method, alpha, X.shape[1], rbm)
+    if method == "l1-imq" and rbm:
+        return _rbm_l1_imq_test(X, target, base_kernel(kern, X, target), D, level, rng)
+    return ksd_test(X, target, base_kernel(kern, X, target), estimator=method,
+                    n_landmarks=m, n_resamples=D, alpha=level, rng=rng,
                     null_covariance=_null_covariance(method, target))
 
 
+def _rbm_l1_imq_test(X, target, kernel, D, level, rng) -> SimpleNamespace:
+    """L1 IMQ as the authors' script configures it for the RBM: ν with 2.6 degrees of
+    freedom (``RBM_L1_IMQ_DF``); its null covariance from the sample (``_null_covariance``)."""
+    S = checked_score(target, X)
+    features = IMQSteinFeatures(kernel, X.mean(axis=0), 10, rng, df=RBM_L1_IMQ_DF)
+    statistic, null = feature_stein_test(X, S, features, D, rng)
+    p_value = (1 + np.count_nonzero(null >= statistic)) / (1 + D)
+    return SimpleNamespace(statistic=statistic, p_value=p_value, reject=p_value <= level)
+
+
 def _null_covariance(method, target) -> str:
-    """L1 IMQ's null covariance from target draws (it holds its level only so), except for
-    the RBM, whose Gibbs sampler would cost ~8 s per test: there the sample's."""
-    if method == "l1-imq" and not isinstance(target, GaussBernoulliRBM):
+    """L1 IMQ's and L2 SechExp's null covariance from target draws (as the authors' script
+    does; L1 IMQ holds its level only so), except for the RBM, whose Gibbs sampler would
+    cost ~8 s per test: there the sample's."""
+    if method in ("l1-imq", "l2-sechexp") and not isinstance(target, GaussBernoulliRBM):
         return "target"
     return "sample"
 
 
-def landmark_methods(factors=(1, 4, 8), kernel: str = "imq") -> dict:
+def landmark_methods(factors=(1, 4, 8), kernel: str = "imq-paper") -> dict:
     """App. D.2: the full KSD and Nyström KSD with m = c√n for each factor c."""
-    out = {f"KSD {'IMQ' if kernel == 'imq' else 'Gauss'}": ("full", kernel, None)}
+    name = "IMQ" if kernel.startswith("imq") else "Gauss"
+    out = {f"KSD {name}": ("full", kernel, None)}
     out.update({nystrom_label(c, kernel): ("nystrom", kernel, float(c)) for c in factors})
     return out
 
 
 def ksd_runtime_vs_n(ns: Sequence[int], *, d: int = 10, n_repeats: int = 3,
-                     methods=("full", "nystrom", "linear", "fssd"),
-                     n_resamples: int | None = None, landmark_factor: float = 4.0, rng=None,
-                     progress: Progress = None, executor=None) -> pd.DataFrame:
-    """Fig. 1a: seconds per complete test (statistic + null) vs n, IMQ kernel, data and
-    target N(0, I_d), m = 4√n, D = ``n_resamples`` (default 500). Columns: n, test (the
-    ``ksd_test`` method), repeat, runtime_s. Each n is one trial (``run_trials``); under an
-    ``executor`` the trials share the machine, so time them serially to compare methods."""
+                     methods=None, n_resamples: int | None = None,
+                     landmark_factor: float = 4.0, rng=None, progress: Progress = None,
+                     executor=None) -> pd.DataFrame:
+    """Fig. 1a: seconds per complete test (statistic + null) vs n, data and target
+    N(0, I_d), D = ``n_resamples`` (default 500).
+
+    ``methods`` is a ``{label: (method, kernel, factor)}`` table as ``FIG1_METHODS`` (the
+    default: every test of Fig. 1), or a tuple of ``ksd_test`` methods run with the IMQ
+    kernel c = 1, β = -½ and m = ``landmark_factor`` √n. Columns: n, test (the label),
+    repeat, runtime_s. Each n is one trial (``run_trials``); under an ``executor`` the
+    trials share the machine, so time them serially to compare methods."""
     D = 500 if n_resamples is None else n_resamples
     rng = check_rng(rng)
+    methods = _runtime_methods(FIG1_METHODS if methods is None else methods,
+                               landmark_factor)
     ns = [int(n) for n in ns]
-    trials = run_trials(partial(_runtime_trial, d, tuple(methods), n_repeats, D,
-                                landmark_factor),
+    trials = run_trials(partial(_runtime_trial, d, methods, n_repeats, D),
                         zip(ns, trial_seeds(rng, len(ns)), strict=True), executor=executor,
                         progress=progress)
     return pd.DataFrame([row for rows in trials for row in rows])
 
 
-def _runtime_trial(d, methods, n_repeats, D, landmark_factor, item) -> list[dict]:
+def _runtime_methods(methods, landmark_factor) -> dict:
+    if isinstance(methods, dict):
+        return methods
+    return {name: (name, "imq", landmark_factor if name == "nystrom" else None)
+            for name in methods}
+
+
+def _runtime_trial(d, methods, n_repeats, D, item) -> list[dict]:
     n, seed = item
     rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    target = NormalTarget(np.zeros(d))
-    m = int(np.ceil(landmark_factor * np.sqrt(n)))
+    data = draw_problem("null", d, n, rng)
     rows = []
-    for method in methods:
+    for label, (method, kern, factor) in methods.items():
+        run = _ksd_run(method, kern, factor, n, D)
         for r in range(n_repeats):
             t0 = time.perf_counter()
-            ksd_test(X, target, IMQKernel(), estimator=method, n_landmarks=m, n_resamples=D,
-                     rng=rng)
-            rows.append({"n": n, "test": method, "repeat": r,
+            run(data, alpha=0.05, rng=rng)
+            rows.append({"n": n, "test": label, "repeat": r,
                          "runtime_s": time.perf_counter() - t0})
     return rows
+
+
+#: App. D.1's settings: (problem, its parameter) at d = 15 (the RBM at σ = 0.02)
+APP_D1_CASES = (("laplace", 15), ("student-t", 15), ("rbm", 0.02))
+
+
+def power_and_runtime_vs_n(ns: Sequence[int] = (500, 1000, 2000), *, cases=APP_D1_CASES,
+                           n_repeats: int = 100, methods=None,
+                           n_resamples: int | None = None, rng=None,
+                           progress: Progress = None, executor=None) -> pd.DataFrame:
+    """App. D.1: power and mean runtime of every test of Fig. 1 (``methods``, default
+    ``FIG1_METHODS``) for each case and sample size n (m = 4√n, 100 rounds in the paper).
+    Columns: problem, parameter, n, then ``RATE_COLUMNS``."""
+    rng = check_rng(rng)
+    frames = []
+    total = len(cases) * len(ns)
+    for i, (problem, parameter) in enumerate(cases):
+        for j, n in enumerate(ns):
+            df = ksd_power(problem, [parameter], n=int(n), n_repeats=n_repeats,
+                           methods=methods or FIG1_METHODS, n_resamples=n_resamples,
+                           rng=rng, executor=executor,
+                           progress=_nested_progress(progress, i * len(ns) + j, total))
+            df.insert(2, "n", int(n))
+            frames.append(df)
+    return pd.concat(frames, ignore_index=True)

@@ -14,9 +14,10 @@ registered below on the function computing it (Kalinke et al. Sec. 4–5):
   the simulated null Σ ω_k (Z_k² - 1) / n; ``"fssd-opt"``: locations and Gaussian
   bandwidth chosen on 20 % of the sample by the power criterion, tested on the rest
   (``kmeviz.gof.fssd``).
-- ``"rff"`` and ``"l1-imq"``: random feature Stein discrepancies of Huggins & Mackey
-  (2018) — RFF-KSD from a shift-invariant kernel's frequencies (Gauss or Cauchy RFF), and
-  L1 IMQ from an IMQ kernel (``kmeviz.gof.features``) — with a simulated normal null.
+- ``"rff"``, ``"l1-imq"`` and ``"l2-sechexp"``: random feature Stein discrepancies of
+  Huggins & Mackey (2018) — RFF-KSD from a shift-invariant kernel's frequencies (Gauss or
+  Cauchy RFF), L1 IMQ from an IMQ kernel, and L2 SechExp from a sech kernel it scales to
+  the sample (``kmeviz.gof.features``) — with a simulated normal null.
 
 Bootstrap signs follow the Markov chain of Eq. (10) (flip with probability 1/2), or are
 i.i.d. Rademacher (``wild="rademacher"``). p-values are (1 + #{null ≥ stat}) / (1 + D).
@@ -42,7 +43,7 @@ from ..kernels.defaults import default_gof_kernel
 from ..kernels.engine import single_threaded_blas
 from ..registry import GOF_TESTS, Outcome
 from ..results import TestResult, normal_outcome, result_from_outcome
-from .features import NULL_COVARIANCES, l1_imq_ksd, rff_ksd
+from .features import NULL_COVARIANCES, l1_imq_ksd, l2_sechexp_ksd, rff_ksd
 from .fssd import fssd_opt, fssd_rand
 from .ksd import nystrom_stein
 
@@ -262,6 +263,18 @@ def l1_imq_test(X, target, kernel, *, n_resamples, rng, n_locations,
                          null_covariance)
 
 
+@GOF_TESTS.register("l2-sechexp", "feature-normal", cost="linear",
+                    options=("n_locations", "null_covariance"), needs=("own kernel",),
+                    summary="L2 SechExp random feature Stein discrepancy (Huggins & Mackey "
+                            "2018)")
+def l2_sechexp_test(X, target, kernel, *, n_resamples, rng, n_locations,
+                    null_covariance) -> Outcome:
+    """L2 SechExp random feature Stein discrepancy (its kernel from the sample), simulated
+    normal null."""
+    return _feature_test(l2_sechexp_ksd, X, target, kernel, n_locations, n_resamples, rng,
+                         null_covariance)
+
+
 #: The estimators of ``ksd_test``, in registry order.
 ESTIMATORS = GOF_TESTS.estimators
 
@@ -283,7 +296,8 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
         heuristic of X (``result.kernel`` shows it). Otherwise the base kernel: a
         RadialKernel for the Stein kernel (full, nystrom, linear, fssd), a GaussianKernel
         for fssd-opt (its bandwidth is the start), a ShiftInvariantKernel for rff
-        (GaussianKernel: Gauss RFF, CauchyKernel: Cauchy RFF), an IMQKernel for l1-imq.
+        (GaussianKernel: Gauss RFF, CauchyKernel: Cauchy RFF), an IMQKernel for l1-imq;
+        None for l2-sechexp, which builds its kernel from the sample.
     estimator : str
         The statistic, one of the registered estimators (``kmeviz.registry.GOF_TESTS``,
         table below); each has one null.
@@ -298,9 +312,9 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
     n_locations : int
         J: the FSSD test locations or the random features (default 10, the paper's J).
     null_covariance : {"sample", "target"}
-        For rff and l1-imq: the covariance of the features that the simulated null uses,
-        from X or from 5000 + 500d draws of ``target.sample`` (Huggins & Mackey's choice;
-        L1 IMQ needs it to hold its level).
+        For rff, l1-imq and l2-sechexp: the covariance of the features that the simulated
+        null uses, from X or from draws of ``target.sample`` (Huggins & Mackey's choice:
+        5000 + 500d, 5000 for l2-sechexp; L1 IMQ needs it to hold its level).
     rng : Generator, int or None
 
     Returns

@@ -66,7 +66,10 @@ def figure_plot(spec, df: pd.DataFrame):
         theirs = spec.paper_values.set_index("test")["runtime_s"].rename("paper (s)")
         table = pd.concat([ours, theirs], axis=1).reset_index(names="test")
         panels.append(hv.Table(table).opts(title="runtime per test"))
-    return hv.Layout(panels).cols(2) if len(panels) > 1 else panels[0]
+    if len(panels) == 1:
+        return panels[0]
+    layout = hv.Layout(panels).cols(2)
+    return layout if spec.shared_axes else layout.opts(shared_axes=False)
 
 
 def save_png(spec, df: pd.DataFrame, path) -> None:
