@@ -216,3 +216,21 @@ def test_coefficients_are_the_inverse_of_the_regularised_gram():
     np.testing.assert_allclose(cme.coefficients(), direct, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(cme.coefficients() @ KX(X, X[:4]), cme.weights(X[:4]).T,
                                rtol=1e-10, atol=1e-12)
+
+
+def test_sparsity_bands_summarise_the_draws_and_the_path_ends_at_the_dense_cme():
+    from kmeviz.experiments.cme import sparsity_bands, sparsity_path
+
+    path = sparsity_path(n_train=40, n_test=100, gammas=[1e-2, 0.0], ranks=[4, 40], tol=1e-6,
+                         n_draws=2, rng=1)
+    assert sorted(path.draw.unique()) == [0, 1]
+    dense = path[(path.method == "FISTA") & (path.parameter == 0.0)]
+    assert (dense.nonzero_pct == 100.0).all() and (dense.relative_error == 0.0).all()
+    assert np.allclose(dense.relative_test_error, 1.0)
+    bands = sparsity_bands(path)
+    assert set(bands.measure) == {"relative error (Eq. 16)", "relative test error"}
+    one = bands[(bands.method == "FISTA") & (bands.parameter == 1e-2)
+                & (bands.measure == "relative error (Eq. 16)")].iloc[0]
+    values = path[(path.method == "FISTA") & (path.parameter == 1e-2)].relative_error
+    assert one.value == pytest.approx(values.mean()) and one.draws == 2
+    assert one.low == values.min() and one.high == values.max()

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..distributions import EmpiricalDistribution, nyc_taxi
 from .aggregated import kernel_choice_power
-from .cme import sparsity_path
+from .cme import sparsity_bands, sparsity_path
 from .fastmmd import FIG6_SIGMAS, fastmmd_type2_vs_L, kernel_family_mmd, type2_vs_epsilon
 from .fastmmd_accuracy import FIG5_LS, fastmmd_efficiency, fastmmd_error_vs_L
 from .ksd import (
@@ -209,10 +209,12 @@ def _mmdagg_power(quick, rng, progress=None, executor=None):
 
 def _cme_fig1(quick, rng, progress=None, executor=None):
     if quick:
-        return sparsity_path(n_train=80, n_test=200, gammas=np.geomspace(1e-1, 1e-4, 4),
-                             ranks=np.array([2, 8, 32, 80]), rng=rng,
+        path = sparsity_path(n_train=80, n_test=200, gammas=(1e-1, 1e-2, 1e-3, 0.0),
+                             ranks=np.array([2, 8, 32, 80]), n_draws=2, rng=rng,
                              progress=progress, executor=executor)
-    return sparsity_path(rng=rng, progress=progress, executor=executor)
+    else:
+        path = sparsity_path(n_draws=10, rng=rng, progress=progress, executor=executor)
+    return sparsity_bands(path)
 
 
 #: what the KSD figures' IMQ kernel is
@@ -312,8 +314,11 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in [
                     "13-value grid is chosen in hindsight (per ε)"),
     FigureSpec("cme-fig1", "Conditional mean embeddings (Grünewälder et al.)", "Fig. 1: "
                "relative error vs % non-zero coefficients (pendulum)", _cme_fig1,
-               x="nonzero_pct", y="relative_error", series="method", logy=True,
-               xlabel="% non-zero coefficients", ylabel="relative error (Eq. 16)"),
+               x="nonzero_pct", y="value", series="method", facet="measure",
+               interval=("low", "high"), xlabel="% non-zero coefficients",
+               ylabel="relative to the dense CME",
+               note="mean and range over the draws of training (200) and test (1000) data; "
+                    "FISTA's γ from 10⁻¹ to 10⁻⁶, then γ = 0 (the dense solution, 100 %)"),
 ]}
 
 
