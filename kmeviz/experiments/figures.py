@@ -84,7 +84,7 @@ def _fig7(quick, rng, progress=None, executor=None):
 
 def _fig6(quick, rng, progress=None, executor=None):
     sigmas = FIG6_SIGMAS[::3] if quick else FIG6_SIGMAS
-    df = kernel_family_mmd(sigmas, n=100 if quick else 200, n_draws=10 if quick else 100,
+    df = kernel_family_mmd(sigmas, n=100 if quick else 200, n_draws=10 if quick else 1000,
                            rng=rng, progress=progress, executor=executor)
     return with_exact_series(df)
 
