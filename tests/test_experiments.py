@@ -147,3 +147,30 @@ def test_a_runner_called_from_a_terminal_draws_a_progress_bar(monkeypatch):
     monkeypatch.setattr(sys, "stderr", pipe)
     run_trials(lambda k: k, range(3))
     assert pipe.getvalue() == ""
+
+
+def test_fastmmd_fig5_fourier_and_fastfood_errors_agree_within_monte_carlo_error():
+    """Zhao & Meng Fig. 5: the two methods' relative errors are "indistinguishable". With 60
+    trials at L = 64 each mean error has a standard error of ~10 %; their difference must
+    be below 3 combined standard errors (a seeded draw; a Fastfood whose frequencies were
+    mis-scaled would be off by far more)."""
+    from kmeviz.experiments.fastmmd_accuracy import fastmmd_error_vs_L
+
+    df = fastmmd_error_vs_L((64,), n=300, n_trials=60, rng=5)
+    assert set(df.columns) >= {"L", "method", "kind", "mean_error", "low", "high", "trials"}
+    for kind, part in df.groupby("kind"):
+        fourier, fastfood = (part[part.method == m].iloc[0]
+                             for m in ("FastMMD-Fourier", "FastMMD-Fastfood"))
+        se = np.hypot(fourier["std"], fastfood["std"]) / np.sqrt(60)
+        assert abs(fourier.mean_error - fastfood.mean_error) < 3 * se, kind
+        assert 0.0 < fourier.mean_error < 1.0  # L = 64 is well past the L = 1 error
+
+
+def test_fastmmd_fig7_times_every_method_of_both_panels():
+    from kmeviz.experiments.fastmmd_accuracy import fastmmd_efficiency
+
+    df = fastmmd_efficiency(values={"a": (300,), "b": (4, 40)}, n_b=200, L_b=64, rng=0)
+    assert set(df.method) == {"exact MMD", "MMD-linear", "B-test", "FastMMD-Fourier",
+                              "FastMMD-Fastfood"}
+    assert sorted(df.panel.unique()) == ["(a) d = 16, L = 128", "(b) n = 200, L = 64"]
+    assert (df.runtime_s > 0).all() and set(df[df.panel.str.startswith("(b)")].d) == {4, 40}

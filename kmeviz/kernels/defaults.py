@@ -83,6 +83,21 @@ def l1_imq_kernel(X, *, gamma: float = L1_IMQ_GAMMA, df: float = L1_IMQ_DF,
     a much narrower kernel than c = 1, β = -½, outside the range β ∈ (-1, 0) of Gorham &
     Mackey's convergence control, and much more powerful on these problems.
 
+    Parameters
+    ----------
+    X : array (n, d)
+        The sample whose median distance sets c.
+    gamma, df : float
+        Huggins & Mackey's efficiency parameter γ and ν's degrees of freedom (their
+        goodness-of-fit settings: 1/4 and 1/2).
+    rng : Generator, int or None
+        Seed of the median heuristic's subsample (fixed by default).
+
+    Returns
+    -------
+    IMQKernel
+        c', β' of ``l1_imq_parameters``.
+
     Examples
     --------
     >>> import numpy as np

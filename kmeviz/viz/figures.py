@@ -12,8 +12,11 @@ from __future__ import annotations
 import holoviews as hv
 import pandas as pd
 
+#: matplotlib's tab10, then the darker and lighter shades of tab20 for the series beyond
+#: ten (Kalinke et al. Fig. 1 has eleven tests), so no two series share a colour
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-           "#7f7f7f", "#bcbd22", "#17becf"]
+           "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39",
+           "#7b4173", "#3182bd"]
 
 
 def _panel(spec, df: pd.DataFrame, title: str) -> hv.Overlay:
