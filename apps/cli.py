@@ -31,28 +31,27 @@ def default_threads() -> int:
     return max(4, 2 * usable_cores())
 
 
-def seed(text: str) -> int:
-    """An argparse type: a non-negative integer (argparse names the flag on error)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}"
-                                         ) from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
-    return value
+def bounded_int(low: int, high: int | None = None):
+    """An argparse type: an integer from ``low`` to ``high`` (argparse names the flag on
+    error)."""
+    what = (f"an integer from {low} to {high}" if high is not None
+            else "a non-negative integer" if low == 0 else f"an integer ≥ {low}")
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be {what}, got {value}")
+        return value
+
+    return parse
 
 
-def workers(text: str) -> int:
-    """An argparse type: a process count from 1 to 64."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer from 1 to 64, got {text!r}"
-                                         ) from None
-    if not 1 <= value <= 64:
-        raise argparse.ArgumentTypeError(f"must be an integer from 1 to 64, got {value}")
-    return value
+#: ``--rng``: a seed; ``--workers``: a process count
+seed = bounded_int(0)
+workers = bounded_int(1, 64)
 
 
 def oauth_settings(args) -> dict:

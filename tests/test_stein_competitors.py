@@ -82,6 +82,18 @@ def test_rff_ksd_approaches_the_exact_ksd_as_features_grow(rng):
     assert res.statistic / X.shape[0] == pytest.approx(exact, rel=0.05)
 
 
+def _stein_features_by_differences(f, weights, X, S, h):
+    """Ξ_idj = w_j [s_d(x_i) f_j(x_i) + ∂_d f_j(x_i)], ∂_d by central differences of
+    ``f(x, j)``."""
+    n, d = X.shape
+    slow = np.empty((n, d, len(weights)))
+    for i, x in enumerate(X):
+        for j, w in enumerate(weights):
+            grad = [(f(x + e, j) - f(x - e, j)) / (2 * h) for e in np.eye(d) * h]
+            slow[i, :, j] = w * (S[i] * f(x, j) + np.array(grad))
+    return slow
+
+
 def test_l1_imq_features_are_the_stein_operator_on_the_imq_features(rng):
     d, J = 3, 5
     X = rng.normal(size=(8, d))
@@ -93,13 +105,7 @@ def test_l1_imq_features_are_the_stein_operator_on_the_imq_features(rng):
     def f(x, j):
         return (feats.c**2 + np.sum((x - feats.centers[j]) ** 2)) ** feats.beta
 
-    weights = np.exp(feats.log_weights)
-    h = 1e-5
-    slow = np.empty_like(xi)
-    for i, x in enumerate(X):
-        for j in range(J):
-            grad = [(f(x + e, j) - f(x - e, j)) / (2 * h) for e in np.eye(d) * h]
-            slow[i, :, j] = weights[j] * (S[i] * f(x, j) + np.array(grad))
+    slow = _stein_features_by_differences(f, np.exp(feats.log_weights), X, S, h=1e-5)
     np.testing.assert_allclose(xi * np.exp(top), slow, rtol=1e-6)
     # the importance density ν: an isotropic multivariate t, checked against scipy's
     scale = feats.c / np.sqrt(0.5)
@@ -198,13 +204,7 @@ def test_l2_sechexp_features_are_the_stein_operator_on_the_tilted_sech_features(
                              + np.sum(np.sqrt(1 + (feats.centers[j] - feats.center) ** 2)))
         return np.exp(tilt) / np.prod(np.cosh(feats.rate * (x - feats.centers[j])))
 
-    weights = np.exp(feats.log_weights)
-    h = 1e-6
-    slow = np.empty_like(xi)
-    for i, x in enumerate(X):
-        for j in range(J):
-            grad = [(f(x + e, j) - f(x - e, j)) / (2 * h) for e in np.eye(d) * h]
-            slow[i, :, j] = weights[j] * (S[i] * f(x, j) + np.array(grad))
+    slow = _stein_features_by_differences(f, np.exp(feats.log_weights), X, S, h=1e-6)
     np.testing.assert_allclose(xi * np.exp(top), slow, rtol=1e-6)
     # the authors' constants: γ = 1/4 (a = 1/12, ξ = 4/25), u = 1/(ℓ √(π/2)) / (2ξ) for
     # d > 1, sech rate 2u √(π/2), tilt u/25, ℓ the median L1 distance
