@@ -104,3 +104,23 @@ def test_reproduce_never_writes_through_a_link_nor_over_a_file(tmp_path, capsys)
     with pytest.raises(SystemExit) as exit_info:
         main(["reproduce", "cme-fig1", "--rng", "-1"])
     assert exit_info.value.code == 2 and "argument --rng" in capsys.readouterr().err
+
+
+def test_the_reproducing_page_shows_every_figure_with_its_stored_table_and_plot():
+    """docs/reproducing.md has a section and a command for every figure of the registry (a
+    new figure cannot go unlisted), and each section either shows a stored plot and table
+    that exist or says that the full run has not been made yet."""
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    page = (docs / "reproducing.md").read_text()
+    for name, spec in FIGURES.items():
+        assert f"### {spec.title}" in page and f"kmeviz reproduce {name}\n" in page, name
+        section = page[page.index(f"kmeviz reproduce {name}\n"):]
+        section = section[: section.find("\n### ")] if "\n### " in section else section
+        if "The full run has not been made yet" in section:
+            continue
+        image = section[section.index("![") :].split("(", 1)[1].split(")", 1)[0]
+        table = section[section.index("Table: [") :].split("(", 1)[1].split(")", 1)[0]
+        assert (docs / image).is_file() and (docs / table).is_file(), name
+        assert (docs / image).read_bytes().startswith(PNG_MAGIC), name
