@@ -22,7 +22,7 @@ FIG5_LS = tuple(2**k for k in range(1, 11))
 def fastmmd_error_vs_L(Ls=FIG5_LS, *, n: int = 1000, epsilon: float = 4.0,
                        n_trials: int = 1000, rng=None, progress: Progress = None,
                        executor=None) -> pd.DataFrame:
-    """Fig. 5: relative error |MMD²_L - MMD²| / MMD² of FastMMD-Fourier and -Fastfood
+    """Fig. 5: relative error ``|MMD²_L - MMD²| / MMD²`` of FastMMD-Fourier and -Fastfood
     against the exact biased and unbiased MMD², blob grid (ε = 4, n = 1000 per sample),
     Gaussian kernel σ = 1, averaged over ``n_trials`` (the paper's 1000).
 
