@@ -133,7 +133,7 @@ assert np.isclose(cv_loss.min(), table[table.bandwidth == 1.0].mean_loss.min(), 
 # Fig. 1 compares them at equal numbers of non-zero coefficients.
 
 # %%
-path = sparsity_path(n_train=200, n_test=1000, rng=0)
+path = sparsity_path(n_train=200, n_test=1000, gammas=np.geomspace(1e-1, 1e-5, 9), rng=0)
 print(path.assign(parameter=path.parameter.map("{:.3g}".format))
       .round({"nonzero_pct": 1, "relative_error": 3, "relative_test_error": 3})
       .to_string(index=False))

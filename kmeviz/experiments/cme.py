@@ -53,8 +53,9 @@ def sparsity_path(*, n_train: int = 200, n_test: int = 1000, reg: float = 1e-2,
     settings = (n_train, n_test, reg, bandwidth_x, bandwidth_y)
     items = [("FISTA", tuple(float(g) for g in gammas), tol)] + [
         ("incomplete Cholesky", int(r), None) for r in ranks]
-    trials = run_trials(partial(_path_trial, settings, items),
-                        list(enumerate(trial_seeds(rng, n_draws))), executor=executor,
+    # one draw comes from rng itself (the table of earlier versions); more from child seeds
+    draws = [(0, rng)] if n_draws == 1 else list(enumerate(trial_seeds(rng, n_draws)))
+    trials = run_trials(partial(_path_trial, settings, items), draws, executor=executor,
                         progress=progress)
     return pd.DataFrame([row for rows in trials for row in rows])
 
