@@ -39,11 +39,11 @@ def sparsity_path(*, n_train: int = 200, n_test: int = 1000, reg: float = 1e-2,
     For each sparse coefficient matrix M: the percentage of non-zero coefficients, the
     relative error ||M - W||_{K⊗L} / ||W||_{K⊗L} (Eq. (16)) and the held-out surrogate loss
     relative to the dense CME's. FISTA is warm-started along decreasing γ (default 10⁻¹ to
-    10⁻⁶, then γ = 0, whose minimiser is W itself: the paper's right end, 100 %), so the
-    path is one trial and each incomplete Cholesky rank another, per draw of training and
-    test data (``n_draws``; ``run_trials``, so ``executor`` runs them in parallel, with the
-    same table). Columns: draw, method, parameter, nonzero_pct, relative_error,
-    relative_test_error.
+    10⁻⁶, then γ = 0, whose minimiser is W itself: the paper's right end, 100 %). Each draw
+    of training and test data (``n_draws``; one draw comes from ``rng`` itself) is one
+    trial with the whole path and every rank (``run_trials``, so ``executor`` runs the
+    draws in parallel, with the same table). Columns: draw, method, parameter,
+    nonzero_pct, relative_error, relative_test_error.
     """
     rng = check_rng(rng)
     n_draws = check_positive_int(n_draws, "n_draws")
@@ -53,7 +53,7 @@ def sparsity_path(*, n_train: int = 200, n_test: int = 1000, reg: float = 1e-2,
     settings = (n_train, n_test, reg, bandwidth_x, bandwidth_y)
     items = [("FISTA", tuple(float(g) for g in gammas), tol)] + [
         ("incomplete Cholesky", int(r), None) for r in ranks]
-    # one draw comes from rng itself (the table of earlier versions); more from child seeds
+    # one draw comes from rng itself (the table of earlier versions), more from child seeds
     draws = [(0, rng)] if n_draws == 1 else list(enumerate(trial_seeds(rng, n_draws)))
     trials = run_trials(partial(_path_trial, settings, items), draws, executor=executor,
                         progress=progress)

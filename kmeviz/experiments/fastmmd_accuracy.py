@@ -9,7 +9,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from .._validation import check_rng
+from .._validation import check_choice, check_rng
 from ..distributions.datasets import blobs_two_sample, uniform_boxes_two_sample
 from ..kernels import GaussianKernel, median_heuristic
 from ..twosample.mmd import FASTMMD_FEATURES, mmd2, mmd2_block, mmd2_fastmmd, mmd2_linear
@@ -58,11 +58,9 @@ def _error_trial(Ls, n, epsilon, seed) -> list[dict]:
     return rows
 
 
-#: Fig. 7's two panels: (label, the varied setting, its values, fixed n, d, L)
-FIG7_PANELS = {
-    "a": ("(a) d = 16, L = 128", "n", (1_000, 3_000, 10_000, 30_000, 100_000)),
-    "b": ("(b) n = 10,000, L = 8192", "d", (8, 16, 32, 64, 128, 256, 512, 1024)),
-}
+#: Fig. 7's two panels: the values of n per sample (a, at d = 16, L = 128) and of d (b)
+FIG7_PANELS = {"a": (1_000, 3_000, 10_000, 30_000, 100_000),
+               "b": (8, 16, 32, 64, 128, 256, 512, 1024)}
 
 
 def fastmmd_efficiency(panels=("a", "b"), *, values: dict | None = None, n_b: int = 10_000,
@@ -82,12 +80,13 @@ def fastmmd_efficiency(panels=("a", "b"), *, values: dict | None = None, n_b: in
     rng = check_rng(rng)
     cases = []
     for panel in panels:
-        label, varied, default = FIG7_PANELS[panel]
-        if panel == "b":  # its label says the n and L it ran with
-            label = f"(b) n = {n_b:,}, L = {L_b}"
-        for x in (values or {}).get(panel, default):
-            n, d = (int(x), 16) if varied == "n" else (int(n_b), int(x))
-            cases.append((label, int(x), n, d, 128 if panel == "a" else int(L_b)))
+        check_choice(panel, "panel", tuple(FIG7_PANELS))
+        for x in (values or {}).get(panel, FIG7_PANELS[panel]):
+            if panel == "a":
+                cases.append(("(a) d = 16, L = 128", int(x), int(x), 16, 128))
+            else:  # the label says the n and L it ran with
+                cases.append((f"(b) n = {n_b:,}, L = {L_b}", int(x), int(n_b), int(x),
+                              int(L_b)))
     rows = []
     for i, (label, x, n, d, L) in enumerate(cases):
         X, Y = uniform_boxes_two_sample(n, dim=d, rng=rng)

@@ -38,7 +38,7 @@ from scipy.spatial.distance import pdist
 
 from .._validation import check_positive_int
 from ..kernels import IMQKernel, ShiftInvariantKernel, checked_score
-from ..kernels.defaults import L1_IMQ_DF, L1_IMQ_GAMMA, l1_imq_parameters
+from ..kernels.defaults import L1_IMQ_DF, L1_IMQ_GAMMA, efficiency_xi, l1_imq_parameters
 
 
 class FourierSteinFeatures:
@@ -117,9 +117,8 @@ class SechExpSteinFeatures:
     order = 2
 
     def __init__(self, X, n_features: int, rng, *, gamma: float = L1_IMQ_GAMMA):
-        n, d = X.shape
-        a = gamma / 3.0
-        xi = 4.0 * a / (2.0 + a)
+        d = X.shape[1]
+        xi = efficiency_xi(gamma)
         base = 1.0 / (_median_l1_distance(X, rng) * np.sqrt(np.pi / 2.0))
         if d > 1:
             base /= 2.0 * xi

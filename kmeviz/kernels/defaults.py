@@ -12,9 +12,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from .._validation import check_positive, check_positive_int, is_dask_array
+from .._validation import check_positive, check_positive_int, check_samples, is_dask_array
 from .collection import ksdagg_kernels
 from .radial import GaussianKernel, IMQKernel, median_heuristic
 
@@ -64,10 +62,16 @@ def l1_imq_parameters(c: float, dim: int, *, gamma: float = L1_IMQ_GAMMA,
     """
     c = check_positive(c, "c")
     dim = check_positive_int(dim, "dim")
-    gamma, df = check_positive(gamma, "gamma"), check_positive(df, "df")
-    a = gamma / 3.0
-    xi = 4.0 * a / (2.0 + a) * dim / (dim + df)
-    return (1.0 - a / 2.0) * c / 2.0, -dim / (2.0 * xi)
+    df = check_positive(df, "df")
+    xi = efficiency_xi(gamma) * dim / (dim + df)
+    return (1.0 - check_positive(gamma, "gamma") / 6.0) * c / 2.0, -dim / (2.0 * xi)
+
+
+def efficiency_xi(gamma: float = L1_IMQ_GAMMA) -> float:
+    """ξ = 4a/(2 + a) with a = γ/3: the exponent of Huggins & Mackey's L^r constructions
+    (Sec. 3) for efficiency parameter γ (4/25 at γ = 1/4)."""
+    a = check_positive(gamma, "gamma") / 3.0
+    return 4.0 * a / (2.0 + a)
 
 
 def l1_imq_kernel(X, *, gamma: float = L1_IMQ_GAMMA, df: float = L1_IMQ_DF,
@@ -105,9 +109,7 @@ def l1_imq_kernel(X, *, gamma: float = L1_IMQ_GAMMA, df: float = L1_IMQ_DF,
     >>> round(k.beta, 1)
     -48.4
     """
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2:
-        raise ValueError(f"X must be a 2-d array (n, d), got shape {X.shape}")
+    X = check_samples(X, "X", min_samples=2)
     c, beta = l1_imq_parameters(L1_IMQ_MEDIAN_FACTOR * median_heuristic(X, rng=rng),
                                 X.shape[1], gamma=gamma, df=df)
     return IMQKernel(c=c, beta=beta)
