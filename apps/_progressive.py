@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 
+import holoviews as hv
 import panel as pn
 
 from kmeviz.budget import BudgetExceeded, Cancelled, time_budget
@@ -83,3 +84,36 @@ class Parts:
                         deliver(list(results), len(results), len(parts), exc)
                     return
                 deliver(list(results), len(results), len(parts), None)
+
+
+class Feeds:
+    """The streams of the plots that show a computation's latest result, fed part by part.
+
+    Panel builds a deferred view in its thread pool while the server delivers parts on its
+    event loop, and two builds of one view can overlap. A plot's stream is made under a
+    lock from the latest result, and every later result goes to every stream made since
+    the last ``new`` one, so whichever build the page shows ends with the last part (a
+    stream made between a delivery's read and its send had stayed at "11 of 12 parts")."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._latest = None
+        self._pipes: list[hv.streams.Pipe] = []
+
+    def publish(self, data, *, new: bool = False) -> None:
+        """Send ``data`` to every plot; ``new``: it starts a new result, whose plots are
+        about to be built anew (the streams of the old plots are dropped)."""
+        with self._lock:
+            self._latest = data
+            if new:
+                self._pipes = []
+            pipes = list(self._pipes)
+        for pipe in pipes:
+            pipe.send(data)
+
+    def pipe(self) -> hv.streams.Pipe:
+        """A stream for a new plot, starting from the latest result."""
+        with self._lock:
+            pipe = hv.streams.Pipe(data=self._latest)
+            self._pipes.append(pipe)
+        return pipe

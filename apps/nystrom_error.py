@@ -16,6 +16,7 @@ import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
 from kmeviz_apps._common import Explorer, guarded, live_view
+from kmeviz_apps._progressive import Feeds
 
 import kmeviz as K
 from kmeviz import viz
@@ -153,7 +154,7 @@ class NystromErrorExplorer(Explorer):
         super().__init__(**params)
         self._grid = self.parts()
         self._shown = 0  # the generation of the grid the plots show
-        self._pipes: dict = {}  # the streams of the plots shown, fed part by part
+        self._feeds = Feeds()  # the streams of the plots shown, fed part by part
 
     @property
     def problem_key(self):
@@ -199,18 +200,19 @@ class NystromErrorExplorer(Explorer):
                 "n": self.n, "estimator": "empirical", "m": self.n, "mean_error": rms,
                 "p05": rms, "p95": rms, "runtime_s": np.nan,
                 "repeats": max(repeats, 1)}])], ignore_index=True)
-        self.grid_state = (table, done, total, error)
         if error is not None:
+            self.grid_state = (table, done, total, error)
             self.grid_key += 1  # the plots show the message
             return
         if table is None:
+            self.grid_state = (table, done, total, error)
             return
-        if self._shown != self._grid.generation:  # a new grid: the plots are built anew
+        fresh = self._shown != self._grid.generation  # a new grid: the plots are built anew
+        self._feeds.publish((table, done, total), new=fresh)  # before a build can see it
+        self.grid_state = (table, done, total, error)
+        if fresh:
             self._shown = self._grid.generation
             self.grid_key += 1
-        else:
-            for pipe in self._pipes.values():
-                pipe.send((table, done, total))
 
     def _table(self):
         """(table so far, parts done, parts in all, error), starting the computation if
@@ -222,14 +224,14 @@ class NystromErrorExplorer(Explorer):
             raise state[3]
         return state
 
-    def _progressive(self, name, draw):
+    def _progressive(self, draw):
         """A plot of the table so far, redrawn in place as parts arrive (a note while the
         first part is computed)."""
         state = self._table()
         if state is None or state[0] is None:
             return pn.pane.Markdown("Computing the first m values …",
                                     css_classes=["kmeviz-computing"])
-        pipe = self._pipes[name] = hv.streams.Pipe(data=state[:3])
+        pipe = self._feeds.pipe()
 
         def frame(data):
             with viz.sizing(self.plot_sizing):
@@ -244,7 +246,7 @@ class NystromErrorExplorer(Explorer):
             r = np.sqrt(self.n)
             plot = viz.error_vs_m_plot(table, marker=r * np.log(r))
             return plot.opts(title=progress_title(plot, done, total))
-        return self._progressive("error", draw)
+        return self._progressive(draw)
 
     @param.depends("grid_key")
     @guarded
@@ -252,7 +254,7 @@ class NystromErrorExplorer(Explorer):
         def draw(table, done, total):
             plot = viz.runtime_vs_m_plot(table)
             return plot.opts(title=progress_title(plot, done, total))
-        return self._progressive("runtime", draw)
+        return self._progressive(draw)
 
     def _landmark_map(self):
         if not self.replace and self.m_view > self.n:

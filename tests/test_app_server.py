@@ -272,6 +272,41 @@ def test_sessions_run_in_parallel_and_each_in_order():
     assert session_of(print, ()) is None and pool._queues == {}
 
 
+def test_a_plot_built_while_parts_arrive_ends_with_the_last_part(monkeypatch):
+    """Panel builds a deferred view in its pool while parts arrive on the event loop (CI:
+    the Nyström error plot stayed at "(k of 12 parts)"). Streams made in one thread while
+    another publishes 30 results all end at the last one; a new result drops the old
+    plots' streams."""
+    import holoviews as hv
+    from kmeviz_apps import _progressive
+    from kmeviz_apps._progressive import Feeds
+
+    class SlowPipe(hv.streams.Pipe):  # a slow build: parts arrive while it is made
+        def __init__(self, **params):
+            time.sleep(0.001)
+            super().__init__(**params)
+
+    monkeypatch.setattr(_progressive.hv.streams, "Pipe", SlowPipe)
+    feeds, pipes, done = Feeds(), [], threading.Event()
+
+    def build():
+        while not done.is_set():
+            pipes.append(feeds.pipe())
+
+    builder = threading.Thread(target=build)
+    builder.start()
+    for k in range(30):
+        feeds.publish(k)
+        time.sleep(0.002)
+    done.set()
+    builder.join()
+    assert len(pipes) > 5 and {pipe.data for pipe in pipes} == {29}
+    old = feeds.pipe()
+    feeds.publish("new grid", new=True)
+    feeds.publish("its second part")
+    assert old.data == 29 and feeds.pipe().data == "its second part"
+
+
 def test_importing_the_explorers_changes_no_global_panel_setting():
     """A student's own Panel app in the same notebook behaves the same after ``from
     kmeviz.apps import BootstrapExplorer``: pn.config and Panel's preprocessing hooks are
