@@ -64,7 +64,8 @@ RENAMED_VALUES = {
                                            "u": {"estimator": "unbiased"}},
     ("kmeviz.twosample.test:mmd_test", "estimator"): {
         "fastmmd-fourier": {"estimator": "fastmmd", "features": "fourier"},
-        "fastmmd-fastfood": {"estimator": "fastmmd", "features": "fastfood"}},
+        "fastmmd-fastfood": {"estimator": "fastmmd", "features": "fastfood"},
+        "nystrom": {"estimator": "pooled-nystrom"}},
 }
 
 #: Methods whose ``rng`` became keyword-only (it was the first positional after n).

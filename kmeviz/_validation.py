@@ -13,7 +13,7 @@ import numpy as np
 #: The public names that take dask arrays (quoted by the errors of the others).
 DASK_ESTIMATORS = ("NystromKME", "mmd2_nystrom", "mmd2_fastmmd", "mmd2_linear", "mmd2_block",
                    "RandomFeatureKME", "ksd2_nystrom",
-                   "mmd_test(estimator='nystrom', null='spectral' | 'linear' | 'block')",
+                   "mmd_test(estimator='pooled-nystrom', null='spectral' | 'linear' | 'block')",
                    "ksd_test(estimator='nystrom')")
 
 

@@ -77,23 +77,28 @@ print(f"{X.nbytes / 2**20:.0f} MiB per sample if it were loaded; chunks of "
       f"{X.chunks[0][0] * 5 * 8 / 2**20:.0f} MiB")
 
 # %% [markdown]
-# ## 3. A Nyström MMD test on all of it
+# ## 3. A pooled-landmark Nyström MMD test on all of it
 #
-# `mmd_test(estimator="nystrom", null="spectral")` draws m landmarks from the pooled
+# `mmd_test(estimator="pooled-nystrom", null="spectral")` draws m landmarks from the pooled
 # sample (only their chunks are read), maps each chunk to its Nyström features
 # F = K(·, L) Rᵀ and sums Σ F and FᵀF over the chunks. The statistic is
-# ||mean F_X − mean F_Y||², the squared Nyström MMD (Chatalic et al., Sec. 5); its null is
-# the spectral null of Gretton et al. with the eigenvalues of the pooled feature
+# ||mean F_X − mean F_Y||², the squared **pooled-landmark** Nyström MMD: both samples are
+# projected on the *same* m landmarks. It is not the Nyström-embedding MMD of notebook 03
+# (`mmd2_nystrom`, Chatalic et al., Sec. 5), which fits each sample's embedding on its own
+# landmarks: shared landmarks are what make the statistic a function of the pooled
+# features, so that relabelling the pooled sample (the null) leaves them unchanged. Its
+# null is the spectral null of Gretton et al. with the eigenvalues of the pooled feature
 # covariance — m × m, whatever n is.
 
 # %%
 kernel = K.GaussianKernel(2.0)
-big = K.mmd_test(X, Y, kernel, estimator="nystrom", null="spectral", n_landmarks=100, rng=3)
+big = K.mmd_test(X, Y, kernel, estimator="pooled-nystrom", null="spectral", n_landmarks=100,
+                 rng=3)
 print(f"n = 2 × {n:,}: MMD² = {big.statistic:.3e}, p = {big.p_value:.4f}, "
       f"reject H0: {big.reject}")
 
-small = K.mmd_test(X[:5000].compute(), Y[:5000].compute(), kernel, estimator="nystrom",
-                   null="spectral", n_landmarks=100, rng=3)
+small = K.mmd_test(X[:5000].compute(), Y[:5000].compute(), kernel,
+                   estimator="pooled-nystrom", null="spectral", n_landmarks=100, rng=3)
 print(f"n = 2 × 5,000:     MMD² = {small.statistic:.3e}, p = {small.p_value:.4f}, "
       f"reject H0: {small.reject}")
 
@@ -120,9 +125,9 @@ assert big.statistic > np.quantile(big.null_samples, 0.99)
 
 # %%
 Xs, Ys = X[:400_000], Y[:400_000]
-on_dask = K.mmd_test(Xs, Ys, kernel, estimator="nystrom", null="spectral",
+on_dask = K.mmd_test(Xs, Ys, kernel, estimator="pooled-nystrom", null="spectral",
                      n_landmarks=100, rng=4)
-in_memory = K.mmd_test(Xs.compute(), Ys.compute(), kernel, estimator="nystrom",
+in_memory = K.mmd_test(Xs.compute(), Ys.compute(), kernel, estimator="pooled-nystrom",
                        null="spectral", n_landmarks=100, rng=4)
 print(f"statistic: dask {on_dask.statistic:.15e}\n           numpy {in_memory.statistic:.15e}")
 print(f"relative difference {abs(on_dask.statistic / in_memory.statistic - 1):.1e}")

@@ -192,8 +192,8 @@ def test_nystrom_test_statistic_is_projected_mmd(pair):
     L, R = nystrom_landmark_factor(Z, KERNEL, 2000, np.random.default_rng(0))
     F = KERNEL.gram(Z, L) @ R.T
     np.testing.assert_allclose(F @ F.T, KERNEL(Z), atol=1e-6)
-    res = K.mmd_test(X, Y, KERNEL, estimator="nystrom", n_landmarks=2000, n_resamples=49,
-                     rng=0)
+    res = K.mmd_test(X, Y, KERNEL, estimator="pooled-nystrom", n_landmarks=2000,
+                     n_resamples=49, rng=0)
     assert res.statistic == pytest.approx(K.mmd2(X, Y, KERNEL), rel=1e-5)
 
 

@@ -60,7 +60,7 @@ def test_type_one_error_of_ksd_tests():
 def test_type_one_error_of_the_nystrom_spectral_null_bounded():
     """The CI-sized check of the Nyström spectral null (the slow tests cover it with 1000
     draws): 400 null draws at n = 150 per sample, 99% interval around the rate."""
-    df = size_table(n=150, n_repeats=400, rng=404, pairs=[("nystrom", "spectral")])
+    df = size_table(n=150, n_repeats=400, rng=404, pairs=[("pooled-nystrom", "spectral")])
     assert ((df.ci_low <= 0.05) & (0.05 <= df.ci_high)).all(), df.to_string()
 
 

@@ -74,11 +74,12 @@ def test_compare_tests_has_one_row_per_registered_test(pair):
 def test_a_row_does_not_depend_on_the_other_tests(pair):
     X, Y = pair
     everything = K.compare_tests(X, Y, rng=5, n_resamples=99).set_index("test")
-    for name in ("unbiased/spectral", "fastmmd/permutation", "nystrom/permutation"):
+    for name in ("unbiased/spectral", "fastmmd/permutation", "pooled-nystrom/permutation"):
         alone = K.compare_tests(X, Y, tests=[name], rng=5, n_resamples=99)
         assert alone.p_value.iloc[0] == everything.loc[name, "p_value"]
-    by_estimator = K.compare_tests(X, Y, tests=["nystrom"], rng=5, n_resamples=99)
-    assert list(by_estimator.test) == ["nystrom/permutation", "nystrom/spectral"]
+    by_estimator = K.compare_tests(X, Y, tests=["pooled-nystrom"], rng=5, n_resamples=99)
+    assert list(by_estimator.test) == ["pooled-nystrom/permutation",
+                                    "pooled-nystrom/spectral"]
 
 
 def test_a_row_equals_the_test_run_by_hand(pair):

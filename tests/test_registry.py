@@ -22,7 +22,7 @@ def test_every_reader_sees_the_registry():
     for spec in K.GOF_TESTS:
         assert spec.summary in K.ksd_test.__doc__
     capable = {(s.estimator, s.null) for s in MMD_TESTS.dask_capable()}
-    assert capable == {("linear", "normal"), ("block", "normal"), ("nystrom", "spectral")}
+    assert capable == {("linear", "normal"), ("block", "normal"), ("pooled-nystrom", "spectral")}
     from kmeviz_apps.bootstrap_explorer import BootstrapExplorer
 
     # its single-kernel tests; MMDAgg has the kernel-choice row

@@ -24,7 +24,7 @@ ESTIMATORS = ("biased", "unbiased")
 
 #: The estimators that take dask arrays, quoted when an exact one is given one.
 LINEAR_TIME_MMD = ("mmd2_nystrom, mmd2_fastmmd, mmd2_linear or mmd2_block (or mmd_test "
-                   "with estimator='nystrom', 'linear' or 'block')")
+                   "with estimator='pooled-nystrom', 'linear' or 'block')")
 
 
 def mmd2(
@@ -335,7 +335,10 @@ def mmd2_nystrom(X, Y, kernel, *, n_landmarks=None, n_landmarks_y=None, rng=None
     Thm 5.1), like every other ``mmd2_*`` estimator.
 
     Each sample gets its own Nyström embedding with m₁ = ``n_landmarks`` and
-    m₂ = ``n_landmarks_y`` (default: the same as m₁; both default to ceil(√n log √n)).
+    m₂ = ``n_landmarks_y`` (default: the same as m₁; both default to ceil(√n log √n)):
+    the *Nyström-embedding MMD*. The test ``mmd_test(estimator="pooled-nystrom")`` is a
+    different estimator, the *pooled-landmark Nyström MMD*: both samples projected on one
+    set of landmarks drawn from the pooled sample, which a permutation leaves unchanged.
 
     Parameters
     ----------

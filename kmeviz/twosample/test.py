@@ -185,7 +185,8 @@ def fastmmd_permutation(X, Y, kernel, *, estimator, n_resamples, rng, features,
                                 n_resamples, rng)
 
 
-@MMD_TESTS.register("nystrom", "permutation", cost="linear", options=("n_landmarks",),
+@MMD_TESTS.register("pooled-nystrom", "permutation", cost="linear",
+                    options=("n_landmarks",),
                     work=lambda N, d, B: _feature_work(N, default_landmarks(N),
                                                        _landmark_work(N, d), B),
                     summary="squared Nyström MMD on pooled landmarks, permutation null")
@@ -198,7 +199,8 @@ def nystrom_permutation(X, Y, kernel, *, estimator, n_resamples, rng, n_landmark
                                 Y.shape[0], n_resamples, rng)
 
 
-@MMD_TESTS.register("nystrom", "spectral", cost="linear", dask=True, options=("n_landmarks",),
+@MMD_TESTS.register("pooled-nystrom", "spectral", cost="linear", dask=True,
+                    options=("n_landmarks",),
                     work=lambda N, d, B: (N * _landmark_work(N, d)
                                           + 10.0 * default_landmarks(N) ** 3),
                     summary="squared Nyström MMD, spectral null of the m × m feature covariance")
@@ -276,8 +278,11 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
         matrix computed elsewhere. Default: ``GaussianKernel(median_heuristic(X, Y))``,
         the median pairwise distance of the pooled sample (``result.kernel`` shows it).
     estimator : str
-        The statistic: "biased", "unbiased", "linear", "block", "fastmmd", "nystrom"
-        (squared Nyström MMD with landmarks drawn from the pooled sample) or "mmdagg"
+        The statistic: "biased", "unbiased", "linear", "block", "fastmmd",
+        "pooled-nystrom" (the squared distance of the two samples' mean features on m
+        landmarks drawn from the pooled sample; not ``mmd2_nystrom``, which fits each
+        sample's Nyström embedding on its own landmarks, Chatalic et al. Sec. 6.1;
+        "nystrom" is its deprecated name) or "mmdagg"
         (MMDAgg, Schrab et al. 2023: the unbiased MMD² of a whole collection of kernels,
         ``kernel`` a ``KernelCollection``, default ``mmdagg_kernels(X, Y)``; B1 = B2 =
         ``n_resamples``; ``fitted["kernels"]`` is the per-kernel table).
