@@ -25,7 +25,7 @@ from .gof import ksd2
 from .kernels import GaussianKernel, IMQKernel, median_heuristic
 from .kernels.collection import KernelCollection, mmdagg_kernels
 from .loading import samples_from_frame
-from .twosample import mmd2, mmd_test
+from .twosample import mmd2, mmd_test, mmd_witness
 
 
 @dataclass(frozen=True)
@@ -82,9 +82,6 @@ def mmd_data():
     return X, Y
 
 
-BANDWIDTHS = (0.1, 1.0, 10.0)
-
-
 def check_mmd2(answer) -> Feedback:
     """The biased MMD² of ``mmd_data()`` with a Gaussian kernel of bandwidth 1 (1e-6)."""
     X, Y = mmd_data()
@@ -97,13 +94,47 @@ def check_mmd2(answer) -> Feedback:
     return _close(answer, mmd2(X, Y, GaussianKernel(1.0)), "biased MMD²", hint)
 
 
-def check_best_bandwidth(answer) -> Feedback:
-    """Which of ``BANDWIDTHS`` gives the largest biased MMD² on ``mmd_data()``."""
+def check_narrow_kernel_floor(answer) -> Feedback:
+    """The predicted biased MMD² of ``mmd_data()`` at σ = 0.1: with every off-diagonal
+    kernel value ≈ 0, only the diagonal terms remain, 1/m + 1/n (within 6 %, so that the
+    computed value 1.04 % above it counts too)."""
     X, Y = mmd_data()
-    values = [mmd2(X, Y, GaussianKernel(s)) for s in BANDWIDTHS]
-    return _choice(answer, BANDWIDTHS[int(np.argmax(values))], BANDWIDTHS, "bandwidth",
-                   "compute the MMD² for each bandwidth: a kernel far narrower or far wider "
-                   "than the distances between points sees little difference")
+    floor = 1 / X.shape[0] + 1 / Y.shape[0]
+    value = _number(answer, "predicted MMD²")
+    if isinstance(value, Feedback):
+        return value
+    if abs(value - floor) <= 0.06 * floor:
+        return Feedback(True, "that is the diagonal floor 1/m + 1/n: the m + n terms "
+                        "k(x, x) = 1 weighted 1/m² and 1/n². Two samples of the same law get "
+                        "it too, so the raw biased value ranks narrow bandwidths by sample "
+                        "size, not by difference; compare unbiased values, on data you do "
+                        "not test")
+    if abs(value - floor / 2) <= 0.06 * floor / 2:
+        hint = "both samples keep their i = j terms, not only X"
+    elif abs(value) <= 0.02 * floor:
+        hint = ("the biased estimator keeps the i = j terms: k(x, x) = 1 for every point; "
+                "count them and their weights in the formula of §3")
+    else:
+        hint = ("with the cross sums ≈ 0, only Σ_i k(x_i, x_i) / m² and Σ_j k(y_j, y_j) / n² "
+                "remain")
+    return Feedback(False, hint)
+
+
+def check_witness_at_origin(answer) -> Feedback:
+    """The witness μ̂_X − μ̂_Y of ``mmd_data()`` (σ = 1) at the origin (1e-6)."""
+    X, Y = mmd_data()
+    truth = float(mmd_witness(X, Y, GaussianKernel(1.0), np.zeros((1, 2)))[0])
+    value = _number(answer, "witness value")
+    if isinstance(value, Feedback):
+        return value
+    if abs(value - truth) <= 1e-6 * abs(truth):
+        return Feedback(True, "that is f̂(0): positive, because X is centred there and Y half "
+                        "a unit to the right, so X's bumps pile up more mass at the origin; "
+                        "at (3, 0), nearer Y's centre, the sign flips")
+    hint = ("that is μ̂_Y − μ̂_X at the origin: the witness is μ̂_X − μ̂_Y"
+            if abs(value + truth) <= 1e-6 * abs(truth) else
+            "use kmeviz.mmd_witness(X, Y, GaussianKernel(1.0), np.zeros((1, 2)))")
+    return Feedback(False, hint)
 
 
 # --- 02 two-sample tests -----------------------------------------------------------------

@@ -16,14 +16,17 @@
 # # MMD and the circular discrepancy
 #
 # **What you will learn**
-# - how a kernel mean embedding turns a distribution into a point μ_P of a Hilbert space, and
-#   how the maximum mean discrepancy MMD(P, Q) = ‖μ_P − μ_Q‖ compares two samples;
-# - FastMMD (Zhao & Meng): for a shift-invariant kernel, MMD² is an *average over random
-#   frequencies ω* of a one-dimensional quantity, the **circular discrepancy** — both samples
-#   projected on ω and wrapped around the unit circle;
-# - how accurate FastMMD is as the number of frequencies L grows (a small Fig. 5).
+# - how a kernel mean embedding turns a distribution P into a point μ_P of a Hilbert space,
+#   and how the maximum mean discrepancy MMD(P, Q) = ‖μ_P − μ_Q‖ compares two samples;
+# - four estimators of MMD², derived from one formula, and why one can be negative;
+# - the **witness function**, which shows where two samples differ;
+# - what the kernel's bandwidth does, and how the usual rule of thumb fails;
+# - FastMMD ([Zhao & Meng 2015](https://arxiv.org/abs/1405.2664)): MMD² as an average,
+#   over random frequencies ω, of the **circular discrepancy**, and its accuracy.
 #
-# **What you need**: numpy, and the idea of a kernel k(x, y). Runs in a few seconds.
+# **What you need**: numpy, and the idea of a kernel k(x, y), a similarity of two points:
+# here the Gaussian k(x, y) = exp(−‖x − y‖² / (2σ²)). Words in bold are in the docs'
+# *Glossary*, the papers in its *Bibliography*. Runs in a few seconds.
 
 # %%
 import holoviews as hv
@@ -38,48 +41,246 @@ hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 np.set_printoptions(precision=5, suppress=True)
 
 # %% [markdown]
-# ## 1. From mean embeddings to MMD
+# ## 1. The data
 #
-# The data are the paper's 5 × 5 grid of Gaussian blobs: P has round blobs, Q blobs
-# stretched with an eigenvalue ratio ε = 4. With a Gaussian kernel of bandwidth σ = 1
-# (the scale of one blob), the exact MMD² needs all n² kernel values; kmeviz sums them in
-# tiles so memory stays small.
+# The running example is the paper's 5 × 5 grid of Gaussian blobs ([FastMMD](https://arxiv.org/abs/1405.2664)
+# Sec. 4.1, after [Gretton et al. 2012](https://jmlr.org/papers/v13/gretton12a.html)). Both samples have 1000 points, spread over the same 25
+# blobs with centres 10 apart. P's blobs are round; Q's blobs are stretched, with an
+# eigenvalue ratio ε = 4 along a tilted axis. The means and the overall spread of the two
+# samples are nearly equal: a test of means would see nothing. Look at the whole picture,
+# then at one blob.
 
-# %%
+# %% tags=["plot"]
 X, Y = K.blobs_two_sample(1000, epsilon=4.0, rng=0)
-kernel = K.GaussianKernel(bandwidth=1.0)
-exact_b = K.mmd2(X, Y, kernel)
-exact_u = K.mmd2(X, Y, kernel, estimator="unbiased")
-print(f"biased MMD²   = {exact_b:.6f}")
-print(f"unbiased MMD² = {exact_u:.6f}")
-print(f"linear-time   = {K.mmd2_linear(X, Y, kernel):.6f}")
-print(f"B-test        = {K.mmd2_block(X, Y, kernel):.6f}")
+data = viz.plane_scatter(X, Y, ("x₁", "x₂"), ("P (round)", "Q (stretched)"))
+data
 
 # %% tags=["check", "remove-cell"]
 # Checks run by the test suite (tests/test_notebooks.py); they compare values, never bytes.
 # Seeded numbers quoted in the text: 1e-6 relative (round-off between CPUs and BLAS builds
 # is ~1e-13, any real change is far larger). Identities: 1e-10 relative.
+assert X.shape == Y.shape == (1000, 2)
+assert [len(layer) for layer in data] == [1000, 1000]
+# the sample means differ by less than a tenth of the blob spacing (10)
+assert np.linalg.norm(X.mean(axis=0) - Y.mean(axis=0)) < 1.0
+
+# %% [markdown]
+# ## 2. A distribution as a point: the kernel mean embedding
+#
+# Every point x is mapped to a function, its **feature** φ(x) = k(x, ·): a bump centred
+# on x. A distribution is mapped to the average bump,
+#
+# $$\mu_P = \mathbb{E}_{X\sim P}\, k(X,\cdot), \qquad \mu_P(t) = \mathbb{E}_{X\sim P}\,
+# k(X, t),$$
+#
+# its **kernel mean embedding**. It lives in the reproducing kernel Hilbert space H of k
+# (the **RKHS**), where the reproducing property ⟨f, k(x, ·)⟩ = f(x) gives
+# ⟨f, μ_P⟩ = E_P f(X) for every f in H: the embedding knows every expectation of H's
+# functions. From a sample x₁, …, x_m one estimates it by the average of the m bumps,
+#
+# $$\hat\mu_P(t) = \frac1m \sum_{i=1}^m k(x_i, t).$$
+#
+# A **characteristic** kernel (the Gaussian is one) loses nothing: μ_P = μ_Q only if
+# P = Q. So the distance between two embeddings is a distance between distributions.
+
+# %% [markdown]
+# ## 3. MMD and its four estimators
+#
+# The **maximum mean discrepancy** is that distance. It is also the largest difference
+# of expectations over the unit ball of H, and expanding the square with the reproducing
+# property leaves only kernel values:
+#
+# $$\mathrm{MMD}(P,Q) = \sup_{\|f\|_H\le 1} \big(\mathbb{E}_P f - \mathbb{E}_Q f\big)
+# = \|\mu_P-\mu_Q\|_H,$$
+#
+# $$\mathrm{MMD}^2 = \langle \mu_P-\mu_Q, \mu_P-\mu_Q\rangle
+# = \mathbb{E}\,k(X,X') - 2\,\mathbb{E}\,k(X,Y) + \mathbb{E}\,k(Y,Y'),$$
+#
+# with X, X′ ~ P and Y, Y′ ~ Q independent. Each expectation can be estimated from the
+# samples in several ways, and each way is an estimator of MMD².
+
+# %% [markdown]
+# - **Biased** (a **V-statistic**): plug in the empirical embeddings, ‖μ̂_P − μ̂_Q‖²:
+#
+# $$\widehat{\mathrm{MMD}}^2_b = \frac1{m^2}\sum_{i,j} k(x_i,x_j)
+# - \frac2{mn}\sum_{i,j} k(x_i,y_j) + \frac1{n^2}\sum_{i,j} k(y_i,y_j).$$
+#
+#   The sums include i = j, the terms k(x, x) = 1 that compare a point with itself.
+# - **Unbiased** (a **U-statistic**): drop those terms and divide by m(m − 1) and
+#   n(n − 1) instead. Its expectation is exactly MMD²; it can be negative.
+# - **Linear-time**: split the samples into n/2 disjoint pairs and average
+#   h = k(x, x′) + k(y, y′) − k(x, y′) − k(x′, y) over the pairs. Each h uses 4 kernel
+#   values, so the cost is 2n evaluations instead of n², and the variance is much larger.
+# - **B-test**: the unbiased estimate within blocks of B points, averaged over blocks
+#   ([Zaremba et al. 2013](https://arxiv.org/abs/1307.1954)): between the two in cost
+#   and in variance.
+#
+# The exact sums need all n² kernel values; kmeviz sums them in tiles so that memory
+# stays O(n).
+
+# %%
+kernel = K.GaussianKernel(bandwidth=1.0)
+exact_b = K.mmd2(X, Y, kernel)
+exact_u = K.mmd2(X, Y, kernel, estimator="unbiased")
+linear = K.mmd2_linear(X, Y, kernel)
+h = (kernel.paired(X[0::2], X[1::2]) + kernel.paired(Y[0::2], Y[1::2])
+     - kernel.paired(X[0::2], Y[1::2]) - kernel.paired(X[1::2], Y[0::2]))
+print(f"biased MMD²   = {exact_b:.6f}")
+print(f"unbiased MMD² = {exact_u:.6f}")
+print(f"linear-time   = {linear:.6f}   (standard error {h.std(ddof=1) / np.sqrt(h.size):.4f})")
+print(f"B-test        = {K.mmd2_block(X, Y, kernel):.6f}")
+
+# %% tags=["check", "remove-cell"]
+# Each estimator against its formula written out on the full (2n)² Gram matrix.
 Z = np.vstack([X, Y])
 a = np.r_[np.full(len(X), 1 / len(X)), np.full(len(Y), -1 / len(Y))]
 assert np.isclose(exact_b, a @ kernel(Z) @ a, rtol=1e-10)  # the naive (2n)² formula
+Kxx, Kyy, Kxy = kernel(X), kernel(Y), kernel(X, Y)
+m = len(X)
+u = ((Kxx.sum() - np.trace(Kxx)) / (m * (m - 1)) + (Kyy.sum() - np.trace(Kyy)) / (m * (m - 1))
+     - 2 * Kxy.mean())
+assert np.isclose(exact_u, u, rtol=1e-10)
+assert np.isclose(linear, h.mean(), rtol=1e-10)
 assert np.isclose(exact_b, 0.00418009634, rtol=1e-6)
 assert np.isclose(exact_u, 0.00220071762, rtol=1e-6)
+assert np.isclose(linear, -0.00329757401, rtol=1e-6)
+assert np.isclose(h.std(ddof=1) / np.sqrt(h.size), 0.0064255, rtol=1e-4)
 assert exact_b > exact_u  # as the text says: the diagonal k(x, x) = 1 is included
+# the floor: biased − unbiased ≈ (1/m)(1 − mean k(x, x')) + (1/n)(…) is ~2/m here
+assert abs((exact_b - exact_u) - 2 / m) < 0.2 * 2 / m
 
 # %% [markdown]
-# The biased estimate is larger: it includes the diagonal terms k(x, x) = 1. The
-# unbiased one removes them (App. A.1 of FastMMD gives the exact relation). The linear-time
-# and B-test estimates target the unbiased value but use only a fraction of the pairs, so
-# they are noisier.
-
-# %% [markdown]
-# ## 2. The circular picture
+# Three things in these numbers deserve a word.
 #
-# Bochner's theorem writes the Gaussian kernel as k(x, y) = E_ω cos(ω'(x − y)) with
-# ω ~ N(0, σ⁻² I). Fix one ω: project each point on ω and wrap the result mod 2π. Each sample
-# becomes a cloud of points on the unit circle. The function y ↦ Σᵢ aᵢ sin(y − xᵢ)
-# (aᵢ = 1/m on X, −1/n on Y) is a single sinusoid; its **amplitude** η(ω) is the circular
-# discrepancy (Claim 5), and the diameter where it peaks separates the samples best.
+# - The biased value is larger than the unbiased one by almost exactly 2/1000: the m + n
+#   diagonal terms k(x, x) = 1 enter with weights 1/m² and 1/n², which adds about
+#   1/m + 1/n whatever P and Q are. That floor matters when MMD² is small, as here.
+# - The linear-time estimate is **negative**, −0.0033. An unbiased estimator has no floor:
+#   its fluctuations go both ways. Its standard error, 0.0064, is three times the
+#   unbiased MMD² (0.0022), so −0.0033 is half a standard error below zero — a typical
+#   draw. Cheap estimators pay in variance; notebook 02 shows what that costs a test.
+# - The B-test sits between the two in variance, as in cost.
+
+# %% [markdown]
+# ## 4. The witness function: where the samples differ
+#
+# The supremum in the definition of MMD is attained. The function that attains it is the
+# **witness**: the difference of the two embeddings, normalised,
+#
+# $$f^* = \frac{\mu_P-\mu_Q}{\|\mu_P-\mu_Q\|_H}, \qquad
+# \hat f(t) = \hat\mu_P(t) - \hat\mu_Q(t) = \frac1m\sum_i k(x_i,t) - \frac1n\sum_j k(y_j,t).$$
+#
+# It is positive where P puts more mass than Q (as seen through a bump of width σ),
+# negative where Q does. Averaging it over the samples gives back the biased estimate:
+# (1/m) Σ f̂(x_i) − (1/n) Σ f̂(y_j) = ‖μ̂_P − μ̂_Q‖² = MMD²_b. `K.mmd_witness` evaluates
+# f̂ at any points.
+#
+# **Predict first.** In one blob, P is round and Q is stretched along a tilted axis. Where
+# do you expect the witness to be positive, and where negative? Decide before you run the
+# next cell.
+
+# %% tags=["plot"]
+xs = ys = np.linspace(-4, 4, 81)
+grid = np.array([(x, y) for y in ys for x in xs])
+witness = K.mmd_witness(X, Y, kernel, grid).reshape(len(ys), len(xs))
+near = lambda S: S[(np.abs(S) < 4).all(axis=1)]  # noqa: E731 - the points of one blob
+blob_witness = viz.witness_map(xs, ys, witness, near(X), near(Y), ("x₁", "x₂")).opts(
+    title="Witness μ̂_P − μ̂_Q on the blob at the origin")
+blob_witness
+
+# %% tags=["check", "remove-cell"]
+# The witness against a direct evaluation of its formula, and its identity with MMD²_b.
+direct = kernel(grid, X).mean(axis=1) - kernel(grid, Y).mean(axis=1)
+assert np.allclose(witness.ravel(), direct, rtol=1e-10, atol=1e-14)
+gap = K.mmd_witness(X, Y, kernel, X).mean() - K.mmd_witness(X, Y, kernel, Y).mean()
+assert np.isclose(gap, exact_b, rtol=1e-10)
+# as the text says: positive at the blob's centre, negative somewhere along Q's long axis
+centre = witness[len(ys) // 2, len(xs) // 2]
+assert centre > 0 and witness.min() < -0.2 * witness.max()
+image = blob_witness.traverse(lambda e: e, [hv.Image])[0]  # the plot shows these values
+assert np.allclose(np.sort(image.dimension_values("witness")), np.sort(witness.ravel()))
+
+# %% [markdown]
+# Red is positive: P's round blob has more mass at the centre, so the witness peaks
+# there. Blue is negative: Q's stretched blob puts its mass further out along its long
+# axis, in two lobes on either side. A statistician reading this map learns *how* the
+# samples differ, not only *that* they do. The test of notebook 02 rejects because
+# this pattern, repeated in each of the 25 blobs, is larger than chance could make it.
+
+# %% [markdown]
+# ## 5. What the bandwidth does
+#
+# **Predict first.** The unbiased MMD² depends on σ. What happens to it when σ is far
+# smaller than the distances between points (every bump sees only its own point)? And
+# when σ is far larger than the whole picture (every bump is flat over the data)? Where
+# in between should it be largest for these blobs? Write your guesses down, then run.
+
+# %%
+sigmas = np.geomspace(0.05, 50, 13)
+sweep = pd.DataFrame({"σ": sigmas, "unbiased MMD²": [
+    K.mmd2(X, Y, K.GaussianKernel(s), estimator="unbiased") for s in sigmas]})
+median = K.median_heuristic(X, Y)
+best = sweep.loc[sweep["unbiased MMD²"].idxmax()]
+print(f"largest at σ = {best['σ']:.2f}; the median heuristic gives σ = {median:.1f}")
+
+# %% tags=["plot"]
+bandwidth_sweep = (hv.Curve(sweep, "σ", "unbiased MMD²").opts(logx=True, color="black")
+                   * hv.VLine(median).opts(color="firebrick", line_dash="dashed")).opts(
+    title="Unbiased MMD² vs bandwidth σ", **viz.theme.size(320))
+bandwidth_sweep
+
+# %% tags=["check", "remove-cell"]
+assert np.isclose(best["σ"], 1.5811, rtol=1e-3)
+assert np.isclose(median, 24.126, rtol=1e-4)
+values = sweep["unbiased MMD²"].to_numpy()
+assert values[0] < 0.01 * values.max() and values[-1] < 0.05 * values.max()
+
+# %% [markdown]
+# Both ends go to zero. With a tiny σ, k(x, y) ≈ 0 for every pair of distinct points, so
+# the off-diagonal sums vanish and nothing is left to compare (the biased estimate keeps
+# its floor 1/m + 1/n). With a huge σ, every k(x, y) ≈ 1 and the two samples look alike.
+# The curve peaks near σ ≈ 1.6, the scale of one blob, where the kernel resolves a blob's
+# shape.
+#
+# The **median heuristic** — σ = the median distance between pooled points, the most
+# common default — gives σ ≈ 24 here (the dashed line). How much does it lose?
+
+# %%
+at_median = K.mmd2(X, Y, K.GaussianKernel(median), estimator="unbiased")
+print(f"unbiased MMD² at the median heuristic: {at_median:.5f} "
+      f"({at_median / best['unbiased MMD²']:.0%} of the peak)")
+
+# %% tags=["check", "remove-cell"]
+# the printed share: 13 % of the peak (seeded; 1e-3 relative)
+assert np.isclose(at_median / best["unbiased MMD²"], 0.12898, rtol=1e-3)
+
+# %% [markdown]
+# The median measures the distances *between* blobs, 10 to 40 apart, where the kernel
+# sees only that both samples cover the same 25 blobs. It fails whenever the difference
+# lives at a scale much smaller than the data's spread.
+#
+# Do not fix this by picking the σ with the largest MMD² on the very data you then test:
+# the test would no longer hold its level (choosing σ is part of the statistic). Split the
+# data, or aggregate over bandwidths — notebook 09 does both.
+
+# %% [markdown]
+# ## 6. The circular picture
+#
+# Back to σ = 1. Bochner's theorem writes a shift-invariant kernel as an average of
+# cosines: for the Gaussian, k(x, y) = E_ω cos(ω′(x − y)) with ω ~ N(0, σ⁻² I). Put it in
+# the biased estimator. With weights aᵢ = 1/m on the points of X and −1/n on those of Y,
+# and z_i their projections ω′x_i,
+#
+# $$\widehat{\mathrm{MMD}}^2_b = \sum_{i,j} a_i a_j\, \mathbb{E}_\omega
+# \cosig(\omega'(x_i-x_j)ig) = \mathbb{E}_\omega \Big|\sum_i a_i e^{\mathrm{i} z_i}
+# \Big|^2 = \mathbb{E}_\omega\, \eta^2(\omega).$$
+#
+# η(ω) is the modulus of the difference of the two samples' empirical characteristic
+# functions at ω. The picture: project each point on ω and wrap z_i mod 2π. Each sample
+# becomes a cloud of points on the unit circle. The function y ↦ Σᵢ aᵢ sin(y − zᵢ) is
+# the imaginary part of e^{iy} Σ aᵢ e^{−i zᵢ}, a single sinusoid; its **amplitude** is
+# η(ω), the circular discrepancy ([Claim 5](https://arxiv.org/abs/1405.2664)), and the diameter where it peaks separates
+# the samples best.
 
 # %%
 omega = kernel.sample_frequencies(1, 2, rng=3)[0]
@@ -110,11 +311,13 @@ curve = sinusoid.traverse(lambda e: e, [hv.Curve])[0]
 assert np.isclose(curve.dimension_values("objective").max(), cd.amplitude, rtol=1e-3)
 
 # %% [markdown]
-# ## 3. FastMMD: an ensemble of circular discrepancies
+# ## 7. FastMMD: an ensemble of circular discrepancies
 #
-# Draw L frequencies and average η²(ω): by Claim 6 the average converges to the exact
-# biased MMD². Algorithm 1 of the paper (amplitudes and phases) and Algorithm 2 (random
-# Fourier features) compute the same number.
+# Draw L frequencies and average η²(ω): by the formula above ([Claim 6](https://arxiv.org/abs/1405.2664)) the
+# average converges to the exact biased MMD² as L grows, at cost O(L n d) instead of
+# O(n² d). Algorithm 1 of the paper (amplitudes and phases) and Algorithm 2 (random
+# Fourier features: cos and sin of each zᵢ, averaged per sample) compute the same number,
+# because |Σ aᵢ e^{i zᵢ}|² = (Σ aᵢ cos zᵢ)² + (Σ aᵢ sin zᵢ)².
 
 # %%
 W = kernel.sample_frequencies(4096, 2, rng=1)
@@ -142,10 +345,17 @@ running = ensemble.traverse(lambda e: e, [hv.Curve])[0].dimension_values("MMD²"
 assert running.size == 4096 and np.isclose(running[-1], alg1, rtol=1e-10)
 
 # %% [markdown]
-# ## 4. Accuracy versus L (a small Fig. 5)
+# ## 8. Accuracy versus L (a small Fig. 5)
 #
-# Relative error of MMD (as plotted in the paper) for FastMMD-Fourier and
-# FastMMD-Fastfood, averaged over 10 draws of the frequencies.
+# The running mean above wanders, then settles. How fast? Each η²(ω) is one independent
+# draw, so the average of L of them has a standard deviation ∝ 1/√L, and so does the
+# relative error of MMD.
+#
+# **Predict first.** At L = 16 the mean relative error of MMD is about 27 %. About how
+# many frequencies do you need to bring it to 1 %? Write a number, then run the table:
+# relative error of MMD (as plotted in the paper) for FastMMD-Fourier and
+# FastMMD-Fastfood (Fastfood draws its frequencies in structured blocks, which makes
+# them cheaper to apply in high dimension), averaged over 10 draws of the frequencies.
 
 # %%
 exact = np.sqrt(exact_b)
@@ -180,8 +390,10 @@ assert [c.label for c in error_vs_L] == list(table.columns)
 assert all(np.allclose(c.dimension_values(1), table[c.label]) for c in error_vs_L)
 
 # %% [markdown]
-# The error falls roughly like 1/√L, Fastfood tracking dense Fourier features
-# closely.
+# The error falls roughly like 1/√L: 16 → 4096 is 256 times more frequencies and 16
+# times less error, within the noise of 10 draws. To go from 27 % to 1 % takes
+# (27)² ≈ 730 times L = 16, about 12 000 frequencies — the price of the square root.
+# Fastfood tracks dense Fourier features closely, at L log d cost instead of L d.
 #
 # ## Play with it
 # Below is the **Circular discrepancy explorer**, the same one `kmeviz serve` serves, set to
@@ -206,23 +418,37 @@ assert explorer.failures() == {} and explorer.n_frequencies == 256
 # %% [markdown]
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
-# shows the answer.
+# shows the answer. When you are right it also says *why*. Worked answers are on the
+# course's Solutions page.
 #
-# **1.** With `X, Y = mmd_data()` (two samples of 200 points), compute the biased MMD²
-# with a Gaussian kernel of bandwidth 1.
+# **1.** With `X, Y = mmd_data()` (two samples of 200 points: N(0, I₂) and N((0.5, 0),
+# I₂)), compute the biased MMD² with a Gaussian kernel of bandwidth 1.
 
 # %%
-from kmeviz.exercises import BANDWIDTHS, check_best_bandwidth, check_mmd2, mmd_data
+from kmeviz.exercises import check_mmd2, check_narrow_kernel_floor, check_witness_at_origin
+from kmeviz.exercises import mmd_data
 
 X, Y = mmd_data()
 answer = None  # your biased MMD² here
 check_mmd2(answer)
 
 # %% [markdown]
-# **2.** Which bandwidth of `BANDWIDTHS` = (0.1, 1, 10) gives the largest MMD² on the same
-# data? Why do the other two see less?
+# **2. Predict, then check.** Take σ = 0.1 on the same data: far below the typical
+# distance between two points, so k(x_i, x_j) ≈ 0 for every pair of *distinct* points.
+# Without running anything, use the biased formula of §3 to predict the biased MMD² as a
+# number (it depends only on m = n = 200). Then compute it, and also for two samples of
+# the *same* law. What does that tell you about ranking bandwidths by the raw biased
+# value?
 
 # %%
-print("candidates:", BANDWIDTHS)
-answer = None  # one of them
-check_best_bandwidth(answer)
+answer = None  # your predicted biased MMD² at σ = 0.1
+check_narrow_kernel_floor(answer)
+
+# %% [markdown]
+# **3. Predict, then check.** X is centred at the origin and Y at (0.5, 0). Predict the
+# sign of the witness f̂ = μ̂_X − μ̂_Y (σ = 1) at the origin, and at (3, 0). Then compute
+# f̂ at the origin with `K.mmd_witness(X, Y, K.GaussianKernel(1.0), np.zeros((1, 2)))`.
+
+# %%
+answer = None  # the witness at the origin (one number)
+check_witness_at_origin(answer)

@@ -22,9 +22,14 @@ def mmd2_wrong():  # the unbiased estimate instead of the biased one
     return K.mmd2(X, Y, K.GaussianKernel(1.0), estimator="unbiased")
 
 
-def best_bandwidth_solution():
+def narrow_floor_solution():  # the prediction from the formula: 1/m + 1/n
     X, Y = _mmd_pair()
-    return max(E.BANDWIDTHS, key=lambda s: K.mmd2(X, Y, K.GaussianKernel(s)))
+    return 1 / len(X) + 1 / len(Y)
+
+
+def witness_solution():
+    X, Y = _mmd_pair()
+    return K.mmd_witness(X, Y, K.GaussianKernel(1.0), np.zeros((1, 2)))[0]
 
 
 def p_value_solution():
@@ -78,7 +83,9 @@ def conditional_mean_solution():
 #: checker name -> (solution, plausible wrong answer)
 SOLUTIONS = {
     "check_mmd2": (mmd2_solution, mmd2_wrong),
-    "check_best_bandwidth": (best_bandwidth_solution, lambda: 10.0),
+    # the guess "a kernel that narrow sees no difference at all": 0
+    "check_narrow_kernel_floor": (narrow_floor_solution, lambda: 0.0),
+    "check_witness_at_origin": (witness_solution, lambda: -witness_solution()),  # μ̂_Y − μ̂_X
     "check_permutation_p_value": (p_value_solution, p_value_wrong),
     # the normal approximation 0.06 + 1.96 √(0.06 · 0.94 / 200) instead of Clopper–Pearson
     "check_size_interval_upper": (lambda: binomial_interval(12, 200, 0.95)[1],

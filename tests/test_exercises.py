@@ -11,7 +11,7 @@ from kmeviz import exercises
 from .exercise_solutions import SOLUTIONS
 
 CHECKERS = sorted(name for name in dir(exercises) if name.startswith("check_"))
-CHOICES = {*exercises.BANDWIDTHS, *exercises.LANDMARK_COUNTS, *exercises.GAMMAS, 3.0}
+CHOICES = {*exercises.LANDMARK_COUNTS, *exercises.GAMMAS, 3.0}
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("0*.py"))
 
 
