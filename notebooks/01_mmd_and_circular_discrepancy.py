@@ -43,12 +43,13 @@ np.set_printoptions(precision=5, suppress=True)
 # %% [markdown]
 # ## 1. The data
 #
-# The running example is the paper's 5 × 5 grid of Gaussian blobs ([FastMMD](https://arxiv.org/abs/1405.2664)
-# Sec. 4.1, after [Gretton et al. 2012](https://jmlr.org/papers/v13/gretton12a.html)). Both samples have 1000 points, spread over the same 25
-# blobs with centres 10 apart. P's blobs are round; Q's blobs are stretched, with an
-# eigenvalue ratio ε = 4 along a tilted axis. The means and the overall spread of the two
-# samples are nearly equal: a test of means would see nothing. Look at the whole picture,
-# then at one blob.
+# The running example is the paper's 5 × 5 grid of Gaussian blobs
+# ([FastMMD](https://arxiv.org/abs/1405.2664) Sec. 4.1, after [Gretton et al.
+# 2012](https://jmlr.org/papers/v13/gretton12a.html)). Both samples have 1000 points,
+# spread over the same 25 blobs with centres 10 apart. P's blobs are round; Q's blobs are
+# stretched, with an eigenvalue ratio ε = 4 along a tilted axis. The means and the
+# overall spread of the two samples are nearly equal: a test of means would see nothing.
+# Look at the whole picture, then at one blob.
 
 # %% tags=["plot"]
 X, Y = K.blobs_two_sample(1000, epsilon=4.0, rng=0)
@@ -277,10 +278,10 @@ assert np.isclose(at_median / best["unbiased MMD²"], 0.12898, rtol=1e-3)
 #
 # η(ω) is the modulus of the difference of the two samples' empirical characteristic
 # functions at ω. The picture: project each point on ω and wrap z_i mod 2π. Each sample
-# becomes a cloud of points on the unit circle. The function y ↦ Σᵢ aᵢ sin(y − zᵢ) is
-# the imaginary part of e^{iy} Σ aᵢ e^{−i zᵢ}, a single sinusoid; its **amplitude** is
-# η(ω), the circular discrepancy ([Claim 5](https://arxiv.org/abs/1405.2664)), and the diameter where it peaks separates
-# the samples best.
+# becomes a cloud of points on the unit circle. The function y ↦ Σᵢ aᵢ sin(y − zᵢ) is the
+# imaginary part of e^{iy} Σ aᵢ e^{−i zᵢ}, a single sinusoid; its **amplitude** is η(ω),
+# the circular discrepancy ([Claim 5](https://arxiv.org/abs/1405.2664)), and the diameter
+# where it peaks separates the samples best.
 
 # %%
 omega = kernel.sample_frequencies(1, 2, rng=3)[0]
@@ -313,11 +314,12 @@ assert np.isclose(curve.dimension_values("objective").max(), cd.amplitude, rtol=
 # %% [markdown]
 # ## 7. FastMMD: an ensemble of circular discrepancies
 #
-# Draw L frequencies and average η²(ω): by the formula above ([Claim 6](https://arxiv.org/abs/1405.2664)) the
-# average converges to the exact biased MMD² as L grows, at cost O(L n d) instead of
-# O(n² d). Algorithm 1 of the paper (amplitudes and phases) and Algorithm 2 (random
-# Fourier features: cos and sin of each zᵢ, averaged per sample) compute the same number,
-# because |Σ aᵢ e^{i zᵢ}|² = (Σ aᵢ cos zᵢ)² + (Σ aᵢ sin zᵢ)².
+# Draw L frequencies and average η²(ω): by the formula above ([Claim
+# 6](https://arxiv.org/abs/1405.2664)) the average converges to the exact biased MMD² as
+# L grows, at cost O(L n d) instead of O(n² d). Algorithm 1 of the paper (amplitudes and
+# phases) and Algorithm 2 (random Fourier features: cos and sin of each zᵢ, averaged per
+# sample) compute the same number, because |Σ aᵢ e^{i zᵢ}|² = (Σ aᵢ cos zᵢ)² + (Σ aᵢ sin
+# zᵢ)².
 
 # %%
 W = kernel.sample_frequencies(4096, 2, rng=1)
@@ -425,8 +427,12 @@ assert explorer.failures() == {} and explorer.n_frequencies == 256
 # I₂)), compute the biased MMD² with a Gaussian kernel of bandwidth 1.
 
 # %%
-from kmeviz.exercises import check_mmd2, check_narrow_kernel_floor, check_witness_at_origin
-from kmeviz.exercises import mmd_data
+from kmeviz.exercises import (
+    check_mmd2,
+    check_narrow_kernel_floor,
+    check_witness_at_origin,
+    mmd_data,
+)
 
 X, Y = mmd_data()
 answer = None  # your biased MMD² here
