@@ -51,3 +51,23 @@ def test_builders_are_fixed_by_default_and_stretch_for_the_server(builders):
 def test_notebooks_do_not_override_plot_sizes(source):
     code = source.read_text()
     assert not re.search(r"\b(responsive|width|height|min_height)\s*[=:]", code), source.name
+
+
+def test_a_series_keeps_its_colour_in_every_panel_of_a_figure():
+    """Fig. 6's biased panel has no MMD-linear: its 'exact' curve had taken MMD-linear's
+    colour from the unbiased panel next to it."""
+    import holoviews.plotting.bokeh  # noqa: F401 - options need a loaded backend
+
+    from kmeviz.experiments.figures import FIGURES
+    from kmeviz.viz.figures import figure_plot
+
+    spec = FIGURES["fastmmd-fig6"]
+    rows = [{"sigma": s, "estimator": e, "kind": k, "mean": 1.0, "low": 0.9, "high": 1.1}
+            for s in (0.1, 1.0) for k, names in
+            (("biased", ("FastMMD-Fourier", "exact")),
+             ("unbiased", ("FastMMD-Fourier", "MMD-linear", "exact")))
+            for e in names]
+    colours = [{c.label: c.opts.get().kwargs["color"] for c in panel
+                if isinstance(c, hv.Curve)} for panel in figure_plot(spec, pd.DataFrame(rows))]
+    assert colours[0]["exact"] == colours[1]["exact"] != colours[1]["MMD-linear"]
+    assert len(set(colours[1].values())) == 3

@@ -19,11 +19,17 @@ PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
            "#7b4173", "#3182bd"]
 
 
-def _panel(spec, df: pd.DataFrame, title: str) -> hv.Overlay:
+def _colors(spec, df: pd.DataFrame) -> dict:
+    """One colour per series for the whole figure, so that a series keeps its colour in
+    every panel (a panel without MMD-linear had given its colour to 'exact')."""
+    return {label: PALETTE[i % len(PALETTE)] for i, label in enumerate(pd.unique(df[spec.series]))}
+
+
+def _panel(spec, df: pd.DataFrame, title: str, colors: dict) -> hv.Overlay:
     layers = []
-    for i, (label, part) in enumerate(df.groupby(spec.series, sort=False)):
+    for label, part in df.groupby(spec.series, sort=False):
         part = part.sort_values(spec.x)
-        color = PALETTE[i % len(PALETTE)]
+        color = colors[label]
         kdims, vdims = [spec.x], [spec.y]
         if spec.interval:
             low, high = spec.interval
@@ -56,11 +62,12 @@ def _backend() -> str:
 def figure_plot(spec, df: pd.DataFrame):
     """The figure: one panel, or one per value of ``spec.facet``, plus a table of the
     paper's reported values next to ours when ``spec.paper_values`` has any."""
+    colors = _colors(spec, df)
     if spec.facet:
-        panels = [_panel(spec, part, f"{spec.title}, {spec.facet} = {value}")
+        panels = [_panel(spec, part, f"{spec.title}, {spec.facet} = {value}", colors)
                   for value, part in df.groupby(spec.facet)]
     else:
-        panels = [_panel(spec, df, spec.title)]
+        panels = [_panel(spec, df, spec.title, colors)]
     if spec.paper_values is not None and "runtime_s" in df:
         runs = df.assign(total=df.runtime_s * df.repeats).groupby("test")
         total, count = runs["total"].sum(), runs["repeats"].sum()
