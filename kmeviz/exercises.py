@@ -20,7 +20,7 @@ from .distributions import GaussianMixture, NormalTarget
 from .distributions.datasets import blobs_two_sample
 from .distributions.real import load_dataset
 from .embeddings import NystromKME, effective_dimension, gram_spectrum
-from .experiments.runners import binomial_interval
+from .experiments.runners import binomial_interval, rejection_rates
 from .gof import ksd2
 from .kernels import GaussianKernel, IMQKernel, median_heuristic
 from .kernels.collection import KernelCollection, mmdagg_kernels
@@ -56,12 +56,14 @@ def _number(answer, name: str):
     return value if np.isfinite(value) else Feedback(False, f"the {name} must be finite")
 
 
-def _close(answer, truth: float, name: str, hint: str, rtol: float = 1e-6) -> Feedback:
+def _close(answer, truth: float, name: str, hint: str, rtol: float = 1e-6,
+           why: str = "") -> Feedback:
+    """Right within ``rtol``; ``why``, when given, explains the answer once it is right."""
     value = _number(answer, name)
     if isinstance(value, Feedback):
         return value
     if abs(value - truth) <= rtol * abs(truth):
-        return Feedback(True, f"that is the {name}")
+        return Feedback(True, f"that is the {name}" + (f": {why}" if why else ""))
     return Feedback(False, hint)
 
 
@@ -154,7 +156,36 @@ def check_size_interval_upper(answer) -> Feedback:
     """Upper end of the 95 % Clopper–Pearson interval of a rejection rate of 12 / 200."""
     _, high = binomial_interval(12, 200, 0.95)
     return _close(answer, high, "upper end of the 95 % interval", "use "
-                  "kmeviz.experiments.binomial_interval(rejections, repeats, level)", rtol=1e-9)
+                  "kmeviz.experiments.binomial_interval(rejections, repeats, level)", rtol=1e-9,
+                  why="α = 0.05 is inside the interval, so 12 rejections in 200 are no evidence "
+                  "of a wrong level; 200 draws cannot tell 0.05 from 0.06")
+
+
+SMALL_SAMPLE = {"n": 30, "bandwidth": 0.2, "repeats": 200, "seed": 4}
+
+
+def check_gamma_size_small_n(answer) -> Feedback:
+    """The rejection rate under H0 of the Gamma test at n = 30 with σ = 0.2 (``SMALL_SAMPLE``):
+    ``rejection_rates(null_sampler(30), {"gamma": {"kernel": GaussianKernel(0.2), "null":
+    "gamma"}}, n_repeats=200, rng=4)`` (exact: the same seed gives the same draws)."""
+    from .experiments.fastmmd import null_sampler
+
+    cfg = SMALL_SAMPLE
+    tests = {"gamma": {"kernel": GaussianKernel(cfg["bandwidth"]), "null": "gamma"}}
+    rate = float(rejection_rates(null_sampler(cfg["n"]), tests, n_repeats=cfg["repeats"],
+                                 rng=cfg["seed"]).rate.iloc[0])
+    value = _number(answer, "rejection rate")
+    if isinstance(value, Feedback):
+        return value
+    if abs(value - rate) <= 1e-9:
+        return Feedback(True, "that is the rate: far below α. With σ far below the distances "
+                        "between 30 points, the Gamma fit overstates the null's variance, so "
+                        "the test keeps H0 too often: a valid level, and almost no power")
+    hint = ("that is the nominal α, not the measured rate: run rejection_rates as the cell "
+            "says and read .rate" if abs(value - 0.05) <= 1e-9 else
+            "run kmeviz.experiments.rejection_rates(null_sampler(30), {'gamma': {'kernel': "
+            "GaussianKernel(0.2), 'null': 'gamma'}}, n_repeats=200, rng=4) and read .rate")
+    return Feedback(False, hint)
 
 
 # --- 03 Nyström kernel mean embeddings ---------------------------------------------------

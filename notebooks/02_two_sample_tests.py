@@ -21,9 +21,14 @@
 # - three ways to get it — permutations (exact, costly), the Gamma moment match and the
 #   Gram spectrum (fast asymptotic approximations) — and when each is trustworthy;
 # - how to measure a test's **size** (type-I error) and **power**, with confidence intervals;
-# - FastMMD + bootstrap: power as a function of the number of frequencies L (FastMMD Fig. 8a).
+# - the witness function of a test that rejects: *where* the samples differ;
+# - FastMMD + bootstrap: power as a function of the number of frequencies L
+#   ([FastMMD](https://arxiv.org/abs/1405.2664) Fig. 8a);
+# - two failure modes: an asymptotic null at small n, and what a p-value looks like when
+#   H0 is true.
 #
-# **What you need**: notebook 01 (MMD and FastMMD). Runs in about half a minute.
+# **What you need**: notebook 01 (MMD, its estimators and the witness). Runs in under a
+# minute.
 
 # %%
 import holoviews as hv
@@ -42,10 +47,20 @@ kernel = K.GaussianKernel(1.0)
 # %% [markdown]
 # ## 1. A null distribution
 #
-# Is the observed MMD² large? Only compared with what MMD² looks like when P = Q. Pooling
-# both samples and relabelling them at random makes P = Q true by construction; the
-# statistics of B relabellings form the **permutation null**. kmeviz computes all B of them
-# as one matrix product with the joint Gram matrix.
+# A test decides between H0: P = Q and H1: P ≠ Q from a statistic T, here the biased
+# MMD². Is the observed T large? Only compared with what T looks like when P = Q: its
+# **null distribution**. The test of level α rejects H0 when T exceeds the (1 − α)
+# quantile of that distribution, the threshold; the **p-value** is the probability, under
+# H0, of a statistic at least as large as the one observed.
+#
+# Pooling both samples and relabelling them at random makes P = Q true by construction;
+# the statistics of B relabellings T₁, …, T_B form the **permutation null**, and
+#
+# $$p = \frac{1 + \#\{b : T_b \ge T\}}{1 + B}.$$
+#
+# The "1 +" counts the observed labelling as one of the relabellings; with it the test is
+# exact: under H0, P(p ≤ α) ≤ α for every n and B. kmeviz computes all B statistics as
+# one matrix product with the joint Gram matrix.
 
 # %%
 X, Y = K.blobs_two_sample(300, epsilon=2.0, rng=0)
@@ -80,11 +95,56 @@ assert res.statistic in [v.data for v in null_plot.traverse(lambda e: e, [hv.VLi
 assert abs(g["shape"] * g["scale"] / res.null_samples.mean() - 1) < 0.1
 
 # %% [markdown]
-# ## 2. Permutation vs Gamma vs spectral
+# No relabelling reaches the observed statistic, so p = 1/1001, the smallest value
+# B = 1000 allows. The orange curve is the Gamma approximation of section 3; it
+# follows the histogram closely here.
 #
-# The Gamma null matches the mean and variance of the asymptotic law
-# MMD²_b ≈ (1/m + 1/n) Σ λ_l z_l²; the spectral null simulates that law from the
-# eigenvalues λ_l of the centred Gram matrix. Both avoid the B replicates.
+# ## 2. Where the samples differ: the witness
+#
+# The test says *that* P ≠ Q. The witness f̂ = μ̂_P − μ̂_Q of notebook 01 says *where*.
+# With ε = 2 instead of 4 the blobs of Q are less stretched; is the pattern still the
+# same? Predict, then look at the blob at the origin.
+
+# %% tags=["plot"]
+xs = ys = np.linspace(-4, 4, 81)
+grid = np.array([(x, y) for y in ys for x in xs])
+witness = K.mmd_witness(X, Y, kernel, grid).reshape(len(ys), len(xs))
+near = lambda S: S[(np.abs(S) < 4).all(axis=1)]  # noqa: E731 - the points of one blob
+blob_witness = viz.witness_map(xs, ys, witness, near(X), near(Y), ("x₁", "x₂")).opts(
+    title="Witness μ̂_P − μ̂_Q, ε = 2, blob at the origin")
+blob_witness
+
+# %% tags=["check", "remove-cell"]
+# The plotted witness against a direct evaluation of μ̂_P − μ̂_Q, and its identity with
+# the test's statistic: (1/m) Σ f̂(x_i) − (1/n) Σ f̂(y_j) = MMD²_b.
+direct = kernel(grid, X).mean(axis=1) - kernel(grid, Y).mean(axis=1)
+assert np.allclose(witness.ravel(), direct, rtol=1e-10, atol=1e-14)
+gap = K.mmd_witness(X, Y, kernel, X).mean() - K.mmd_witness(X, Y, kernel, Y).mean()
+assert np.isclose(gap, res.statistic, rtol=1e-10)
+image = blob_witness.traverse(lambda e: e, [hv.Image])[0]
+assert np.allclose(np.sort(image.dimension_values("witness")), np.sort(witness.ravel()))
+assert witness[len(ys) // 2, len(xs) // 2] > 0  # positive at the blob's centre, as in 01
+
+# %% [markdown]
+# The same pattern as in notebook 01, fainter: P is denser at the centre (red), Q along
+# its tilted long axis (blue). With only 300 points per sample spread over 25 blobs, about
+# 12 of each fall in this blob, so the map is noisy; the test pools the evidence of all
+# 25 blobs, which is why it still rejects.
+
+# %% [markdown]
+# ## 3. Permutation vs Gamma vs spectral
+#
+# Permutations cost B statistics. Two shortcuts use what theory says about T for large
+# samples. Under H0 ([Gretton et al. 2012](https://jmlr.org/papers/v13/gretton12a.html),
+# Thm 12), with N = m + n,
+#
+# $$\widehat{\mathrm{MMD}}^2_b \approx \Big(\frac1m + \frac1n\Big) \sum_l \lambda_l z_l^2,
+# \qquad z_l \sim \mathcal N(0,1) \text{ independent},$$
+#
+# where λ_l are the eigenvalues of the kernel's covariance operator. The **spectral** null
+# estimates them by the eigenvalues of the centred Gram matrix H K H **divided by N**
+# (H = I − 11ᵀ/N) and simulates the sum. The **Gamma** null only matches the mean and
+# variance of that law with a Gamma distribution: no eigenvalues, O(N²) once.
 
 # %%
 rows = []
@@ -100,12 +160,30 @@ thresholds = [row["threshold"] for row in rows]
 assert max(thresholds) / min(thresholds) < 1.05 and all(row["reject"] for row in rows)
 
 # %% [markdown]
-# ## 3. Size and power
+# Here all three agree: 300 points per sample and a kernel at the scale of one blob are
+# the regime the asymptotic law describes. When is each null trustworthy?
+#
+# - **Permutation**: always, for any n (exchangeability under H0); its cost is B
+#   statistics, and its smallest p-value is 1/(B + 1).
+# - **Spectral**: when N is large enough for the Gram eigenvalues to estimate the
+#   operator's; it costs an N × N eigendecomposition.
+# - **Gamma**: when the law is close to a Gamma with those two moments — large N, a
+#   kernel neither far narrower nor far wider than the data's scale. It is the cheapest.
+#
+# Section 6 shows the Gamma null failing at small n.
+
+# %% [markdown]
+# ## 4. Size and power
 #
 # A test of level α should reject a true H0 at most a fraction α of the time (its
-# **size**); under H1, the rejection rate is its **power**. We estimate both over repeated
-# draws, with exact (Clopper–Pearson) 95% intervals. B = 99 keeps it quick — the
-# permutation test is exact for any B with α(B + 1) an integer.
+# **size**, or type-I error); under H1, its rejection rate is its **power** (one minus the
+# type-II error). We estimate both over repeated draws, with exact (Clopper–Pearson) 95%
+# intervals. B = 99 keeps it quick — the permutation test is exact for any B with
+# α(B + 1) an integer.
+#
+# **Predict first.** Four tests see the same 150 + 150 points: the permutation and Gamma
+# tests of the biased MMD², the linear-time test and FastMMD with 64 frequencies. Rank
+# them by power on the blob grid with ε = 6, before you run the cell.
 
 # %%
 tests = {
@@ -132,6 +210,7 @@ assert (size.repeats == 100).all() and (power.repeats == 40).all()
 # Power: the linear-time test is the weakest, as the text says.
 rate = power.set_index("test").rate
 assert rate["linear"] <= rate.drop("linear").min() and rate["linear"] < rate["perm"]
+assert np.allclose(rate[["perm", "FastMMD L=64"]], [0.70, 0.30])  # quoted in the text
 
 # %% tags=["plot"]
 power_plot = viz.rejection_plot(power)
@@ -142,28 +221,109 @@ assert np.allclose(power_plot.traverse(lambda e: e, [hv.Scatter])[0].dimension_v
                    power.rate)
 
 # %% [markdown]
-# The linear-time test is cheap but weak: it uses only n/2 kernel values. Asymptotic
-# nulls are approximations: on the blob grid with σ = 1 (a kernel much narrower than the
-# grid spacing) the Gamma and spectral tests come out conservative at n = 200 (about 3%
-# instead of 5% over 1000 draws), while the permutation test stays exact.
+# Every size interval covers α = 0.05: with 100 draws a rate of 0.03 and one of 0.06
+# are both consistent with the nominal level, and the table cannot rank the tests by
+# size (resolving ±0.01 would take about 2000 draws per test). That the permutation test
+# holds its level is a theorem, not something this table shows.
+#
+# The linear-time test is cheap but weak. It averages n/2 terms of 4 kernel values each,
+# 2n values in all, where the quadratic statistic uses all n² pairs: its variance is of
+# order 1/n instead of 1/n², so a difference must be much larger for it to stand out.
+# FastMMD with 64 frequencies keeps less than half of the exact test's power here (0.30
+# against 0.70): 64 random directions see the blobs' shape only roughly. Section 5 shows
+# how its power grows with L.
 
 # %% [markdown]
-# ## 4. FastMMD + bootstrap: power vs L (a small Fig. 8a)
+# ## 5. FastMMD + bootstrap: power vs L (a small Fig. 8a)
 #
 # Permuting the rows of the n × 2L random-feature matrix gives FastMMD's null at O(L n)
-# per replicate. More frequencies, better approximation of MMD, more power.
+# per replicate. With few frequencies the statistic is a noisy estimate of MMD²
+# (notebook 01, §8), and that noise is not in the null: it is spread over both.
+#
+# **Predict first.** With L = 1 the test looks at the samples along a single random
+# direction. Will its type-II error be near 0, near 0.5, or near 1 − α? And at L = 256?
+# The table uses 100 repeats per L: with 20, the 95 % intervals are ±0.2 wide and
+# neighbouring L cannot be told apart.
 
 # %%
-fig8a = fastmmd_type2_vs_L(Ls=(1, 4, 16, 64), n=300, epsilon=4.0, n_repeats=20,
+fig8a = fastmmd_type2_vs_L(Ls=(1, 4, 16, 64, 256), n=300, epsilon=4.0, n_repeats=100,
                            n_resamples=99, rng=3)
 cols = ["L", "type2_error", "type2_ci_low", "type2_ci_high"]
 print(fig8a[cols].round(2).to_string(index=False))
 
 # %% tags=["check", "remove-cell"]
-# More frequencies, more power: over 20 repeats a step in L may raise the type-II error
-# only within the previous value's 95% interval, and the largest L beats L = 1 outright.
-errors, high = fig8a.type2_error.to_numpy(), fig8a.type2_ci_high.to_numpy()
-assert np.all(errors[1:] <= high[:-1]) and errors[-1] < fig8a.type2_ci_low.iloc[0]
+# The seeded table as quoted below (100 repeats each: exact counts).
+assert np.allclose(fig8a.type2_error, [0.89, 0.78, 0.73, 0.54, 0.40], atol=1e-9)
+# More frequencies, more power: the type-II error never rises with L, and L = 256 beats
+# L = 1 and L = 4 outright (disjoint 95% intervals).
+errors = fig8a.type2_error.to_numpy()
+assert np.all(np.diff(errors) <= 0)
+assert fig8a.type2_ci_high.iloc[-1] < fig8a.type2_ci_low.iloc[:2].min()
+
+# %% [markdown]
+# From 0.89 at L = 1 (one direction misses the difference most of the time) to 0.40 at
+# L = 256: each step in L lowers the type-II error, though neighbouring steps still have
+# overlapping intervals. The paper's Fig. 8a goes on to L = 1024 and 4096, where FastMMD's
+# power reaches the exact test's; `kmeviz reproduce fastmmd-fig8a` runs it.
+
+# %% [markdown]
+# ## 6. When an asymptotic null fails, and what a p-value is under H0
+#
+# Take 30 points per sample from the *same* law, N(0, I₂), and a narrow kernel, σ = 0.2,
+# far below the typical distance between points (about 1.8). H0 is true, so a level-5 %
+# test should reject about 5 % of the time, and its p-values should be **uniform** on
+# (0, 1): P(p ≤ t) = t for every t.
+#
+# **Predict first.** Will the Gamma test reject more than 5 % of the time, about 5 %, or
+# less? And what will its p-values look like?
+
+# %%
+narrow = K.GaussianKernel(0.2)
+draws = [K.NormalTarget(np.zeros(2)).sample(60, rng=seed) for seed in range(300)]
+p_values = pd.DataFrame([
+    {"permutation": K.mmd_test(Z[:30], Z[30:], narrow, n_resamples=99, rng=seed).p_value,
+     "gamma": K.mmd_test(Z[:30], Z[30:], narrow, null="gamma").p_value}
+    for seed, Z in enumerate(draws)])
+print("fraction of p-values ≤ 0.05 over 300 draws under H0:")
+print((p_values <= 0.05).mean().round(3).to_string())
+
+# %% tags=["plot"]
+edges = np.linspace(0, 1, 11)
+histograms = [hv.Histogram(np.histogram(p_values[name], edges, density=True),
+                           kdims="p-value", vdims="density", label=name).opts(alpha=0.5)
+              for name in ("permutation", "gamma")]
+p_value_plot = (hv.Overlay(histograms) * hv.HLine(1.0).opts(color="black")).opts(
+    title="p-values under H0 (n = 30, σ = 0.2)", legend_position="top_left",
+    **viz.theme.size(320))
+p_value_plot
+
+# %% tags=["check", "remove-cell"]
+# Under H0 the permutation p-values are uniform: the fraction ≤ 0.05 is inside the 99%
+# binomial interval of 0.05 for 300 draws, and a KS test does not reject uniformity at 1%
+# (p-values on the grid k/100 are uniform up to the grid). The Gamma p-values bunch in the
+# middle, as the text says: fewer than 2% at or below 0.05, fewer than 6% at or below 0.1
+# and fewer than 3% at or above 0.9, where a uniform law puts 5%, 10% and 10%.
+rate = (p_values <= 0.05).mean()
+low, high = stats.binom.interval(0.99, 300, 0.05)
+assert low / 300 <= rate["permutation"] <= high / 300
+assert stats.kstest(p_values["permutation"], "uniform").pvalue > 0.01
+assert rate["gamma"] < 0.02 and (p_values["gamma"] <= 0.1).mean() < 0.06
+assert (p_values["gamma"] >= 0.9).mean() < 0.03
+assert [h.label for h in histograms] == ["permutation", "gamma"]
+# "about 1.7 times the permutation null's" variance... of the first draw, in sd terms
+first = K.mmd_test(draws[0][:30], draws[0][30:], narrow, n_resamples=2000, rng=0)
+fit = gamma_null_params(draws[0][:30], draws[0][30:], narrow)
+assert 1.4 < np.sqrt(fit["shape"]) * fit["scale"] / first.null_samples.std() < 2.2
+
+# %% [markdown]
+# The permutation p-values are flat, as a valid test's must be. The Gamma p-values bunch
+# in the middle: almost none below 0.05 and almost none above 0.9. A null that is too
+# *wide* does that: every statistic looks ordinary. The Gamma fit takes its variance from the
+# large-sample formula; with σ = 0.2, each point sees almost only itself and 30 points
+# are far from that regime: on the first draw the fitted standard deviation is about
+# 1.7 times the permutation null's. The test is valid but **conservative**: it keeps H0 too often, and will miss
+# real differences. At small n, or with a kernel far narrower than the data, prefer
+# permutations. (The linear-time test's normal null fails the same way at small n.)
 
 # %% [markdown]
 # ## Play with it
@@ -188,23 +348,36 @@ assert explorer.failures() == {} and (explorer.epsilon, explorer.n) == (4.0, 300
 # %% [markdown]
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
-# shows the answer.
+# shows the answer. When you are right it also says why.
 #
 # **1.** On the first 20 points of each sample of `X, Y = mmd_data()`, run the biased
 # MMD test with a Gaussian kernel of bandwidth 1, the permutation null, B = 999 and
 # `rng=0`. What is its p-value? (Try all 200 points too: why is the p-value then 1/1000?)
 
 # %%
-from kmeviz.exercises import check_permutation_p_value, check_size_interval_upper, mmd_data
+from kmeviz.exercises import (check_gamma_size_small_n, check_permutation_p_value,
+                              check_size_interval_upper, mmd_data)
 
 X, Y = mmd_data()
 answer = None  # the p-value
 check_permutation_p_value(answer)
 
 # %% [markdown]
-# **2.** A test rejected 12 times in 200 draws under H0. What is the upper end of the 95 %
-# confidence interval of its type-I error? Is α = 0.05 inside the interval?
+# **2. Predict, then check.** A test rejected 12 times in 200 draws under H0: a rate of
+# 0.06. Predict: is that evidence that its level is wrong? Then compute the upper end of
+# the 95 % confidence interval of its type-I error.
 
 # %%
 answer = None  # the upper end of the interval
 check_size_interval_upper(answer)
+
+# %% [markdown]
+# **3. Predict, then check.** Section 6 used 300 draws. Predict first whether, on 200 new
+# draws (`null_sampler(30)`, σ = 0.2), the Gamma test's rejection rate under H0 will be
+# above, near or below 0.05. Then compute it:
+# `rejection_rates(null_sampler(30), {"gamma": {"kernel": K.GaussianKernel(0.2),
+# "null": "gamma"}}, n_repeats=200, rng=4)` and read `.rate`.
+
+# %%
+answer = None  # the measured rejection rate
+check_gamma_size_small_n(answer)

@@ -90,6 +90,11 @@ SOLUTIONS = {
     # the normal approximation 0.06 + 1.96 √(0.06 · 0.94 / 200) instead of Clopper–Pearson
     "check_size_interval_upper": (lambda: binomial_interval(12, 200, 0.95)[1],
                                   lambda: 0.06 + 1.96 * np.sqrt(0.06 * 0.94 / 200)),
+    # the nominal level instead of the measured rate
+    "check_gamma_size_small_n": (lambda: float(K.experiments.rejection_rates(
+        K.experiments.null_sampler(30), {"gamma": {"kernel": K.GaussianKernel(0.2),
+                                                    "null": "gamma"}},
+        n_repeats=200, rng=4).rate.iloc[0]), lambda: 0.05),
     "check_weight_sum": (weight_sum_solution, lambda: 1.0),
     "check_landmarks_for_error": (landmarks_solution, lambda: 50),  # error 0.024 > 0.02
     "check_effective_dimension": (effective_dimension_solution, effective_dimension_wrong),
