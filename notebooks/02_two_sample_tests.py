@@ -355,8 +355,12 @@ assert explorer.failures() == {} and (explorer.epsilon, explorer.n) == (4.0, 300
 # `rng=0`. What is its p-value? (Try all 200 points too: why is the p-value then 1/1000?)
 
 # %%
-from kmeviz.exercises import (check_gamma_size_small_n, check_permutation_p_value,
-                              check_size_interval_upper, mmd_data)
+from kmeviz.exercises import (
+    check_gamma_size_small_n,
+    check_permutation_p_value,
+    check_size_interval_upper,
+    mmd_data,
+)
 
 X, Y = mmd_data()
 answer = None  # the p-value
