@@ -318,12 +318,13 @@ assert 1.4 < np.sqrt(fit["shape"]) * fit["scale"] / first.null_samples.std() < 2
 # %% [markdown]
 # The permutation p-values are flat, as a valid test's must be. The Gamma p-values bunch
 # in the middle: almost none below 0.05 and almost none above 0.9. A null that is too
-# *wide* does that: every statistic looks ordinary. The Gamma fit takes its variance from the
-# large-sample formula; with σ = 0.2, each point sees almost only itself and 30 points
-# are far from that regime: on the first draw the fitted standard deviation is about
-# 1.7 times the permutation null's. The test is valid but **conservative**: it keeps H0 too often, and will miss
-# real differences. At small n, or with a kernel far narrower than the data, prefer
-# permutations. (The linear-time test's normal null fails the same way at small n.)
+# *wide* does that: every statistic looks ordinary. The Gamma fit takes its variance from
+# the large-sample formula; with σ = 0.2, each point sees almost only itself and 30
+# points are far from that regime: on the first draw the fitted standard deviation is
+# about 1.7 times the permutation null's. The test is valid but **conservative**: it
+# keeps H0 too often, and will miss real differences. At small n, or with a kernel far
+# narrower than the data, prefer permutations. Every asymptotic null, the linear-time
+# test's normal one included, needs the same caution.
 
 # %% [markdown]
 # ## Play with it
