@@ -21,7 +21,7 @@ from .distributions.datasets import blobs_two_sample
 from .distributions.real import load_dataset
 from .embeddings import NystromKME, effective_dimension, gram_spectrum
 from .experiments.runners import binomial_interval, rejection_rates
-from .gof import ksd2
+from .gof import ksd2, ksd_test
 from .kernels import GaussianKernel, IMQKernel, median_heuristic
 from .kernels.collection import KernelCollection, mmdagg_kernels
 from .loading import samples_from_frame
@@ -255,13 +255,26 @@ def check_ksd2(answer) -> Feedback:
                   "estimator='biased'")
 
 
-def check_larger_ksd(answer) -> Feedback:
-    """Which sample of ``stein_data()`` has the larger KSD²: "target" or "laplace"?"""
-    target, same, laplace = stein_data()
-    bigger = "laplace" if ksd2(laplace, target, IMQKernel()) > ksd2(same, target,
-                                                                      IMQKernel()) else "target"
-    return _choice(answer, bigger, ("target", "laplace"), "sample",
-                   "KSD measures how far a sample is from the target: compute both")
+def close_modes_data():
+    """The target ½ N(−e₁, I₂) + ½ N(e₁, I₂) and 500 points (seed 0) of the same modes
+    weighted 0.9 and 0.1."""
+    means, variances = [[-1.0, 0.0], [1.0, 0.0]], [1.0, 1.0]
+    target = GaussianMixture(means, variances=variances, weights=[0.5, 0.5])
+    sample = GaussianMixture(means, variances=variances, weights=[0.9, 0.1]).sample(500, rng=0)
+    return target, sample
+
+
+def check_close_modes_p_value(answer) -> Feedback:
+    """The p-value of ``ksd_test(sample, target, IMQKernel(), rng=0)`` on
+    ``close_modes_data()`` (exact: the same seed gives the same bootstrap)."""
+    target, sample = close_modes_data()
+    truth = ksd_test(sample, target, IMQKernel(), rng=0).p_value
+    return _close(answer, truth, "p-value", "build the two GaussianMixture objects as the "
+                  "exercise says (weights=[0.5, 0.5] for the target), sample 500 points with "
+                  "rng=0 and run kmeviz.ksd_test(sample, target, IMQKernel(), rng=0)",
+                  rtol=1e-12, why="the test rejects. With modes 2 apart they overlap, so the "
+                  "score between them depends on the weights, and KSD sees them; 8 apart, the "
+                  "score near each mode is that of its own Gaussian whatever the weights")
 
 
 # --- 06 conditional mean embeddings ------------------------------------------------------
