@@ -230,10 +230,25 @@ def check_effective_dimension(answer) -> Feedback:
                   "kmeviz.effective_dimension)", rtol=1e-6)
 
 
-def check_effective_dimension_trend(answer) -> Feedback:
-    """As λ decreases, does N(λ) "increase" or "decrease"?"""
-    return _choice(answer, "increase", ("increase", "decrease"), "direction",
-                   "each term σ_i / (σ_i + λ) moves towards 1 as λ shrinks")
+HALVING_SPECTRUM = 0.5 ** np.arange(1, 13)
+
+
+def check_halving_effective_dimension(answer) -> Feedback:
+    """N(0.01) of the spectrum 0.5, 0.25, …, 0.5¹² (``HALVING_SPECTRUM``), to 1e-6."""
+    truth = effective_dimension(HALVING_SPECTRUM, 0.01)
+    above = int(np.sum(HALVING_SPECTRUM > 0.01))
+    value = _number(answer, "effective dimension")
+    if isinstance(value, Feedback):
+        return value
+    if abs(value - truth) <= 1e-6 * truth:
+        return Feedback(True, "that is N(0.01), close to the count of eigenvalues above λ "
+                        "but not equal: each of those counts σ/(σ + λ), a little less than 1, "
+                        "and each one below λ still adds σ/(σ + λ) — 0.44 for the eigenvalue "
+                        "0.0078 just under λ — so here the soft count ends above the hard one")
+    hint = ("that is the count of eigenvalues above λ; N(λ) weighs each eigenvalue by "
+            "σ/(σ + λ): compute the sum" if abs(value - above) < 1e-9 else
+            "call kmeviz.effective_dimension(0.5 ** np.arange(1, 13), 0.01)")
+    return Feedback(False, hint)
 
 
 # --- 05 kernel Stein discrepancy ---------------------------------------------------------

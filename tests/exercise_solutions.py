@@ -98,7 +98,9 @@ SOLUTIONS = {
     "check_weight_sum": (weight_sum_solution, lambda: 1.0),
     "check_landmarks_for_error": (landmarks_solution, lambda: 50),  # error 0.024 > 0.02
     "check_effective_dimension": (effective_dimension_solution, effective_dimension_wrong),
-    "check_effective_dimension_trend": (lambda: "increase", lambda: "decrease"),
+    # the count of eigenvalues above λ instead of the soft count N(λ)
+    "check_halving_effective_dimension": (
+        lambda: K.effective_dimension(0.5 ** np.arange(1, 13), 0.01), lambda: 6),
     "check_ksd2": (ksd2_solution, ksd2_wrong),
     # the p-value of the well-separated modes of section 7 instead of the close ones
     "check_close_modes_p_value": (

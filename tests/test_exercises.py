@@ -37,7 +37,7 @@ def test_solution_passes_and_a_plausible_wrong_answer_fails(name):
 
 def test_a_wrong_type_is_told_not_raised():
     assert "one number" in exercises.check_mmd2("0.1x").message
-    assert "one of" in exercises.check_effective_dimension_trend("sideways").message
+    assert "one of" in exercises.check_exact_on_dask("sideways").message
 
 
 @pytest.mark.parametrize("source", NOTEBOOKS, ids=lambda p: p.stem)
