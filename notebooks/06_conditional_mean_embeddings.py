@@ -97,9 +97,16 @@ assert np.allclose(shown, (alpha @ ky(Y, ys)).T, rtol=1e-10, atol=1e-12)
 # %% [markdown]
 # ## 2. Choosing λ by cross-validation (Sec. 3.2)
 #
-# The surrogate loss ‖L(y, ·) − μ̂(x)‖² on held-out pairs upper-bounds the error of every
-# conditional expectation Ê[h(Y) | x] for h in the unit ball, so it is the natural CV score.
-# We compare the 5-fold choice with the held-out optimum on 4000 fresh pairs.
+# The surrogate risk E‖L(Y, ·) − μ(X)‖² bounds, by Jensen's and the Cauchy–Schwarz
+# inequality (Eq. 6 of [Grünewälder et al.](https://arxiv.org/abs/1205.4656)), the
+# worst *mean-square* error over X of the estimated conditional expectations,
+#
+# $$\sup_{\|h\|\le 1} \mathbb{E}_X\big(\mathbb{E}[h(Y)\mid X] - \langle h, \mu(X)\rangle\big)^2
+# \le \mathbb{E}_{(X,Y)} \|L(Y,\cdot) - \mu(X)\|^2 .$$
+#
+# It is an average over x, not a bound at every x. Its value on held-out pairs is the
+# natural CV score. We compare the 5-fold choice with the held-out optimum on 4000 fresh
+# pairs.
 
 # %%
 regs = np.logspace(-6, 0, 13)
