@@ -350,6 +350,7 @@ assert explorer.failures() == {} and (explorer.epsilon, explorer.n) == (4.0, 300
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
 # shows the answer. When you are right it also says why.
+# Worked answers, with the reasoning, are on the course's *Solutions* page.
 #
 # **1.** On the first 20 points of each sample of `X, Y = mmd_data()`, run the biased
 # MMD test with a Gaussian kernel of bandwidth 1, the permutation null, B = 999 and

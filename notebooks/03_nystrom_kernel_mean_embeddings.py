@@ -257,6 +257,7 @@ assert explorer.failures() == {} and explorer.m_view == 30
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
 # shows the answer.
+# Worked answers, with the reasoning, are on the course's *Solutions* page.
 #
 # **1.** With `mixture, X, kernel = nystrom_data()`, fit a Nyström KME with m = 50
 # landmarks and `rng=0`. What is the sum of its weights α? (Why need it not be 1?)

@@ -260,6 +260,7 @@ assert explorer.failures() == {} and (explorer.d, explorer.n) == (10, 1000)
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
 # shows the answer.
+# Worked answers, with the reasoning, are on the course's *Solutions* page.
 #
 # **1.** With `mixture, X, kernel = nystrom_data()`, compute the effective dimension
 # N(λ) at λ = 10⁻³ of the Gram spectrum of the first 500 points.

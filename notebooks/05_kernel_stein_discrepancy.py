@@ -335,6 +335,7 @@ assert explorer.failures() == {} and explorer.sampler == "Laplace (unit variance
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
 # shows the answer. When you are right it also says why.
+# Worked answers, with the reasoning, are on the course's *Solutions* page.
 #
 # **1.** With `target, same, laplace = stein_data()`, compute the V-statistic KSD² of the
 # Laplace sample against the target with the IMQ kernel (c = 1, β = −½).

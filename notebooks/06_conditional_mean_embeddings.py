@@ -224,6 +224,7 @@ assert explorer.failures() == {} and explorer.gamma == 1e-2
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
 # shows the answer.
+# Worked answers, with the reasoning, are on the course's *Solutions* page.
 #
 # **1.** With `X, Y = cme_data()`, fit a CME with Gaussian kernels of bandwidth 0.5 on both
 # sides and λ = 10⁻³. What is its estimate of E[Y | x = 1]? (Compare with sin 1.)

@@ -169,6 +169,7 @@ cluster.close()
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
 # shows the answer.
+# Worked answers, with the reasoning, are on the course's *Solutions* page.
 #
 # **1.** How many chunks has `lazy_sample(draw, 2_500_000, dim=3, chunk_rows=1_000_000)`?
 # Build it (nothing is drawn until you compute) and look.

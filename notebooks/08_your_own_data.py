@@ -233,6 +233,7 @@ assert explorer.failures() == {} and explorer.group == "species"
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
 # shows the answer.
+# Worked answers, with the reasoning, are on the course's *Solutions* page.
 #
 # **1.** How many rows of X and Y together did `load_samples` drop for missing values?
 # The file has 11 rows with some missing value: why is the answer not 11?

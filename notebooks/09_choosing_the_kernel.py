@@ -257,6 +257,7 @@ assert ksdagg.reject
 # %% [markdown]
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint.
+# Worked answers, with the reasoning, are on the course's *Solutions* page.
 #
 # **1.** *Predict, then check.* Under H0, how often does "reject when the smallest of
 # the ten single-bandwidth p-values is ≤ 0.05" reject: `"about 0.05"`, `"between 0.1 and
