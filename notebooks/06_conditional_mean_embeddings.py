@@ -237,8 +237,10 @@ answer = None  # the estimate
 check_conditional_mean(answer)
 
 # %% [markdown]
-# **2.** Run `sparse_cme` on that CME for each γ of `GAMMAS` = (0.001, 0.01, 0.1). Which
-# γ gives the fewest non-zero coefficients?
+# **2. Predict, then check.** Before running anything, predict from the FISTA objective
+# (fit + γ‖M‖₁) which γ of `GAMMAS` = (0.001, 0.01, 0.1) gives the fewest non-zero
+# coefficients, and what it costs. Then run `sparse_cme` on that CME for each γ and
+# count the non-zeros of `.M`.
 
 # %%
 print("candidates:", GAMMAS)

@@ -55,3 +55,16 @@ def test_every_checker_is_used_in_a_notebook():
     for source in NOTEBOOKS:
         used |= set(re.findall(r"^(check_\w+)\(answer\)", source.read_text(), flags=re.M))
     assert used == set(CHECKERS)
+
+
+def test_the_numbers_a_right_answer_explains_with_are_true():
+    """The 'why' of the landmark exercise quotes the empirical error (0.017) and the error
+    at m = 50 (0.024); of the halving spectrum, the 0.44 of the eigenvalue under λ."""
+    import kmeviz as K
+
+    mixture, X, kernel = exercises.nystrom_data()
+    assert round(mixture.error_of(K.EmpiricalKME(kernel).fit(X)), 3) == 0.017
+    assert round(mixture.error_of(K.NystromKME(kernel, 50, rng=0).fit(X)), 3) == 0.024
+    assert round(0.5**7 / (0.5**7 + 0.01), 2) == 0.44
+    message = exercises.check_landmarks_for_error(100).message
+    assert "0.017" in message and "0.024" in message
