@@ -166,7 +166,11 @@ assert np.isclose(mix2.error_of(ny2), 0.0156385517545, rtol=1e-6)
 #   Sec. 5, `K.mmd2_nystrom`): fit each sample's Nyström embedding on *its own* m
 #   landmarks and take ‖P₁μ̂_A − P₂μ̂_B‖. By the triangle inequality its error is at
 #   most the sum of the two projection errors ‖P₁μ̂_A − μ̂_A‖ + ‖P₂μ̂_B − μ̂_B‖, which
-#   Thm 5.1 bounds. It can be too large *or* too small.
+#   Thm 5.1 bounds. It can be too large *or* too small:
+#
+# $$\Big|\,\|P_1\hat\mu_A - P_2\hat\mu_B\| - \|\hat\mu_A - \hat\mu_B\|\,\Big|
+# \le \|P_1\hat\mu_A - \hat\mu_A\| + \|P_2\hat\mu_B - \hat\mu_B\|.$$
+#
 # - The **pooled-landmark Nyström MMD** (`K.mmd_test(estimator="pooled-nystrom")`,
 #   the scaled-out test of notebook 07): draw one set of landmarks from A ∪ B and project
 #   both samples on it. A projection never lengthens a vector, so ‖P(μ̂_A − μ̂_B)‖ is at
