@@ -7,6 +7,7 @@ import holoviews as hv
 import numpy as np
 import pandas as pd
 
+from ..twosample import mmd_witness
 from .theme import COLOR_X, COLOR_Y, size
 
 CAPTIONS: dict[str, str] = {
@@ -80,8 +81,6 @@ def witness_window(X, Y, kernel, *, centre=(0.0, 0.0), half_width: float = 4.0,
     hv.Overlay
         Its ``hv.Image`` holds the witness at the grid points (its key dimensions).
     """
-    from ..twosample import mmd_witness
-
     cx, cy = (float(c) for c in centre)
     xs = np.linspace(cx - half_width, cx + half_width, resolution)
     ys = np.linspace(cy - half_width, cy + half_width, resolution)
