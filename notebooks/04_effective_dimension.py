@@ -52,6 +52,16 @@ hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 # the Gram matrix K/n estimate them, and they sum to E k(X, X) = 1 here. If they fall
 # fast, a few directions carry almost everything and a few landmarks can span them.
 #
+# $$\frac1n K = \sum_{i=1}^n \hat\sigma_i\, u_i u_i^\top, \qquad
+# \hat\sigma_1 \ge \hat\sigma_2 \ge \dots \ge 0, \qquad \sum_i \hat\sigma_i = \frac1n
+# \sum_i k(x_i, x_i) = 1.$$
+#
+# The stakes are computational. The empirical embedding of n points costs O(n²) to
+# compare with another; a Nyström embedding with m landmarks costs O(nm + m³) to fit and
+# O(m²) to compare. Whether m can be a few hundred rather than n is decided by the
+# spectrum alone: the question of this notebook is how many landmarks a given spectrum
+# needs before the projection error disappears under the statistical error 1/√n.
+#
 # A smooth kernel (Gaussian) has a fast-decaying spectrum, a rough one (Laplace) a slow
 # one. The fit compares log σᵢ against i (exponential) and log i (polynomial); with
 # σᵢ ∝ i^(−1/γ), a small γ means fast decay and few landmarks.
