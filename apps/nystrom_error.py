@@ -200,12 +200,10 @@ class NystromErrorExplorer(Explorer):
                 "n": self.n, "estimator": "empirical", "m": self.n, "mean_error": rms,
                 "p05": rms, "p95": rms, "runtime_s": np.nan,
                 "repeats": max(repeats, 1)}])], ignore_index=True)
-        if error is not None:
+        if error is not None or table is None:  # nothing to draw yet, or a message
             self.grid_state = (table, done, total, error)
-            self.grid_key += 1  # the plots show the message
-            return
-        if table is None:
-            self.grid_state = (table, done, total, error)
+            if error is not None:
+                self.grid_key += 1
             return
         fresh = self._shown != self._grid.generation  # a new grid: the plots are built anew
         self._feeds.publish((table, done, total), new=fresh)  # before a build can see it
@@ -270,10 +268,9 @@ class NystromErrorExplorer(Explorer):
         left = live_view(self, ("m_view",), self._landmark_map)
         xs, ys, _, true, _, _ = embedding_maps(self.problem_key, self.m_view, self.replace)
         right = viz.embedding_map(xs, ys, true, title="true μ (closed form)")
-        maps = pn.pane.HoloViews(left), pn.pane.HoloViews(right)
-        if viz.get_sizing() == "fixed":  # a notebook: the maps wrap in a narrow column
-            return pn.FlexBox(*maps, flex_wrap="wrap")
-        return pn.Row(*maps)
+        # the maps wrap when their card is narrower than both (a notebook column, or the
+        # served page's card beside the fit-time plot, over which a Row had spilled)
+        return pn.FlexBox(pn.pane.HoloViews(left), pn.pane.HoloViews(right), flex_wrap="wrap")
 
     @param.depends("grid_state", "m_view", "replace")
     @guarded

@@ -281,7 +281,7 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
         The statistic: "biased", "unbiased", "linear", "block", "fastmmd",
         "pooled-nystrom" (the squared distance of the two samples' mean features on m
         landmarks drawn from the pooled sample; not ``mmd2_nystrom``, which fits each
-        sample's Nyström embedding on its own landmarks, Chatalic et al. Sec. 6.1;
+        sample's Nyström embedding on its own landmarks, Chatalic et al. Sec. 5;
         "nystrom" is its deprecated name) or "mmdagg"
         (MMDAgg, Schrab et al. 2023: the unbiased MMD² of a whole collection of kernels,
         ``kernel`` a ``KernelCollection``, default ``mmdagg_kernels(X, Y)``; B1 = B2 =

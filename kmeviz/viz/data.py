@@ -7,6 +7,7 @@ import holoviews as hv
 import numpy as np
 import pandas as pd
 
+from .._validation import check_positive, check_positive_int
 from ..twosample import mmd_witness
 from .theme import COLOR_X, COLOR_Y, size
 
@@ -81,6 +82,8 @@ def witness_window(X, Y, kernel, *, centre=(0.0, 0.0), half_width: float = 4.0,
     hv.Overlay
         Its ``hv.Image`` holds the witness at the grid points (its key dimensions).
     """
+    half_width = check_positive(half_width, "half_width")
+    resolution = check_positive_int(resolution, "resolution", minimum=2)
     cx, cy = (float(c) for c in centre)
     xs = np.linspace(cx - half_width, cx + half_width, resolution)
     ys = np.linspace(cy - half_width, cy + half_width, resolution)
