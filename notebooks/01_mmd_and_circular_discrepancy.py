@@ -44,9 +44,9 @@ np.set_printoptions(precision=5, suppress=True)
 # ## 1. The data
 #
 # The running example is the paper's 5 × 5 grid of Gaussian blobs
-# ([FastMMD](https://arxiv.org/abs/1405.2664) Sec. 4.1, after [Gretton et al.
-# 2012](https://jmlr.org/papers/v13/gretton12a.html)). Both samples have 1000 points,
-# spread over the same 25 blobs with centres 10 apart. P's blobs are round; Q's blobs are
+# ([FastMMD](https://arxiv.org/abs/1405.2664) [Sec. 4.1](https://arxiv.org/abs/1405.2664), after
+# [Gretton et al. 2012](https://jmlr.org/papers/v13/gretton12a.html)). Both samples have 1000
+# points, spread over the same 25 blobs with centres 10 apart. P's blobs are round; Q's blobs are
 # stretched, with an eigenvalue ratio ε = 4 along a tilted axis. The means and the
 # overall spread of the two samples are nearly equal: a test of means would see nothing.
 # Look at the whole picture, then at one blob.
@@ -375,7 +375,7 @@ running = ensemble.traverse(lambda e: e, [hv.Curve])[0].dimension_values("MMD²"
 assert running.size == 4096 and np.isclose(running[-1], alg1, rtol=1e-10)
 
 # %% [markdown]
-# ## 8. Accuracy versus L (a small Fig. 5)
+# ## 8. Accuracy versus L (a small [Fig. 5](https://arxiv.org/abs/1405.2664))
 #
 # The running mean above wanders, then settles. How fast? Each η²(ω) is one independent
 # draw, so the average of L of them has a standard deviation ∝ 1/√L, and so does the

@@ -23,7 +23,7 @@
 # - how to measure a test's **size** (type-I error) and **power**, with confidence intervals;
 # - the witness function of a test that rejects: *where* the samples differ;
 # - FastMMD + bootstrap: power as a function of the number of frequencies L
-#   ([FastMMD](https://arxiv.org/abs/1405.2664) Fig. 8a);
+#   ([FastMMD Fig. 8a](https://arxiv.org/abs/1405.2664));
 # - two failure modes: an asymptotic null at small n, and what a p-value looks like when
 #   H0 is true.
 #
@@ -133,7 +133,7 @@ assert K.mmd_witness(X, Y, kernel, np.zeros((1, 2)))[0] > 0  # positive at the c
 #
 # Permutations cost B statistics. Two shortcuts use what theory says about T for large
 # samples. Under H0 ([Gretton et al. 2012](https://jmlr.org/papers/v13/gretton12a.html),
-# Thm 12), with N = m + n,
+# [Thm 12](https://jmlr.org/papers/v13/gretton12a.html)), with N = m + n,
 #
 # $$\widehat{\mathrm{MMD}}^2_b \approx \Big(\frac1m + \frac1n\Big) \sum_l \lambda_l z_l^2,
 # \qquad z_l \sim \mathcal N(0,1) \text{ independent},$$
@@ -231,7 +231,7 @@ assert np.allclose(power_plot.traverse(lambda e: e, [hv.Scatter])[0].dimension_v
 # how its power grows with L.
 
 # %% [markdown]
-# ## 5. FastMMD + bootstrap: power vs L (a small Fig. 8a)
+# ## 5. FastMMD + bootstrap: power vs L (a small [Fig. 8a](https://arxiv.org/abs/1405.2664))
 #
 # Permuting the rows of the n × 2L random-feature matrix gives FastMMD's null at O(L n)
 # per replicate. With few frequencies the statistic is a noisy estimate of MMD²
@@ -260,8 +260,9 @@ assert fig8a.type2_ci_high.iloc[-1] < fig8a.type2_ci_low.iloc[:2].min()
 # %% [markdown]
 # From 0.89 at L = 1 (one direction misses the difference most of the time) to 0.40 at
 # L = 256: each step in L lowers the type-II error, though neighbouring steps still have
-# overlapping intervals. The paper's Fig. 8a goes on to L = 1024 and 4096, where FastMMD's
-# power reaches the exact test's; `kmeviz reproduce fastmmd-fig8a` runs it.
+# overlapping intervals. The paper's [Fig. 8a](https://arxiv.org/abs/1405.2664) goes on to L = 1024
+# and 4096, where FastMMD's power reaches the exact test's; `kmeviz reproduce fastmmd-fig8a` runs
+# it.
 
 # %% [markdown]
 # ## 6. When an asymptotic null fails, and what a p-value is under H0

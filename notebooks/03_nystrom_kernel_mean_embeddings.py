@@ -17,11 +17,13 @@
 #
 # **What you will learn**
 # - the Nyström estimator μ̂_m = P_m μ̂: project the empirical embedding onto the span of m
-#   random landmarks, with weights α = (1/n) K_m⁺ K_mn 1_n (Eq. (5) of Chatalic et al. 2022);
+#   random landmarks, with weights α = (1/n) K_m⁺ K_mn 1_n
+#   ([Eq. (5)](https://arxiv.org/abs/2201.13055) of Chatalic et al. 2022);
 # - how to measure its error *exactly* on a Gaussian mixture, whose embedding has a closed
-#   form (App. G);
+#   form ([App. G](https://arxiv.org/abs/2201.13055));
 # - that m ≈ √n log √n landmarks already give the error of the full empirical embedding
-#   (Fig. 1), while uniform weights on the same landmarks do much worse.
+#   ([Fig. 1](https://arxiv.org/abs/2201.13055)), while uniform weights on the same landmarks do
+#   much worse.
 #
 # **What you need**: notebook 01 (kernel mean embeddings, MMD). Runs in well under a minute.
 
@@ -94,7 +96,7 @@ assert table.loc[300, "Nyström"] < 1.02 * empirical_error  # m ≈ √n log √
 assert np.allclose(table["sum of α"], 1, atol=0.03)
 
 # %% [markdown]
-# ## 3. Error vs m (a small Fig. 1)
+# ## 3. Error vs m (a small [Fig. 1](https://arxiv.org/abs/2201.13055))
 #
 # Mean and 5–95% band over a few trials, for n = 1000 and n = 4000. The dotted line is
 # √n log √n: by then the Nyström error sits on the empirical one.
@@ -163,10 +165,10 @@ assert np.isclose(mix2.error_of(ny2), 0.0156385517545, rtol=1e-6)
 # ways that are easy to confuse.
 #
 # - The **Nyström-embedding MMD** ([Chatalic et al.](https://arxiv.org/abs/2201.13055)
-#   Sec. 5, `K.mmd2_nystrom`): fit each sample's Nyström embedding on *its own* m
-#   landmarks and take ‖P₁μ̂_A − P₂μ̂_B‖. By the triangle inequality its error is at
-#   most the sum of the two projection errors ‖P₁μ̂_A − μ̂_A‖ + ‖P₂μ̂_B − μ̂_B‖, which
-#   Thm 5.1 bounds. It can be too large *or* too small:
+#   [Sec. 5](https://arxiv.org/abs/2201.13055), `K.mmd2_nystrom`): fit each sample's Nyström
+#   embedding on *its own* m landmarks and take ‖P₁μ̂_A − P₂μ̂_B‖. By the triangle inequality its
+#   error is at most the sum of the two projection errors ‖P₁μ̂_A − μ̂_A‖ + ‖P₂μ̂_B − μ̂_B‖, which
+#   [Thm 5.1](https://arxiv.org/abs/2201.13055) bounds. It can be too large *or* too small:
 #
 # $$\Big|\,\|P_1\hat\mu_A - P_2\hat\mu_B\| - \|\hat\mu_A - \hat\mu_B\|\,\Big|
 # \le \|P_1\hat\mu_A - \hat\mu_A\| + \|P_2\hat\mu_B - \hat\mu_B\|.$$
@@ -234,9 +236,9 @@ assert (abs(t.loc[300, ["Nyström-embedding", "pooled-landmark"]] / exact_mmd - 
 # each sample has its own landmarks they point in unrelated directions and add to the
 # difference instead of cancelling. The pooled-landmark value, 0.060, is below the exact
 # one, as a projection must be. With m = 100 both are within 8 %, and at m = 300 — above
-# √n log √n ≈ 219 for n = 3000, the landmark count of Thm 5.1 — both agree with the exact
-# MMD to 4 digits. Small m does not give a rough MMD; it gives a *biased* one, and the
-# two estimators are biased in opposite ways.
+# √n log √n ≈ 219 for n = 3000, the landmark count of [Thm 5.1](https://arxiv.org/abs/2201.13055) —
+# both agree with the exact MMD to 4 digits. Small m does not give a rough MMD; it gives a *biased*
+# one, and the two estimators are biased in opposite ways.
 
 # %% [markdown]
 # ## Play with it

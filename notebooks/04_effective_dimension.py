@@ -17,12 +17,16 @@
 #
 # **What you will learn**
 # - the spectrum of the Gram matrix K/n and why its decay controls Nyström methods;
-# - the effective dimension N(λ) = Σ σᵢ/(σᵢ + λ) and the regularisation λ(m) of Thm 4.1;
-# - the landmark counts the theory recommends (Thm 4.1, Cor. 4.1) compared with the m that
-#   actually reaches the empirical error.
+# - the effective dimension N(λ) = Σ σᵢ/(σᵢ + λ) and the regularisation λ(m) of
+#   [Thm 4.1](https://arxiv.org/abs/2201.13055);
+# - the landmark counts the theory recommends ([Thm 4.1](https://arxiv.org/abs/2201.13055),
+#   [Cor. 4.1](https://arxiv.org/abs/2201.13055)) compared with the m that actually reaches the
+#   empirical error.
 #
-# The theory is in [Chatalic et al. 2022](https://arxiv.org/abs/2201.13055), Sec. 4
-# (Thm 4.1 and Cor. 4.1, proved in its App. C).
+# The theory is in [Chatalic et al. 2022](https://arxiv.org/abs/2201.13055),
+# [Sec. 4](https://arxiv.org/abs/2201.13055) ([Thm 4.1](https://arxiv.org/abs/2201.13055) and
+# [Cor. 4.1](https://arxiv.org/abs/2201.13055), proved in its
+# [App. C](https://arxiv.org/abs/2201.13055)).
 #
 # **What you need**: notebook 03. Runs in a few seconds.
 
@@ -155,7 +159,8 @@ assert np.isclose(K.effective_dimension(toy, 0.01), 2.8604, atol=1e-4)
 #
 # ## 3. Why N(λ) sets the number of landmarks
 #
-# Thm 4.1 makes this quantitative. With probability at least 1 − δ,
+# [Thm 4.1](https://arxiv.org/abs/2201.13055) makes this quantitative. With probability at least 1
+# − δ,
 #
 # $$\|\mu - \hat\mu_m\| \le \frac{c_1}{\sqrt n} + \frac{c_2}{m}
 # + c_3 \sqrt{\frac{\log(m/\delta)\, \mathcal N(\lambda(m))}{m}},
@@ -164,9 +169,10 @@ assert np.isclose(K.effective_dimension(toy, 0.01), 2.8604, atol=1e-4)
 # provided m ≥ max(67, 12K²/‖C‖) log(m/δ), with K² = sup k(x, x) = 1 here. The first
 # term is the empirical embedding's own error; the others are the price of projecting on
 # m landmarks. That price is below 1/√n once m/N(λ(m)) exceeds about n log(m/δ): the
-# fewer directions matter at scale λ(m), the fewer landmarks are needed. Cor. 4.1 turns
-# a decay assumption on N into a count: about √n log n landmarks when N grows like a
-# logarithm (exponential decay), n^{1/(2−γ)} log n when it grows like λ^{−γ}.
+# fewer directions matter at scale λ(m), the fewer landmarks are needed.
+# [Cor. 4.1](https://arxiv.org/abs/2201.13055) turns a decay assumption on N into a count: about √n
+# log n landmarks when N grows like a logarithm (exponential decay), n^{1/(2−γ)} log n when it
+# grows like λ^{−γ}.
 #
 # More landmarks give a smaller λ(m) and so resolve more directions. **Predict first**:
 # λ(m) is compared with the largest eigenvalue σ₁ = 0.62. At m = 100, is λ(m) above or
@@ -187,7 +193,8 @@ n_of_lambda
 # λ(m = 100) lies where N has already fallen below 1): at m = 100 the theorem's scale resolves no
 # direction at all, and its condition λ ≤ ‖C‖ fails. The constants 12 log(m/δ) are those
 # of a worst-case proof. λ(m) falls below σ₁ only from m = 156, and the theorem's
-# sufficient count (the Lambert W expression of App. C.2) is 633.
+# sufficient count (the Lambert W expression of [App. C.2](https://arxiv.org/abs/2201.13055)) is
+# 633.
 
 # %%
 ms = np.arange(1, 2000)

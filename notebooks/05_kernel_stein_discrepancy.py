@@ -22,8 +22,10 @@
 # - the Stein kernel h_p (Eq. 3 of [Kalinke et al.](https://arxiv.org/abs/2406.08401)),
 #   written out, and the kernel Stein discrepancy
 #   KSD²(Q) = ‖E_{X∼Q} h_p(·, X)‖², estimated by V- and U-statistics in O(n²);
-# - the Nyström KSD (Lemma 1): project the embedding on m = 4√n landmarks, O(nm + m³);
-# - goodness-of-fit tests with the wild bootstrap (Eq. 9–10) and its Nyström version (Eq. 11);
+# - the Nyström KSD ([Lemma 1](https://arxiv.org/abs/2406.08401)): project the embedding on m = 4√n
+#   landmarks, O(nm + m³);
+# - goodness-of-fit tests with the wild bootstrap ([Eq. 9–10](https://arxiv.org/abs/2406.08401))
+#   and its Nyström version ([Eq. 11](https://arxiv.org/abs/2406.08401));
 # - the Stein witness, and what KSD cannot see: the weights of well-separated modes.
 #
 # **What you need**: notebook 03 (Nyström embeddings). Runs in about half a minute.
@@ -90,7 +92,7 @@ assert abs(mean_p) < 4 * se_p and abs(mean_q) > 50 * se_q
 #
 # Taking the supremum of E_Q (T_p f) over f in the unit ball of H^d gives the KSD, and
 # the reproducing property turns it into a kernel. With s = ∇ log p, the **Stein kernel**
-# (Eq. 3) is
+# ([Eq. 3](https://arxiv.org/abs/2406.08401)) is
 #
 # $$h_p(x,y) = s(x)^\top s(y)\,k(x,y) + s(x)^\top \nabla_y k(x,y)
 # + s(y)^\top \nabla_x k(x,y) + \operatorname{tr}\big(\nabla_x \nabla_y^\top k(x,y)\big),$$
@@ -152,9 +154,10 @@ assert abs(alt.loc[4000, "V-statistic"] - alt.loc[4000, "U-statistic"]) < 0.005
 # ## 4. The Stein witness
 #
 # As MMD has its witness, so does KSD: g(t) = E_{X∼Q} h_p(X, t), estimated by
-# ĝ(t) = (1/n) Σ_i h_p(x_i, t) (Eq. 6, `K.stein_witness`). Averaged over the sample it
-# gives back the V-statistic: (1/n) Σ_j ĝ(x_j) = KSD²_V. Where is it large for the sample
-# scaled by 1.3 — at the modes, between them, or in the tails? Predict, then look.
+# ĝ(t) = (1/n) Σ_i h_p(x_i, t) ([Eq. 6](https://arxiv.org/abs/2406.08401), `K.stein_witness`).
+# Averaged over the sample it gives back the V-statistic: (1/n) Σ_j ĝ(x_j) = KSD²_V. Where is it
+# large for the sample scaled by 1.3 — at the modes, between them, or in the tails? Predict, then
+# look.
 
 # %% tags=["plot"]
 wide = 1.3 * mixture.sample(1000, rng=4)
@@ -189,10 +192,10 @@ assert flank > mode
 # %% [markdown]
 # ## 5. Why Nyström
 #
-# The V-statistic touches all n² pairs. Nyström KSD (Eq. 8) projects the Stein embedding on
-# m landmarks drawn with replacement: β = K_mn 1/n, KSD̃² = βᵀ K_mm⁺ β, in O(nm + m³). With
-# all n points as landmarks it *is* the V-statistic; with m = 4√n it is close and much
-# cheaper. (Timings vary by machine; they are not checked.)
+# The V-statistic touches all n² pairs. Nyström KSD ([Eq. 8](https://arxiv.org/abs/2406.08401))
+# projects the Stein embedding on m landmarks drawn with replacement: β = K_mn 1/n, KSD̃² = βᵀ
+# K_mm⁺ β, in O(nm + m³). With all n points as landmarks it *is* the V-statistic; with m = 4√n it
+# is close and much cheaper. (Timings vary by machine; they are not checked.)
 
 # %%
 X = 1.3 * mixture.sample(2000, rng=7)
@@ -227,9 +230,11 @@ print(f"n = 8000, d = 10: Nyström (m = 358) is {'faster' if t_nys < t_full else
 # ## 6. Goodness-of-fit tests
 #
 # H0: the sample comes from p. The wild bootstrap multiplies the Stein Gram by random signs
-# (Eq. 9, signs from the Markov chain of Eq. 10); the Nyström bootstrap (Eq. 11) computes
-# all D = 500 replicates as ‖R K_mn w‖²/n² in one pass. Here: a Laplace sample with unit
-# variance against N(0, I₅), n = 1000 (the setting of Fig. 1b).
+# ([Eq. 9](https://arxiv.org/abs/2406.08401), signs from the Markov chain of
+# [Eq. 10](https://arxiv.org/abs/2406.08401)); the Nyström bootstrap
+# ([Eq. 11](https://arxiv.org/abs/2406.08401)) computes all D = 500 replicates as ‖R K_mn w‖²/n² in
+# one pass. Here: a Laplace sample with unit variance against N(0, I₅), n = 1000 (the setting of
+# [Fig. 1b](https://arxiv.org/abs/2406.08401)).
 
 # %%
 target = K.NormalTarget(np.zeros(5))

@@ -18,10 +18,13 @@
 # **What you will learn**
 # - the conditional mean embedding μ̂(x) = Σᵢ αᵢ(x) L(yᵢ, ·), α(x) = (K + nλI)⁻¹ k_x, is a
 #   kernel ridge regression whose outputs are the feature vectors L(yᵢ, ·) (Grünewälder et
-#   al. 2012, Eq. 1), so E[h(Y) | X = x] ≈ Σᵢ αᵢ(x) h(yᵢ) for any h in the RKHS;
-# - choosing λ and the input bandwidth by cross-validating the surrogate loss (Eq. 8);
-# - sparse embeddings (Sec. 5): FISTA on an ℓ1-penalised fit vs incomplete Cholesky, on the
-#   pendulum of Sec. 5.1 (Fig. 1).
+#   al. 2012, [Eq. 1](https://arxiv.org/abs/1205.4656)), so E[h(Y) | X = x] ≈ Σᵢ αᵢ(x) h(yᵢ) for
+#   any h in the RKHS;
+# - choosing λ and the input bandwidth by cross-validating the surrogate loss
+#   ([Eq. 8](https://arxiv.org/abs/1205.4656));
+# - sparse embeddings ([Sec. 5](https://arxiv.org/abs/1205.4656)): FISTA on an ℓ1-penalised fit vs
+#   incomplete Cholesky, on the pendulum of [Sec. 5.1](https://arxiv.org/abs/1205.4656)
+#   ([Fig. 1](https://arxiv.org/abs/1205.4656)).
 #
 # **What you need**: kernels and ridge regression. Runs in about half a minute.
 
@@ -95,11 +98,11 @@ assert shown.shape == (120, 200)
 assert np.allclose(shown, (alpha @ ky(Y, ys)).T, rtol=1e-10, atol=1e-12)
 
 # %% [markdown]
-# ## 2. Choosing λ by cross-validation (Sec. 3.2)
+# ## 2. Choosing λ by cross-validation ([Sec. 3.2](https://arxiv.org/abs/1205.4656))
 #
 # The surrogate risk E‖L(Y, ·) − μ(X)‖² bounds, by Jensen's and the Cauchy–Schwarz
-# inequality (Eq. 6 of [Grünewälder et al.](https://arxiv.org/abs/1205.4656)), the
-# worst *mean-square* error over X of the estimated conditional expectations,
+# inequality (Eq. 6 of [Grünewälder et al.](https://arxiv.org/abs/1205.4656)), the worst
+# *mean-square* error over X of the estimated conditional expectations,
 #
 # $$\sup_{\|h\|\le 1} \mathbb{E}_X\big(\mathbb{E}[h(Y)\mid X] - \langle h, \mu(X)\rangle\big)^2
 # \le \mathbb{E}_{(X,Y)} \|L(Y,\cdot) - \mu(X)\|^2 .$$
@@ -132,12 +135,13 @@ cv_loss = cv_plot.traverse(lambda e: e, [hv.Curve])[0].dimension_values(1)
 assert np.isclose(cv_loss.min(), table[table.bandwidth == 1.0].mean_loss.min(), rtol=1e-12)
 
 # %% [markdown]
-# ## 3. Sparse embeddings on the pendulum (Sec. 5, Fig. 1)
+# ## 3. Sparse embeddings on the pendulum ([Sec. 5, Fig. 1](https://arxiv.org/abs/1205.4656))
 #
 # 200 transitions of an under-actuated pendulum: inputs (sin θ, cos θ, ω, u), outputs
 # (sin θ′, cos θ′, ω′). The dense CME has coefficient matrix W = (K + nλI)⁻¹. FISTA
-# minimises ‖M − W‖²_{K⊗L} + γ‖M‖₁,₁ (Eq. 17); incomplete Cholesky keeps only r pivot rows.
-# Fig. 1 compares them at equal numbers of non-zero coefficients.
+# minimises ‖M − W‖²_{K⊗L} + γ‖M‖₁,₁ ([Eq. 17](https://arxiv.org/abs/1205.4656)); incomplete
+# Cholesky keeps only r pivot rows. [Fig. 1](https://arxiv.org/abs/1205.4656) compares them at
+# equal numbers of non-zero coefficients.
 
 # %%
 path = sparsity_path(n_train=200, n_test=1000, gammas=np.geomspace(1e-1, 1e-5, 9), rng=0)

@@ -84,10 +84,10 @@ print(f"{X.nbytes / 2**20:.0f} MiB per sample if it were loaded; chunks of "
 # F = K(·, L) Rᵀ and sums Σ F and FᵀF over the chunks. The statistic is
 # ||mean F_X − mean F_Y||², the squared **pooled-landmark** Nyström MMD: both samples are
 # projected on the *same* m landmarks. It is not the Nyström-embedding MMD of notebook 03
-# (`mmd2_nystrom`, Chatalic et al., Sec. 5), which fits each sample's embedding on its own
-# landmarks: shared landmarks are what make the statistic a function of the pooled
-# features, so that relabelling the pooled sample (the null) leaves them unchanged. Its
-# null is the spectral null of Gretton et al. with the eigenvalues of the pooled feature
+# (`mmd2_nystrom`, Chatalic et al., [Sec. 5](https://arxiv.org/abs/2201.13055)), which fits each
+# sample's embedding on its own landmarks: shared landmarks are what make the statistic a function
+# of the pooled features, so that relabelling the pooled sample (the null) leaves them unchanged.
+# Its null is the spectral null of Gretton et al. with the eigenvalues of the pooled feature
 # covariance — m × m, whatever n is.
 
 # %%

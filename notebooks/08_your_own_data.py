@@ -152,9 +152,10 @@ assert by_test.loc["mmdagg/permutation", "reject"]
 # f(t) = μ̂_X(t) − μ̂_Y(t) = (1/m) Σᵢ k(xᵢ, t) − (1/n) Σⱼ k(yⱼ, t).
 #
 # It is positive where X has more mass than Y (as the kernel sees it), negative where Y
-# has more, and its RKHS norm is the biased MMD (Gretton et al. 2012, Sec. 2.3): the MMD
-# is large exactly when the witness has large bumps. We evaluate it on the plane of the
-# first two principal components of the pooled sample, through the pooled mean.
+# has more, and its RKHS norm is the biased MMD (Gretton et al. 2012,
+# [Sec. 2.3](https://jmlr.org/papers/v13/gretton12a.html)): the MMD is large exactly when the
+# witness has large bumps. We evaluate it on the plane of the first two principal components of the
+# pooled sample, through the pooled mean.
 
 # %%
 kernel = table.attrs["kernel"]

@@ -43,9 +43,9 @@ hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 # %% [markdown]
 # ## 1. The median heuristic on the blob grid
 #
-# FastMMD's blob grid (Sec. 4.1) puts 25 Gaussian blobs on a 5 × 5 grid with spacing 10.
-# In P each blob is round (covariance I); in Q each is stretched along a diagonal with
-# eigenvalue ratio ε. The difference lives at the scale of one blob, about 1; the
+# FastMMD's blob grid ([Sec. 4.1](https://arxiv.org/abs/1405.2664)) puts 25 Gaussian blobs on a 5 ×
+# 5 grid with spacing 10. In P each blob is round (covariance I); in Q each is stretched along a
+# diagonal with eigenvalue ratio ε. The difference lives at the scale of one blob, about 1; the
 # points as a whole spread over about 40.
 #
 # The **median heuristic** sets the Gaussian kernel's bandwidth σ to the median distance
@@ -141,8 +141,8 @@ assert low > 0.1 and high < 0.4
 # rule rejects at most a fraction α of them. When the ten tests are strongly dependent,
 # u_α is much larger than α (less correction than Bonferroni); when they are
 # independent, it falls back to about α/K. The test is exact in the same sense as a
-# permutation test (Schrab et al. 2023, Prop. 1), and its power adapts to the unknown
-# smoothness of the difference (their minimax results).
+# permutation test (Schrab et al. 2023, [Prop. 1](https://arxiv.org/abs/2110.15073)), and its power
+# adapts to the unknown smoothness of the difference (their minimax results).
 #
 # In kmeviz MMDAgg is one more entry of the test registry:
 # `mmd_test(X, Y, estimator="mmdagg")`. Without a kernel it uses the authors' default
