@@ -46,6 +46,14 @@ hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 # cluster you would write `Client("tcp://scheduler-address:8786")` instead and change
 # nothing else. The dashboard link shows the chunks being computed, worker by worker,
 # while the cells below run.
+#
+# What runs where: the scheduler keeps a graph of tasks (draw chunk k, reduce it to its
+# sums, add the sums) and hands each task to a worker, preferring the worker that already
+# holds the task's input, so that chunks stay where they were made and only their small
+# results move. Each worker here is a separate process with one thread, so two workers use
+# the two cores of this machine; more workers than cores would only take turns. Nothing
+# in kmeviz knows how many workers there are: the same code runs on one process or on a
+# hundred machines.
 
 # %%
 cluster = LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
@@ -79,16 +87,28 @@ print(f"{X.nbytes / 2**20:.0f} MiB per sample if it were loaded; chunks of "
 # %% [markdown]
 # ## 3. A pooled-landmark Nyström MMD test on all of it
 #
-# `mmd_test(estimator="pooled-nystrom", null="spectral")` draws m landmarks from the pooled
-# sample (only their chunks are read), maps each chunk to its Nyström features
-# F = K(·, L) Rᵀ and sums Σ F and FᵀF over the chunks. The statistic is
-# ||mean F_X − mean F_Y||², the squared **pooled-landmark** Nyström MMD: both samples are
-# projected on the *same* m landmarks. It is not the Nyström-embedding MMD of notebook 03
-# (`mmd2_nystrom`, Chatalic et al., [Sec. 5](https://arxiv.org/abs/2201.13055)), which fits each
-# sample's embedding on its own landmarks: shared landmarks are what make the statistic a function
-# of the pooled features, so that relabelling the pooled sample (the null) leaves them unchanged.
-# Its null is the spectral null of Gretton et al. with the eigenvalues of the pooled feature
-# covariance — m × m, whatever n is.
+# `mmd_test(estimator="pooled-nystrom", null="spectral")` draws m landmarks z₁, …, z_m from
+# the pooled sample (only their chunks are read). With R such that RᵀR = K_zz⁺, each point
+# gets m features F(x) = R k(z, x), whose inner products are the Nyström kernel, and the
+# statistic is the squared distance of the two feature means:
+#
+# $$T = \Big\|\frac1{n_X}\sum_{i=1}^{n_X} F(x_i) - \frac1{n_Y}\sum_{j=1}^{n_Y} F(y_j)\Big\|^2 .$$
+#
+# This is the squared **pooled-landmark** Nyström MMD: both samples are projected on the
+# *same* m landmarks. It is not the Nyström-embedding MMD of notebook 03 (`mmd2_nystrom`,
+# Chatalic et al., [Sec. 5](https://arxiv.org/abs/2201.13055)), which fits each sample's
+# embedding on its own landmarks. Shared landmarks are what make T a function of the
+# pooled features, so that relabelling the pooled sample (the null) leaves them unchanged.
+# Its null is the spectral null of Gretton et al.,
+#
+# $$T \;\overset{H_0}{\approx}\; \Big(\frac1{n_X} + \frac1{n_Y}\Big)\sum_{k=1}^m \lambda_k Z_k^2
+# ,$$
+#
+# with λ_k the eigenvalues of the covariance of F over the pooled sample (m × m, whatever
+# n is) and Z_k independent standard normals. Both need only Σ F and Σ F Fᵀ, m + m² numbers
+# per chunk: a chunk of 500 000 × 5 values is reduced where it lives to 100 + 10 000
+# numbers, and only those travel. That is what makes an estimator scale out. The exact
+# MMD, whose n × n Gram matrix couples every pair of points, cannot be cut up this way.
 
 # %%
 kernel = K.GaussianKernel(2.0)
@@ -107,6 +127,23 @@ viz.null_histogram(big, title_prefix="10⁷ points: ")
 
 # %% [markdown]
 # The histogram is the simulated spectral null; the statistic sits far in its tail.
+#
+# **Reading the result.** For two Gaussians the population MMD² is a closed form. With
+# X − X′ ∼ N(0, 2I₅) and bandwidth σ = 2,
+#
+# $$\mathrm{MMD}^2 = 2\Big(\frac{\sigma^2}{\sigma^2 + 2}\Big)^{5/2}
+# \Big(1 - e^{-\delta^2 / (2(\sigma^2 + 2))}\Big) \approx 9.7\cdot 10^{-7}
+# \quad\text{at } \delta = 0.004 .$$
+#
+# The statistic, 1.43·10⁻⁶, is about that plus the null's mean, 2.4·10⁻⁷: T estimates
+# the squared distance plus the squared noise of the two means. The remaining 0.2·10⁻⁶ is
+# well within the sampling noise of the signal itself. At n = 5000 the null's mean is
+# 1000 times larger, 2.4·10⁻⁴, and the signal is 1 % of the null's standard deviation:
+# that test sees only noise (p = 0.54).
+#
+# This gives a rule for the sample size. The signal MMD² stays put while the null shrinks
+# like 1/n, so a difference is found once n is a few times Σλ_k / MMD². Since MMD² grows
+# like δ², halving δ needs four times the data.
 
 # %% tags=["check", "remove-cell"]
 # Checks run by the test suite (tests/test_notebooks.py); they compare values, never bytes.
@@ -116,6 +153,17 @@ assert not small.reject
 assert 1e-7 < big.statistic < 1e-5
 # The null is centred at (1/n + 1/n) Σλ, the statistic far above its 99th percentile.
 assert big.statistic > np.quantile(big.null_samples, 0.99)
+# The text's reading: the closed-form MMD² (9.7e-7), the statistic ≈ MMD² + null mean
+# (within 3 null standard deviations and 1e-6 absolute), the null's mean scaling as 1/n,
+# and the small test's signal at ~1 % of its null's standard deviation.
+sigma2, delta = 4.0, 0.004
+population = 2 * (sigma2 / (sigma2 + 2)) ** 2.5 * (1 - np.exp(-delta**2 / (2 * (sigma2 + 2))))
+assert np.isclose(population, 9.677e-7, rtol=1e-3)
+assert np.isclose(big.statistic, 1.4257e-6, rtol=1e-3)
+assert np.isclose(big.null_samples.mean(), 2.4e-7, rtol=0.05)
+assert np.isclose(small.null_samples.mean() / big.null_samples.mean(), 1000, rtol=0.05)
+assert 0.005 < population / small.null_samples.std() < 0.02
+assert np.isclose(small.p_value, 0.54, atol=0.01)
 
 # %% [markdown]
 # ## 4. The same numbers as in memory
@@ -132,6 +180,11 @@ in_memory = K.mmd_test(Xs.compute(), Ys.compute(), kernel, estimator="pooled-nys
 print(f"statistic: dask {on_dask.statistic:.15e}\n           numpy {in_memory.statistic:.15e}")
 print(f"relative difference {abs(on_dask.statistic / in_memory.statistic - 1):.1e}")
 
+# %% [markdown]
+# Here they even agree to the last bit. That is luck of the order, not a promise: the
+# cluster may add the chunks' sums in any order, and floating-point addition is not
+# associative, so differences of about 10⁻¹⁵ relative are normal. The check allows 10⁻¹⁰.
+
 # %% tags=["check", "remove-cell"]
 assert np.isclose(on_dask.statistic, in_memory.statistic, rtol=1e-10, atol=0)
 assert on_dask.p_value == in_memory.p_value
@@ -142,6 +195,13 @@ assert on_dask.p_value == in_memory.p_value
 # Every runner takes `executor=`: any `concurrent.futures.Executor`, here the cluster's.
 # Each draw has its own child seed (`SeedSequence.spawn`), so the table is the same as
 # the serial one — only the `runtime_s` column, a wall-clock time, differs.
+#
+# The seeds are the point. Had the draws shared one generator, the numbers each draw got
+# would depend on which worker asked first, and no two runs would agree. A child seed is
+# a function of the parent seed and the draw's index only, so draw 17 is the same draw on
+# a laptop, on this cluster or on a hundred machines. The task here is the KSD power of
+# notebook 05 (Laplace against N(0, I₃), 20 draws): small, so that it runs in seconds, but
+# the same call runs the paper's 500 draws with `kmeviz reproduce nksd-fig1b --workers 8`.
 
 # %%
 serial = ksd_power("laplace", [3], n=300, n_repeats=20, n_resamples=200, rng=0)
@@ -162,7 +222,8 @@ cluster.close()
 # %% [markdown]
 # ## Try it
 #
-# - Halve δ: how many points does the test need to keep rejecting? (MMD² scales as δ².)
+# - Halve δ: how many points does the test need to keep rejecting? (MMD² scales as δ², and
+#   the null as 1/n.)
 # - Replace `LocalCluster(...)` by `Client("tcp://<scheduler>:8786")` on a real cluster.
 
 # %% [markdown]
