@@ -129,10 +129,21 @@ assert by_test.loc["mmdagg/permutation", "reject"]
 #   which approximate the same MMD in linear time, agree.
 # - The **linear-time test** disagrees: p ≈ 0.86. It is not wrong: it is weak. It pairs
 #   the points once, (x₁, y₁), (x₂, y₂), …, and averages n/2 independent terms of four
-#   kernel values each, so its standard error shrinks like 1/√n; the quadratic estimators
-#   use all n² pairs and their null shrinks like 1/n. At n = 68 the difference in the
-#   penguins' shapes is below what n/2 = 34 terms can resolve. The **B-test**, which
-#   averages MMD² over blocks of about √n points, sits between the two (p ≈ 0.03).
+#   kernel values each,
+#
+#   $$\widehat{\mathrm{MMD}}^2_{\ell} = \frac2n \sum_{i=1}^{n/2} \Big[k(x_{2i-1}, x_{2i}) +
+#   k(y_{2i-1}, y_{2i}) - k(x_{2i-1}, y_{2i}) - k(x_{2i}, y_{2i-1})\Big],$$
+#
+#   so its standard error shrinks like 1/√n; the quadratic estimators use all n² pairs
+#   and their null shrinks like 1/n. At n = 68 the difference in the
+#   penguins' shapes is below what n/2 = 34 terms can resolve.
+# - The **B-test** sits between the two (p ≈ 0.03). It cuts the pairs into blocks of about
+#   √n and averages the unbiased MMD² of each block,
+#
+#   $$\widehat{\mathrm{MMD}}^2_{B} = \frac1{n_B}\sum_{b=1}^{n_B}
+#   \widehat{\mathrm{MMD}}^2_u(\text{block } b),$$
+#
+#   so it uses more pairs than the linear test and far fewer than the quadratic ones.
 # - **MMDAgg** (`mmdagg/permutation`) does not use the median-heuristic kernel: it tests
 #   with a whole collection of 20 Laplace and Gaussian bandwidths at once, and corrects
 #   its level for having looked 20 times (notebook 09). It rejects too.
@@ -149,7 +160,8 @@ assert by_test.loc["mmdagg/permutation", "reject"]
 # A test says *whether*; the **witness function** says *where*. It is the difference of
 # the two kernel mean embeddings, evaluated at a point t:
 #
-# f(t) = μ̂_X(t) − μ̂_Y(t) = (1/m) Σᵢ k(xᵢ, t) − (1/n) Σⱼ k(yⱼ, t).
+# $$f(t) = \hat\mu_X(t) - \hat\mu_Y(t) = \frac1m \sum_{i=1}^m k(x_i, t)
+# - \frac1n \sum_{j=1}^n k(y_j, t).$$
 #
 # It is positive where X has more mass than Y (as the kernel sees it), negative where Y
 # has more, and its RKHS norm is the biased MMD (Gretton et al. 2012,

@@ -133,7 +133,12 @@ assert low > 0.1 and high < 0.4
 # 2. For a number u, let q_λ(u) be the (1 − u·w_λ)-quantile of kernel λ's B1 simulated
 #    values (the observed one included).
 # 3. **Level correction**: u_α is the largest u such that, among the other B2 simulated
-#    labellings, at most a fraction α has *some* λ above q_λ(u). Found by bisection.
+#    labellings, at most a fraction α has *some* λ above q_λ(u). Found by bisection:
+#
+#    $$u_\alpha = \max\Big\{u :\ \frac1{B_2}\sum_{b=1}^{B_2}
+#    \mathbb 1\Big[\max_{\lambda\in\Lambda}\big(\hat T_\lambda^{(b)} - q_\lambda(u)\big) > 0\Big]
+#    \le \alpha\Big\}.$$
+#
 # 4. **Decision**: reject when some λ's observed statistic exceeds q_λ(u_α), that is,
 #    when p_λ ≤ u_α·w_λ.
 #
