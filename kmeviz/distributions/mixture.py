@@ -13,8 +13,7 @@ from scipy import special
 
 from .._validation import check_positive_int, check_rng, check_samples
 from ..embeddings.baselines import RandomFeatureKME
-from ..embeddings.kme import weighted_gram_sum
-from ..kernels import GaussianKernel
+from ..kernels import GaussianKernel, symmetric_quadratic_forms
 
 
 class GaussianMixture:
@@ -120,7 +119,8 @@ class GaussianMixture:
         if a.shape != (points.shape[0],):
             raise ValueError(f"weights must have shape ({points.shape[0]},), got {a.shape}")
         cross = float(a @ self.embedding(points, kernel))
-        quad = weighted_gram_sum(kernel, points, a, points, a)
+        # αᵀ K α over the tiles on or above the diagonal: half the kernel values of K α
+        quad = float(symmetric_quadratic_forms(kernel, points, a[:, None])[0][0])
         return float(np.sqrt(max(self.squared_norm(kernel) - 2.0 * cross + quad, 0.0)))
 
     def mean_features(self, features) -> np.ndarray:
