@@ -43,12 +43,21 @@ def executed_notebook(source: Path) -> tuple[Path, bool]:
 LIVE_ONLY = ("application/vnd.holoviews_load.v0+json", "application/vnd.holoviews_exec.v0+json")
 
 
+def rendered_links(markdown: str) -> str:
+    """Links written for the notebooks' folder (``../docs/course/solutions.md``, which
+    JupyterLab and GitHub open) retargeted to the rendered course's folder."""
+    return markdown.replace("](../docs/course/", "](").replace("](../docs/", "](../")
+
+
 def static_copy(notebook: Path, target: Path) -> None:
-    """``notebook`` written to ``target`` without the live-only MIME types."""
+    """``notebook`` written to ``target`` without the live-only MIME types, its links
+    retargeted (``rendered_links``)."""
     import nbformat
 
     nb = nbformat.read(notebook, as_version=4)
     for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = rendered_links(cell.source)
         for output in cell.get("outputs", []):
             for mime in LIVE_ONLY:
                 output.get("data", {}).pop(mime, None)

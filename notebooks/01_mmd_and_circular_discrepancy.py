@@ -27,6 +27,9 @@
 # **What you need**: numpy, and the idea of a kernel k(x, y), a similarity of two points:
 # here the Gaussian k(x, y) = exp(−‖x − y‖² / (2σ²)). Words in bold are in the docs'
 # *Glossary*, the papers in its *Bibliography*. Runs in a few seconds.
+#
+# Terms are defined in the [glossary](../docs/glossary.md); the works cited are in the
+# [bibliography](../docs/bibliography.md).
 
 # %%
 import holoviews as hv
@@ -449,7 +452,7 @@ assert explorer.failures() == {} and explorer.n_frequencies == 256
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
 # shows the answer. When you are right it also says *why*. Worked answers are on the
-# course's Solutions page.
+# course's [Solutions page](../docs/course/solutions.md).
 #
 # **1.** With `X, Y = mmd_data()` (two samples of 200 points: N(0, I₂) and N((0.5, 0),
 # I₂)), compute the biased MMD² with a Gaussian kernel of bandwidth 1.

@@ -29,6 +29,9 @@
 #
 # **What you need**: notebook 01 (MMD, its estimators and the witness). Runs in under a
 # minute.
+#
+# Terms are defined in the [glossary](../docs/glossary.md); the works cited are in the
+# [bibliography](../docs/bibliography.md).
 
 # %%
 import holoviews as hv
@@ -348,7 +351,8 @@ assert explorer.failures() == {} and (explorer.epsilon, explorer.n) == (4.0, 300
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
 # shows the answer. When you are right it also says why.
-# Worked answers, with the reasoning, are on the course's *Solutions* page.
+# Worked answers, with the reasoning, are on the course's
+# [Solutions page](../docs/course/solutions.md).
 #
 # **1.** On the first 20 points of each sample of `X, Y = mmd_data()`, run the biased
 # MMD test with a Gaussian kernel of bandwidth 1, the permutation null, B = 999 and

@@ -26,6 +26,9 @@
 #   much worse.
 #
 # **What you need**: notebook 01 (kernel mean embeddings, MMD). Runs in well under a minute.
+#
+# Terms are defined in the [glossary](../docs/glossary.md); the works cited are in the
+# [bibliography](../docs/bibliography.md).
 
 # %%
 import holoviews as hv
@@ -345,7 +348,8 @@ assert explorer.failures() == {} and explorer.m_view == 30
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
 # shows the answer.
-# Worked answers, with the reasoning, are on the course's *Solutions* page.
+# Worked answers, with the reasoning, are on the course's
+# [Solutions page](../docs/course/solutions.md).
 #
 # **1.** With `mixture, X, kernel = nystrom_data()`, fit a Nyström KME with m = 50
 # landmarks and `rng=0`. What is the sum of its weights α? (Why need it not be 1?)

@@ -29,6 +29,9 @@
 # [App. C](https://arxiv.org/abs/2201.13055)).
 #
 # **What you need**: notebook 03. Runs in a few seconds.
+#
+# Terms are defined in the [glossary](../docs/glossary.md); the works cited are in the
+# [bibliography](../docs/bibliography.md).
 
 # %%
 import holoviews as hv
@@ -277,7 +280,8 @@ assert explorer.failures() == {} and (explorer.d, explorer.n) == (10, 1000)
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
 # shows the answer.
-# Worked answers, with the reasoning, are on the course's *Solutions* page.
+# Worked answers, with the reasoning, are on the course's
+# [Solutions page](../docs/course/solutions.md).
 #
 # **1.** With `mixture, X, kernel = nystrom_data()`, compute the effective dimension
 # N(λ) at λ = 10⁻³ of the Gram spectrum of the first 500 points.

@@ -29,6 +29,9 @@
 # - the Stein witness, and what KSD cannot see: the weights of well-separated modes.
 #
 # **What you need**: notebook 03 (Nyström embeddings). Runs in about half a minute.
+#
+# Terms are defined in the [glossary](../docs/glossary.md); the works cited are in the
+# [bibliography](../docs/bibliography.md).
 
 # %%
 import time
@@ -340,7 +343,8 @@ assert explorer.failures() == {} and explorer.sampler == "Laplace (unit variance
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
 # shows the answer. When you are right it also says why.
-# Worked answers, with the reasoning, are on the course's *Solutions* page.
+# Worked answers, with the reasoning, are on the course's
+# [Solutions page](../docs/course/solutions.md).
 #
 # **1.** With `target, same, laplace = stein_data()`, compute the V-statistic KSD² of the
 # Laplace sample against the target with the IMQ kernel (c = 1, β = −½).

@@ -27,6 +27,9 @@
 #   ([Fig. 1](https://arxiv.org/abs/1205.4656)).
 #
 # **What you need**: kernels and ridge regression. Runs in about half a minute.
+#
+# Terms are defined in the [glossary](../docs/glossary.md); the works cited are in the
+# [bibliography](../docs/bibliography.md).
 
 # %%
 import holoviews as hv
@@ -324,7 +327,8 @@ assert explorer.failures() == {} and explorer.gamma == 1e-2
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
 # shows the answer.
-# Worked answers, with the reasoning, are on the course's *Solutions* page.
+# Worked answers, with the reasoning, are on the course's
+# [Solutions page](../docs/course/solutions.md).
 #
 # **1.** With `X, Y = cme_data()`, fit a CME with Gaussian kernels of bandwidth 0.5 on both
 # sides and λ = 10⁻³. What is its estimate of E[Y | x = 1]? (Compare with sin 1.)

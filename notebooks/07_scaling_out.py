@@ -26,6 +26,9 @@
 #
 # **What you need**: notebooks 02 and 03, and `pip install "kmeviz[dask]"`. Runs in about
 # half a minute on two cores.
+#
+# Terms are defined in the [glossary](../docs/glossary.md); the works cited are in the
+# [bibliography](../docs/bibliography.md).
 
 # %%
 import holoviews as hv
@@ -230,7 +233,8 @@ cluster.close()
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
 # shows the answer.
-# Worked answers, with the reasoning, are on the course's *Solutions* page.
+# Worked answers, with the reasoning, are on the course's
+# [Solutions page](../docs/course/solutions.md).
 #
 # **1.** How many chunks has `lazy_sample(draw, 2_500_000, dim=3, chunk_rows=1_000_000)`?
 # Build it (nothing is drawn until you compute) and look.

@@ -26,6 +26,9 @@
 #
 # **What you need**: notebooks 01 and 02 (the MMD, its estimators and their nulls). Runs
 # in about ten seconds on two cores.
+#
+# Terms are defined in the [glossary](../docs/glossary.md); the works cited are in the
+# [bibliography](../docs/bibliography.md).
 
 # %%
 import subprocess
@@ -246,7 +249,8 @@ assert explorer.failures() == {} and explorer.group == "species"
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint; it never
 # shows the answer.
-# Worked answers, with the reasoning, are on the course's *Solutions* page.
+# Worked answers, with the reasoning, are on the course's
+# [Solutions page](../docs/course/solutions.md).
 #
 # **1.** How many rows of X and Y together did `load_samples` drop for missing values?
 # The file has 11 rows with some missing value: why is the answer not 11?

@@ -29,6 +29,9 @@
 #
 # **What you need**: notebook 02 (MMD², its permutation and wild-bootstrap nulls). Runs
 # in about half a minute on two cores.
+#
+# Terms are defined in the [glossary](../docs/glossary.md); the works cited are in the
+# [bibliography](../docs/bibliography.md).
 
 # %%
 import holoviews as hv
@@ -262,7 +265,8 @@ assert ksdagg.reject
 # %% [markdown]
 # ## Exercises
 # Each `check_…` says whether your answer is right and, if not, gives a hint.
-# Worked answers, with the reasoning, are on the course's *Solutions* page.
+# Worked answers, with the reasoning, are on the course's
+# [Solutions page](../docs/course/solutions.md).
 #
 # **1.** *Predict, then check.* Under H0, how often does "reject when the smallest of
 # the ten single-bandwidth p-values is ≤ 0.05" reject: `"about 0.05"`, `"between 0.1 and
