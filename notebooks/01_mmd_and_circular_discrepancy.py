@@ -25,11 +25,10 @@
 #   over random frequencies ω, of the **circular discrepancy**, and its accuracy.
 #
 # **What you need**: numpy, and the idea of a kernel k(x, y), a similarity of two points:
-# here the Gaussian k(x, y) = exp(−‖x − y‖² / (2σ²)). Words in bold are in the docs'
-# *Glossary*, the papers in its *Bibliography*. Runs in a few seconds.
+# here the Gaussian k(x, y) = exp(−‖x − y‖² / (2σ²)). Runs in a few seconds.
 #
-# Terms are defined in the [glossary](../docs/glossary.md); the works cited are in the
-# [bibliography](../docs/bibliography.md).
+# Words in bold are defined in the [glossary](../docs/glossary.md); the works cited are in
+# the [bibliography](../docs/bibliography.md).
 
 # %%
 import holoviews as hv
