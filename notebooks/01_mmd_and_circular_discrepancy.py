@@ -168,9 +168,12 @@ assert abs((exact_b - exact_u) - 2 / m) < 0.2 * 2 / m
 # ### A kernel that cannot see the difference
 #
 # Why insist on a *characteristic* kernel? Take the linear kernel k(x, y) = xᵀy. Its
-# feature is x itself, so μ_P = E X and MMD² = ‖E X − E Y‖²: it compares means and
-# nothing else. **Predict first**: the blobs of P and Q differ in shape, not in centre.
-# What will a permutation test with the linear kernel conclude? (kmeviz takes any Gram
+# feature is x itself, so μ_P = E X and
+#
+# $$\mathrm{MMD}^2_{\text{linear}}(P, Q) = \big\|\mathbb E_P X - \mathbb E_Q Y\big\|^2 :$$
+#
+# it compares means and nothing else. **Predict first**: the blobs of P and Q differ in shape, not
+# in centre. What will a permutation test with the linear kernel conclude? (kmeviz takes any Gram
 # matrix as a `PrecomputedKernel`; its points are row indices.)
 
 # %%

@@ -236,7 +236,13 @@ assert np.allclose(power_plot.traverse(lambda e: e, [hv.Scatter])[0].dimension_v
 # %% [markdown]
 # ## 5. FastMMD + bootstrap: power vs L (a small [Fig. 8a](https://arxiv.org/abs/1405.2664))
 #
-# Permuting the rows of the n × 2L random-feature matrix gives FastMMD's null at O(L n)
+# FastMMD's statistic is the squared distance of the two samples' mean random features,
+#
+# $$\widehat{\mathrm{MMD}}^2_L = \Big\|\frac1m\sum_{i=1}^m z(x_i) - \frac1n\sum_{j=1}^n
+# z(y_j)\Big\|^2, \qquad z(x) = \tfrac{1}{\sqrt L}\big(\cos\omega_l^\top x,\ \sin\omega_l^\top
+# x\big)_{l=1}^{L},$$
+#
+# and permuting the rows of the n × 2L random-feature matrix gives its null at O(L n)
 # per replicate. With few frequencies the statistic is a noisy estimate of MMD²
 # (notebook 01, §8), and that noise is not in the null: it is spread over both.
 #

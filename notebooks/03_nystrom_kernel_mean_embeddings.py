@@ -225,23 +225,32 @@ assert np.abs(values[0] - values[1]).max() < 0.05 * values[1].max()
 assert np.isclose(mix2.error_of(ny2), 0.0156385517545, rtol=1e-6)
 assert np.isclose(mix2.error_of(K.EmpiricalKME(k2).fit(X2)), 0.01202, rtol=1e-3)
 assert ny2.weights_.min() < -5 and ny2.weights_.max() > 2.9
-# "neighbouring landmarks get weights of opposite signs": the nearest landmark of each
-# landmark with |α| > 1 has the opposite sign (8 of 8 here).
-gaps = np.linalg.norm(ny2.landmarks_[:, None] - ny2.landmarks_[None], axis=-1)
-np.fill_diagonal(gaps, np.inf)
-large = np.abs(ny2.weights_) > 1
-nearest_sign = np.sign(ny2.weights_[gaps.argmin(axis=1)])
-assert large.sum() == 8 and (nearest_sign[large] != np.sign(ny2.weights_[large])).all()
 
 # %% [markdown]
 # The two maps agree to a few per cent, although the left one is a sum of 80 bumps and the right
 # one an integral over the whole mixture. The error, 0.016, is close to the empirical embedding's
 # 0.012 with all 3000 points. Look at the sizes: the weights are far from 1/80. They range from
 # −5.1 to 2.9, and each of the eight landmarks whose weight exceeds 1 in size has a nearest
-# neighbour of the opposite sign: the two nearly cancel. That is the least-squares fit at work with
-# a wide kernel (σ = 1.5): two close landmarks have almost the same feature, so the fit can trade
-# weight between them at little cost. Individual weights mean little; only the function they add up
-# to does.
+# neighbour of the opposite sign (the cell below lists them): the two nearly cancel. That is the
+# least-squares fit at work with a wide kernel (σ = 1.5): two close landmarks have almost the same
+# feature, so the fit can trade weight between them at little cost. Individual weights mean little;
+# only the function they add up to does.
+
+# %%
+# The landmarks with |α| > 1, each with its nearest landmark's weight and distance
+gaps = np.linalg.norm(ny2.landmarks_[:, None] - ny2.landmarks_[None], axis=-1)
+np.fill_diagonal(gaps, np.inf)
+for j in np.flatnonzero(np.abs(ny2.weights_) > 1):
+    near = gaps[j].argmin()
+    print(f"α = {ny2.weights_[j]:+.2f}   nearest: α = {ny2.weights_[near]:+.2f}"
+          f" at distance {gaps[j, near]:.2f}")
+
+# %% tags=["check", "remove-cell"]
+# The text: the nearest landmark of each landmark with |α| > 1 has the opposite sign
+# (8 of 8 here).
+large = np.abs(ny2.weights_) > 1
+nearest_sign = np.sign(ny2.weights_[gaps.argmin(axis=1)])
+assert large.sum() == 8 and (nearest_sign[large] != np.sign(ny2.weights_[large])).all()
 
 # %% [markdown]
 # ## 5. Two Nyström MMDs

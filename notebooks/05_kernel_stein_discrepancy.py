@@ -17,8 +17,8 @@
 #
 # **What you will learn**
 # - Stein's identity: for the Langevin Stein operator (T_p f)(x) = ∇log p(x)·f(x) + ∇·f(x),
-#   E_{X∼P}[(T_p f)(X)] = 0 — and it only needs the *score* ∇log p, never the normalising
-#   constant of p;
+#   E_{X∼P}[(T_p f)(X)] = 0, which needs only the *score* ∇log p, not p's normalising
+#   constant;
 # - the Stein kernel h_p (Eq. 3 of [Kalinke et al.](https://arxiv.org/abs/2406.08401)),
 #   written out, and the kernel Stein discrepancy
 #   KSD²(Q) = ‖E_{X∼Q} h_p(·, X)‖², estimated by V- and U-statistics in O(n²);

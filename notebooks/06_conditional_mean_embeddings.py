@@ -206,9 +206,13 @@ assert shrunk.sum(axis=1).max() < 0.2
 #
 # 200 transitions of an under-actuated pendulum: inputs (sin θ, cos θ, ω, u), outputs
 # (sin θ′, cos θ′, ω′). The dense CME has coefficient matrix W = (K + nλI)⁻¹. FISTA
-# minimises ‖M − W‖²_{K⊗L} + γ‖M‖₁,₁ ([Eq. 17](https://arxiv.org/abs/1205.4656)); incomplete
-# Cholesky keeps only r pivot rows. [Fig. 1](https://arxiv.org/abs/1205.4656) compares them at
-# equal numbers of non-zero coefficients.
+# solves ([Eq. 17](https://arxiv.org/abs/1205.4656))
+#
+# $$\min_{M}\ \|M - W\|^2_{K\otimes L} + \gamma\,\|M\|_{1,1},
+# \qquad \|M\|_{1,1} = \sum_{ij} |M_{ij}| ;$$
+#
+# incomplete Cholesky keeps only r pivot rows. [Fig. 1](https://arxiv.org/abs/1205.4656) compares
+# them at equal numbers of non-zero coefficients.
 #
 # Two measures, both relative to the dense W. The *relative error* is the distance in the
 # norm of the embedding itself ([Eq. 16](https://arxiv.org/abs/1205.4656)),

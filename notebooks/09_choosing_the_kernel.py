@@ -19,11 +19,10 @@
 # - why the **median heuristic**, the default bandwidth of most kernel tests, can miss a
 #   difference that another bandwidth sees at once;
 # - why "try every bandwidth and keep the smallest p-value" is *not* a test at level α;
-# - how **MMDAgg** (Schrab, Kim, Albert, Laurent, Guedj & Gretton, *MMD Aggregated
-#   Two-Sample Test*, JMLR 2023) tests with a whole collection of bandwidths at once and
-#   still keeps its level, by a correction estimated from the same permutations or wild
-#   bootstrap; and its goodness-of-fit twin **KSDAgg** (Schrab, Guedj & Gretton, NeurIPS
-#   2022);
+# - how **MMDAgg** ([Schrab et al., JMLR 2023](https://arxiv.org/abs/2110.15073)) tests
+#   with a whole collection of bandwidths at once and still keeps its level, by a correction
+#   estimated from the same permutations or wild bootstrap; and its goodness-of-fit twin **KSDAgg**
+#   ([Schrab et al., NeurIPS 2022](https://arxiv.org/abs/2202.00824));
 # - what the collection is made of, and when the authors' rule for it misses the scale
 #   that matters.
 #
@@ -143,7 +142,9 @@ assert low > 0.1 and high < 0.4
 #    \le \alpha\Big\}.$$
 #
 # 4. **Decision**: reject when some λ's observed statistic exceeds q_λ(u_α), that is,
-#    when p_λ ≤ u_α·w_λ.
+#
+#    $$\text{reject } H_0 \iff p_\lambda \le u_\alpha\, w_\lambda \text{ for some } \lambda \in
+#    \Lambda .$$
 #
 # The B2 replicates play the role of H0 itself: u_α is chosen so that the *aggregated*
 # rule rejects at most a fraction α of them. When the ten tests are strongly dependent,
