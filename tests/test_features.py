@@ -42,6 +42,24 @@ def test_fastfood_projection_is_a_linear_map_with_gaussian_rows(rng):
     np.testing.assert_allclose(V.var(axis=0), 0.25, atol=0.04)
 
 
+@pytest.mark.parametrize("dim", [2, 5])
+def test_fastfood_frequencies_are_le_et_al_dense_product(dim):
+    """Each block of frequencies is S H G Π H B / (σ √D) (Le et al. 2013, Eq. 7; the
+    authors' FastfoodPara), built here with dense matrices from the fitted B, Π, G and S,
+    restricted to the first d of the D padded columns: equal to round-off."""
+    k = K.GaussianKernel(1.5)
+    ff = K.FastfoodFeatures(k, 20, rng=3).fit(np.zeros((1, dim)))
+    D = ff.padded_dim_
+    H = scipy.linalg.hadamard(D)
+    blocks = []
+    for B, perm, G, S in zip(ff.signs_, ff.permutations_, ff.gaussians_, ff.scales_,
+                             strict=True):
+        Pi = np.eye(D)[perm]  # (Π v)[i] = v[perm[i]]
+        blocks.append(np.diag(S) @ H @ np.diag(G) @ Pi @ H @ np.diag(B) / (1.5 * np.sqrt(D)))
+    dense = np.vstack(blocks)[:20, :dim]
+    np.testing.assert_allclose(ff.frequencies_, dense, rtol=1e-12, atol=1e-12)
+
+
 def kernel_error(features, k, X):
     Z = features.transform(X)
     return np.abs(Z @ Z.T - k(X)).mean()
