@@ -280,9 +280,13 @@ answer = None  # "about 0.05", "between 0.1 and 0.4" or "above 0.5"
 check_min_p_size(answer)
 
 # %% [markdown]
-# **2.** What is the smallest Gaussian σ in the authors' collection
-# `K.mmdagg_kernels(X, Y, family="gaussian")` for `X, Y = K.blobs_two_sample(500,
-# epsilon=3.0, rng=5)`? Why is it not about 0.5, the scale of a blob?
+# **2.** *Predict, then check.* The authors' rule starts the collection at half the 5 %
+# quantile of the distances between the points of X and those of Y (divided by √2 for a
+# Gaussian's σ). On the blob grid, `X, Y = K.blobs_two_sample(500, epsilon=3.0, rng=5)`,
+# only 1 pair in 25 has both points in the same blob. Predict whether the smallest σ is
+# below, near or well above 0.5, the scale of a blob's difference; then compute it with
+# `K.mmdagg_kernels(X, Y, family="gaussian").scales()` and explain what it means for the
+# test.
 
 # %%
 answer = None  # a number
