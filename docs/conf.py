@@ -31,7 +31,7 @@ napoleon_google_docstring = False
 napoleon_use_ivar = True  # dataclass fields: documented once, not also as attributes
 templates_path = ["_templates"]
 
-exclude_patterns = ["_build", "_executed", "**/.ipynb_checkpoints", "results/plot_tables.py"]
+exclude_patterns = ["_build", "_executed", "**/.ipynb_checkpoints", "results/*.py"]
 html_theme = "pydata_sphinx_theme"
 html_title = "kmeviz"
 html_theme_options = {"show_toc_level": 2, "navigation_with_keys": False}
