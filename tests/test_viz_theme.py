@@ -12,6 +12,7 @@ import pytest
 
 import kmeviz as K
 from kmeviz import viz
+from kmeviz.viz.figures import _minor_tick_labels
 
 NOTEBOOKS = sorted((Path(__file__).parents[1] / "notebooks").glob("0*.py"))
 
@@ -71,3 +72,10 @@ def test_a_series_keeps_its_colour_in_every_panel_of_a_figure():
                 if isinstance(c, hv.Curve)} for panel in figure_plot(spec, pd.DataFrame(rows))]
     assert colours[0]["exact"] == colours[1]["exact"] != colours[1]["MMD-linear"]
     assert len(set(colours[1].values())) == 3
+
+
+def test_log_axes_of_stored_figures_label_minor_ticks_at_2_and_5_only():
+    """Stored PNGs: matplotlib labelled every minor tick of a short log axis (2×10⁻²,
+    3×10⁻², … overprinting one another); only 2 and 5 × 10ᵏ keep a label."""
+    labels = [_minor_tick_labels(v, None) for v in (0.02, 0.03, 0.05, 0.2, 0.4, 5.0, 0.0)]
+    assert labels == ["0.02", "", "0.05", "0.2", "", "5", ""]

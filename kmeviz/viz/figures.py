@@ -10,6 +10,7 @@ backend, which needs no browser, so ``kmeviz reproduce`` works on a headless ser
 from __future__ import annotations
 
 import holoviews as hv
+import numpy as np
 import pandas as pd
 
 #: matplotlib's tab10, then the darker and lighter shades of tab20 for the series beyond
@@ -92,7 +93,8 @@ def save_png(spec, df: pd.DataFrame, path) -> None:
         plot = figure_plot(spec, df)
         n_panels = len(plot) if isinstance(plot, hv.Layout) else 1
         plot = plot.opts(hv.opts.Overlay(fig_size=180, aspect=1.6, legend_position="right",
-                                         legend_limit=100, fontsize={"legend": 7, "title": 9}),
+                                         legend_limit=100, fontsize={"legend": 7, "title": 9},
+                                         hooks=[_major_tick_labels_only]),
                          hv.opts.Table(fig_size=180, aspect=1.6, fontsize={"title": 9},
                                        max_value_len=30))
         if n_panels > 1:
@@ -100,3 +102,23 @@ def save_png(spec, df: pd.DataFrame, path) -> None:
         hv.save(plot, str(path), backend="matplotlib", fmt="png", dpi=110)
     finally:
         hv.Store.set_current_backend(previous)
+
+
+def _minor_tick_labels(value: float, _position) -> str:
+    """A minor tick's label on a log axis: only at 2 and 5 times a power of ten."""
+    if value <= 0:
+        return ""
+    mantissa = value / 10 ** np.floor(np.log10(value))
+    return f"{value:g}" if round(mantissa) in (2, 5) else ""
+
+
+def _major_tick_labels_only(plot, element) -> None:
+    """A matplotlib hook: minor ticks labelled at 2 and 5 × 10ᵏ only. On a log axis
+    spanning less than a few decades matplotlib labels 2×10⁻², 3×10⁻², … and they
+    overprint one another."""
+    from matplotlib.ticker import FuncFormatter
+
+    axis = plot.handles["axis"]
+    for ax in (axis.xaxis, axis.yaxis):
+        if ax.get_scale() == "log":
+            ax.set_minor_formatter(FuncFormatter(_minor_tick_labels))
