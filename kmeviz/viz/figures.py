@@ -94,7 +94,7 @@ def save_png(spec, df: pd.DataFrame, path) -> None:
         n_panels = len(plot) if isinstance(plot, hv.Layout) else 1
         plot = plot.opts(hv.opts.Overlay(fig_size=180, aspect=1.6, legend_position="right",
                                          legend_limit=100, fontsize={"legend": 7, "title": 9},
-                                         hooks=[_major_tick_labels_only]),
+                                         hooks=[_readable_log_ticks]),
                          hv.opts.Table(fig_size=180, aspect=1.6, fontsize={"title": 9},
                                        max_value_len=30))
         if n_panels > 1:
@@ -112,7 +112,7 @@ def _minor_tick_labels(value: float, _position) -> str:
     return f"{value:g}" if round(mantissa) in (2, 5) else ""
 
 
-def _major_tick_labels_only(plot, element) -> None:
+def _readable_log_ticks(plot, element) -> None:
     """A matplotlib hook: minor ticks labelled at 2 and 5 × 10ᵏ only. On a log axis
     spanning less than a few decades matplotlib labels 2×10⁻², 3×10⁻², … and they
     overprint one another."""
