@@ -6,9 +6,6 @@ import panel as pn
 import pytest
 from kmeviz_apps import circular_explorer as ce
 
-from kmeviz.apps import EXPLORERS, explorer_class
-from kmeviz.viz import TAB_TITLES
-
 
 @pytest.fixture
 def explorer():
@@ -96,20 +93,3 @@ def test_the_empirical_line_is_the_exact_rms_error_of_the_empirical_kme():
                         for r in range(300)]) ** 2
     se = squares.std(ddof=1) / np.sqrt(squares.size)
     assert abs(squares.mean() - empirical_rms(key) ** 2) < 4 * se
-
-
-@pytest.mark.parametrize("slug", list(EXPLORERS))
-def test_served_page_builds_further_plots_only_in_dynamic_tabs(slug):
-    """Issue 29: a served page opens with its first row of plots; every further plot of
-    ``PLOTS`` has a tab of its own, built only when chosen, and ``show_plot`` fronts it."""
-    cls = explorer_class(slug)
-    explorer = cls(plot_sizing="stretch")
-    main = explorer.main()
-    tabbed = [view for row in cls.PLOTS[1:] for view, _ in row]
-    tabs = [item for item in main if isinstance(item, pn.Tabs)]
-    assert len(tabs) == 1 and tabs[0].dynamic
-    assert len(tabs[0]) == len(tabbed) == len(explorer.tabbed_plots())
-    assert tabs[0]._names == [TAB_TITLES[key] for row in cls.PLOTS[1:] for _, key in row]
-    explorer.show_plot(tabbed[-1])
-    assert tabs[0].active == len(tabbed) - 1
-    cls().show_plot(tabbed[0])  # a notebook explorer has no tabs: nothing happens
