@@ -182,7 +182,6 @@ class Explorer(pn.viewable.Viewer):
         use_bokeh()
         super().__init__(**params)
         self._streams: dict = {}
-        self._tabs = None  # the served page's tabs of further plots (``more_plots``)
         self._parts: list = []
         #: set when the browser session closes: its computations stop (``kmeviz.budget``)
         self.closed = threading.Event()
@@ -256,31 +255,9 @@ class Explorer(pn.viewable.Viewer):
                       pn.Column(*self.plot_row(self.PLOTS[0]), sizing_mode="stretch_width"),
                       sizing_mode="stretch_width")
 
-    def more_plots(self) -> pn.Tabs:
-        """Every plot after the first row of ``PLOTS``, one tab each. Only the open tab is
-        built (``dynamic``): a page opens with its first row alone, and a plot is drawn
-        when its tab is chosen (each plot is about 50–100 Bokeh models, most of the server
-        CPU that opening a page costs; issue 29)."""
-        self._tabs = pn.Tabs(*((viz.TAB_TITLES[key], with_caption(self.view_pane(view),
-                                                                  viz.CAPTIONS[key]))
-                               for view, key in self.tabbed_plots()),
-                             dynamic=True, sizing_mode="stretch_width",
-                             css_classes=["kmeviz-more-plots"])
-        return self._tabs
-
-    def tabbed_plots(self) -> list:
-        """(view, caption key) of every plot after the first row of ``PLOTS``."""
-        return [plot for row in self.PLOTS[1:] for plot in row]
-
-    def show_plot(self, view: str) -> None:
-        """Bring the tab of plot ``view`` to the front (e.g. after a button that fills it);
-        nothing when the explorer is not served in tabs."""
-        if self._tabs is not None:
-            self._tabs.active = [name for name, _ in self.tabbed_plots()].index(view)
-
     def main(self) -> list:
-        """``first_row``, then the further plots of ``PLOTS`` in tabs (``more_plots``)."""
-        return [self.first_row(), self.more_plots()] if self.PLOTS[1:] else [self.first_row()]
+        """``first_row``, then every further row of ``PLOTS``."""
+        return [self.first_row(), *(self.plot_row(row) for row in self.PLOTS[1:])]
 
     def failures(self) -> dict:
         """{view: message} for each view (summary and plots) that shows an error message

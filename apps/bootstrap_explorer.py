@@ -141,7 +141,7 @@ class BootstrapExplorer(Explorer):
         "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.1}}
     SUMMARY_WIDTH = 360
     PLOTS = ((("null_view", "null"),),
-             (("repeat_view", "rejection"), ("runtime_view", "runtime")),
+             (("runtime_view", "runtime"), ("repeat_view", "rejection")),
              (("kernel_choice_view", "kernel_choice"), ("kernel_power_view", "kernel_power")))
 
     dataset = param.Selector(default=DATASETS[0], objects=list(DATASETS))
@@ -199,7 +199,6 @@ class BootstrapExplorer(Explorer):
         """Rejection rate over REPEATS fresh draws, in chunks so the progress bar moves."""
         self._repeat_button.disabled = True
         self._progress.param.update(value=0, visible=True, active=True)
-        self.show_plot("repeat_view")
         try:
             tests = {f"{self.estimator} / {self.null}": {
                 "kernel": KERNELS[self.kernel](self.bandwidth), "estimator": self.estimator,
@@ -237,7 +236,6 @@ class BootstrapExplorer(Explorer):
         the median heuristic over REPEATS fresh draws, in chunks (the progress bar moves)."""
         self._power_button.disabled = True
         self._progress.param.update(value=0, visible=True, active=True)
-        self.show_plot("kernel_power_view")
         try:
             res, _ = await asyncio.to_thread(self._within_budget, self._kernel_choice)
             data_key, rng = self.data_key, np.random.default_rng([self.seed, 2])

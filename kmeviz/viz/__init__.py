@@ -51,21 +51,10 @@ from .twosample import (
 
 CAPTIONS = {**twosample.CAPTIONS, **embeddings.CAPTIONS, **conditional.CAPTIONS,
             **gof.CAPTIONS, **data.CAPTIONS}
-#: Short titles of the plots a served explorer shows in tabs below its first row.
-TAB_TITLES = {
-    "objective": "Objective over y", "ensemble": "Ensemble over L",
-    "runtime": "Runtime", "rejection": "Rejection rate",
-    "kernel_choice": "MMDAgg bandwidths", "kernel_power": "Power per bandwidth",
-    "nystrom_map": "Nyström embedding", "nystrom_runtime": "Fit time",
-    "effective_dimension": "Effective dimension", "rules": "Landmark rules",
-    "cme_map": "Embedding map", "cme_cv": "Cross-validation", "cme_sparse": "Sparse CME",
-    "stein_witness": "Stein witness", "stein_null_full": "Full bootstrap",
-    "stein_null_nystrom": "Nyström bootstrap", "data_null": "Null distribution",
-}
 
 __all__ = [
     "CAPTIONS", "COLOR_ACCENT", "COLOR_X", "COLOR_Y", "ESTIMATOR_COLORS", "LABEL_X", "LABEL_Y",
-    "NOTEBOOK_WIDTH", "SIZINGS", "TAB_TITLES",
+    "NOTEBOOK_WIDTH", "SIZINGS",
     "circle_plot", "cme_data_plot", "comparison_table_text", "plane_scatter", "witness_map",
     "witness_window",
     "cme_embedding_map", "coefficient_map", "cv_curve",

@@ -52,10 +52,3 @@ def open_app(page, server_url, name: str, ready: str) -> None:
 def widget(page, label: str):
     """The input group of the widget whose label starts with ``label``."""
     return page.locator(".bk-input-group").filter(has_text=re.compile(rf"^{re.escape(label)}"))
-
-
-def show_tab(page, title: str) -> None:
-    """Choose the tab ``title`` among an explorer's further plots (built when chosen)."""
-    tab = page.locator(".kmeviz-more-plots .bk-tab").filter(has_text=title)
-    expect(tab).to_be_visible(timeout=TIMEOUT)
-    tab.click()

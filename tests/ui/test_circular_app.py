@@ -4,7 +4,7 @@ import re
 
 from playwright.sync_api import expect
 
-from .helpers import TIMEOUT, TITLE_PRESENT_JS, settled_number, show_tab
+from .helpers import TIMEOUT, TITLE_PRESENT_JS, settled_number
 from .helpers import open_app as _open
 
 
@@ -15,11 +15,9 @@ def open_app(page, server_url):
 def test_index_lists_the_app_and_the_app_loads(page, server_url, bokeh_titles):
     open_app(page, server_url)
     assert page.url.rstrip("/").endswith("/circular")
-    for title in ("Samples and projection direction", "Objective over the diameter angle y"):
-        page.wait_for_function(TITLE_PRESENT_JS, arg=title, timeout=TIMEOUT)  # after load
-    show_tab(page, "Ensemble over L")  # a further plot is drawn when its tab is chosen
-    page.wait_for_function(TITLE_PRESENT_JS, arg="Ensemble of circular discrepancies vs L",
-                           timeout=TIMEOUT)
+    for title in ("Samples and projection direction", "Objective over the diameter angle y",
+                  "Ensemble of circular discrepancies vs L"):  # drawn after the page loads
+        page.wait_for_function(TITLE_PRESENT_JS, arg=title, timeout=TIMEOUT)
     assert "Samples and projection direction" in bokeh_titles(page)
     eta = settled_number(page.locator(".kmeviz-eta"))
     # the canvas title of the circle plot agrees with the summary table
