@@ -12,13 +12,17 @@ at once, in the caller's thread, and each is delivered in turn.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 
 import holoviews as hv
 import panel as pn
 
 from kmeviz.budget import BudgetExceeded, Cancelled, time_budget
+
+log = logging.getLogger("kmeviz.apps")
 
 
 class Parts:
@@ -51,24 +55,17 @@ class Parts:
             self._run(parts, deliver, cancel)
             return
 
-        latest, lock = [None], threading.Lock()  # parts faster than the page coalesce
-
-        def on_tick():
-            with lock:
-                args, latest[0] = latest[0], None
+        def on_tick(args):
             if not cancel.is_set() and generation == self.generation:
                 deliver(*args)
 
-        def hand_over(*args):
-            with lock:
-                scheduled, latest[0] = latest[0] is not None, args
-            if not scheduled:  # else the scheduled tick delivers these newer results
-                doc.add_next_tick_callback(on_tick)
+        handover = Handover(doc, on_tick)
+        stopped = (cancel, self.explorer.closed)
+        threading.Thread(target=self._run, args=(parts, handover.send, cancel, handover, stopped),
+                         daemon=True, name="kmeviz-parts").start()
 
-        threading.Thread(target=self._run, args=(parts, hand_over, cancel), daemon=True,
-                         name="kmeviz-parts").start()
-
-    def _run(self, parts, deliver, cancel: threading.Event) -> None:
+    def _run(self, parts, deliver, cancel: threading.Event, handover=None,
+             stopped=()) -> None:
         results = []
         closed = self.explorer.closed
         with time_budget(self.explorer.budget_seconds, cancel=cancel):
@@ -82,8 +79,76 @@ class Parts:
                 except Exception as exc:  # noqa: BLE001 - shown by ``deliver``, never raised
                     if not isinstance(exc, BudgetExceeded) or not closed.is_set():
                         deliver(list(results), len(results), len(parts), exc)
+                    break
+                else:
+                    deliver(list(results), len(results), len(parts), None)
+        if handover is not None:
+            handover.flush(stopped)
+
+
+class Handover:
+    """Results of a background thread handed to a served page's event loop, the latest
+    one only (parts faster than the page coalesce: cached parts cost one drawing).
+
+    A result is handed over by the document's next-tick callback, Bokeh's thread-safe way
+    into a session. Such a callback can still be lost while the page is being built: under
+    a hold, Bokeh collects the callback's ``SessionCallbackAdded`` event in a list that
+    Panel's ``unlocked`` copies and replaces on the event loop, so an event appended from
+    this thread in between is never dispatched. The part then never showed, and every
+    later one waited for the lost tick (seen in CI: "computing the first m values …"
+    after 60 s). So a result not taken within ``RETRY_SECONDS`` is scheduled again, and
+    the thread that computed the last part stays until it is taken (``flush``); a tick
+    that finds nothing new does nothing.
+    """
+
+    RETRY_SECONDS = 1.0
+    #: how long ``flush`` keeps offering the last result to a page that never takes it
+    FLUSH_SECONDS = 60.0
+
+    def __init__(self, doc, deliver: Callable):
+        self.doc, self.deliver = doc, deliver
+        self._lock = threading.Lock()
+        self._latest = None
+        self._scheduled_at: float | None = None  # when the pending tick was scheduled
+        self.retries = 0
+
+    def send(self, *args) -> None:
+        """Hand ``args`` to ``deliver`` on the page's event loop (replacing any result
+        not yet taken)."""
+        with self._lock:
+            self._latest = args
+            self._schedule_if_due()
+
+    def _schedule_if_due(self) -> None:  # under the lock
+        now = time.monotonic()
+        if self._scheduled_at is not None:
+            if now - self._scheduled_at < self.RETRY_SECONDS:
+                return  # the scheduled tick takes the newest result
+            self.retries += 1
+            log.info("a page's next-tick callback did not run within %.0f s; scheduled "
+                     "again (retry %d)", self.RETRY_SECONDS, self.retries)
+        self._scheduled_at = now
+        try:
+            self.doc.add_next_tick_callback(self._tick)
+        except Exception:  # noqa: BLE001 - the page's document is gone: nobody to show
+            self._latest = None
+
+    def _tick(self) -> None:
+        with self._lock:
+            args, self._latest, self._scheduled_at = self._latest, None, None
+        if args is not None:
+            self.deliver(args)
+
+    def flush(self, stopped=()) -> None:
+        """Wait until the last result is taken, scheduling it again while it is not (up to
+        ``FLUSH_SECONDS``, or until one of the ``stopped`` events is set)."""
+        deadline = time.monotonic() + self.FLUSH_SECONDS
+        while time.monotonic() < deadline and not any(e.is_set() for e in stopped):
+            with self._lock:
+                if self._latest is None:
                     return
-                deliver(list(results), len(results), len(parts), None)
+                self._schedule_if_due()
+            time.sleep(self.RETRY_SECONDS / 4)
 
 
 class Feeds:

@@ -6,6 +6,7 @@ standard library only. (Test harness, so it lives in ``tests/``, not in the libr
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import re
 import shutil
@@ -50,6 +51,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+#: the last LOG_LINES lines each running server printed, by URL
+SERVER_LOGS: dict[str, collections.deque] = {}
+LOG_LINES = 120
+
+
+def _follow(stream, log: collections.deque) -> None:
+    for line in stream:
+        if "GET /static/" not in line:  # the page's scripts and styles: noise
+            log.append(line.rstrip("\n"))
+
+
 @contextlib.contextmanager
 def running_server(*, timeout: float = 60.0, args: tuple = (), command: tuple | None = None,
                    path: str = ""):
@@ -82,8 +94,10 @@ def running_server(*, timeout: float = 60.0, args: tuple = (), command: tuple | 
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"{url} does not answer") from None
                 time.sleep(0.2)
-        # keep reading the server's log, or a full pipe would block the server's writes
-        threading.Thread(target=proc.stdout.read, daemon=True).start()
+        # keep reading the server's log (a full pipe would block the server's writes); its
+        # tail is shown with a failed browser test (tests/ui/conftest.py)
+        log = SERVER_LOGS[url] = collections.deque(printed.splitlines(), maxlen=LOG_LINES)
+        threading.Thread(target=_follow, args=(proc.stdout, log), daemon=True).start()
         yield url
     finally:
         proc.terminate()

@@ -307,6 +307,49 @@ def test_a_plot_built_while_parts_arrive_ends_with_the_last_part(monkeypatch):
     assert old.data == 29 and feeds.pipe().data == "its second part"
 
 
+def test_a_lost_next_tick_callback_is_scheduled_again_until_the_last_part_is_shown(
+        monkeypatch):
+    """Bokeh can lose a next-tick callback scheduled from a thread while the page's document
+    is held (CI: the Nyström grid stayed at "computing the first m values …" for 60 s).
+    With a document that drops its first two callbacks, the parts' thread schedules the
+    newest result again until a tick takes it: the page ends with the last part, once,
+    and a tick that finds nothing new does nothing. Without the retry, nothing is shown."""
+    from kmeviz_apps._progressive import Handover
+
+    monkeypatch.setattr(Handover, "RETRY_SECONDS", 0.05)
+    shown, ticks = [], []
+
+    class LossyDoc:
+        """Runs each kept callback on its own 'event loop' thread, as a server would."""
+        def __init__(self, lose):
+            self.lose = lose
+
+        def add_next_tick_callback(self, callback):
+            if self.lose > 0:
+                self.lose -= 1
+                return
+            ticks.append(threading.Timer(0.01, callback))
+            ticks[-1].start()
+
+    handover = Handover(LossyDoc(lose=2), shown.append)
+    worker = threading.Thread(target=lambda: ([handover.send(k) for k in range(5)],
+                                              handover.flush()))
+    worker.start()
+    worker.join(timeout=10)
+    for tick in ticks:
+        tick.join()
+    assert shown == [(4,)] and handover.retries >= 2 and len(ticks) >= 1
+    handover._tick()  # a late duplicate tick
+    assert shown == [(4,)]
+
+    never = []
+    handover = Handover(LossyDoc(lose=10**6), never.append)
+    monkeypatch.setattr(Handover, "FLUSH_SECONDS", 0.3)
+    handover.send("part")
+    handover.flush()
+    assert never == [] and handover.retries >= 3  # offered again and again, then given up
+
+
 def test_importing_the_explorers_changes_no_global_panel_setting():
     """A student's own Panel app in the same notebook behaves the same after ``from
     kmeviz.apps import BootstrapExplorer``: pn.config and Panel's preprocessing hooks are

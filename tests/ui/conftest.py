@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from ..browser import CHROMIUM, CHROMIUM_ARGS, running_server
+from ..browser import CHROMIUM, CHROMIUM_ARGS, SERVER_LOGS, running_server
 
 # Titles of every Bokeh plot in the page (Bokeh draws them on a canvas, not in the DOM).
 BOKEH_TITLES_JS = """() => {
@@ -35,6 +35,18 @@ def pytest_collection_modifyitems(items):
             if not chromium_installed() and item.name != "test_chromium_is_installed":
                 item.add_marker(pytest.mark.skip(reason="Chromium is missing (see the failure "
                                                         "of test_chromium_is_installed)"))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed browser test shows the tail of every kmeviz server's log (CI keeps no
+    other trace of what the server did)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and "tests/ui/" in str(item.fspath).replace(os.sep, "/"):
+        for url, log in list(SERVER_LOGS.items()):
+            report.sections.append((f"kmeviz server log {url} (last {len(log)} lines)",
+                                    "\n".join(log)))
 
 
 @pytest.fixture(scope="session")
