@@ -82,10 +82,11 @@ def typed_key(value):
     return (type(value).__name__, value)
 
 
-def shared_cache(maxsize: int = 16):
+def shared_cache(maxsize: int = 16, key=None):
     """Decorator: a thread-safe LRU cache of at most ``maxsize`` results, keyed on the
-    (hashable) arguments, each key computed once, results frozen. ``cache_info()`` and
-    ``cache_clear()`` as in ``functools.lru_cache``."""
+    (hashable) arguments, or on ``key(*args, **kwargs)`` when given; each key computed
+    once, results frozen. ``cache_info()`` and ``cache_clear()`` as in
+    ``functools.lru_cache``."""
 
     def decorate(fn):
         results: OrderedDict = OrderedDict()
@@ -95,18 +96,19 @@ def shared_cache(maxsize: int = 16):
 
         @functools.wraps(fn)
         def cached(*args, **kwargs):
-            key = (typed_key(args), typed_key(tuple(sorted(kwargs.items()))))
+            k = (typed_key(args), typed_key(tuple(sorted(kwargs.items())))) if key is None \
+                else typed_key(key(*args, **kwargs))
             while True:
                 with lock:
-                    if key in results:
-                        results.move_to_end(key)
+                    if k in results:
+                        results.move_to_end(k)
                         counts["hits"] += 1
-                        if isinstance(results[key], BudgetExceeded):
-                            raise results[key]
-                        return share(results[key])
-                    done = running.get(key)
+                        if isinstance(results[k], BudgetExceeded):
+                            raise results[k]
+                        return share(results[k])
+                    done = running.get(k)
                     if done is None:
-                        running[key] = done = threading.Event()
+                        running[k] = done = threading.Event()
                         counts["misses"] += 1
                         break
                 done.wait()  # another session is computing this key: use its result
@@ -116,16 +118,16 @@ def shared_cache(maxsize: int = 16):
                 except BudgetExceeded as exc:
                     if not isinstance(exc, Cancelled):  # too slow for anyone: remember it
                         with lock:
-                            results[key] = exc
+                            results[k] = exc
                     raise
                 with lock:
-                    results[key] = value
+                    results[k] = value
                     while len(results) > maxsize:
                         results.popitem(last=False)
                 return share(value)
             finally:
                 with lock:
-                    running.pop(key, None)
+                    running.pop(k, None)
                 done.set()
 
         def cache_info() -> CacheInfo:

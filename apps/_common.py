@@ -182,6 +182,7 @@ class Explorer(pn.viewable.Viewer):
         use_bokeh()
         super().__init__(**params)
         self._streams: dict = {}
+        self._tabs: pn.Tabs | None = None  # the served page's plots (``plot_tabs``)
         self._parts: list = []
         #: set when the browser session closes: its computations stop (``kmeviz.budget``)
         self.closed = threading.Event()
@@ -244,25 +245,43 @@ class Explorer(pn.viewable.Viewer):
                                     defer_load=self.plot_sizing == "stretch",
                                     sizing_mode="stretch_width")
 
-    def plot_row(self, row) -> pn.Row:
-        """One row of ``PLOTS``: each view with its caption."""
-        return pn.Row(*(with_caption(self.view_pane(view), viz.CAPTIONS[key])
-                        for view, key in row), sizing_mode="stretch_width")
+    def plots(self) -> list:
+        """(view method, caption key) of every plot of ``PLOTS``, in order."""
+        return [plot for row in self.PLOTS for plot in row]
+
+    def plot_tabs(self) -> pn.Tabs:
+        """Every plot of ``PLOTS`` in a tab of its own (``viz.TAB_TITLES``), with its
+        caption. Only the open tab is built (``dynamic``): a served page opens with one
+        plot, and each other plot is computed and drawn when its tab is chosen. Each plot
+        is 50–100 Bokeh models, which the server builds for every session: most of the CPU
+        that opening a page costs, and what a class opening one link together waits for
+        (issue 29)."""
+        self._tabs = pn.Tabs(*((viz.TAB_TITLES[key],
+                                with_caption(self.view_pane(view), viz.CAPTIONS[key]))
+                               for view, key in self.plots()),
+                             dynamic=True, sizing_mode="stretch_width",
+                             css_classes=["kmeviz-plots"])
+        return self._tabs
+
+    def show_plot(self, view: str) -> None:
+        """Bring the tab of plot ``view`` to the front (e.g. after a button that fills it);
+        nothing in a notebook, where every plot is shown."""
+        if self._tabs is not None:
+            self._tabs.active = [name for name, _ in self.plots()].index(view)
 
     def first_row(self) -> pn.Row:
-        """The summary beside the first row of plots."""
+        """The summary beside the plots' tabs."""
         return pn.Row(pn.Column(self.live_summary(), width=self.SUMMARY_WIDTH),
-                      pn.Column(*self.plot_row(self.PLOTS[0]), sizing_mode="stretch_width"),
-                      sizing_mode="stretch_width")
+                      self.plot_tabs(), sizing_mode="stretch_width")
 
     def main(self) -> list:
-        """``first_row``, then every further row of ``PLOTS``."""
-        return [self.first_row(), *(self.plot_row(row) for row in self.PLOTS[1:])]
+        """The served page's main area: ``first_row``."""
+        return [self.first_row()]
 
     def failures(self) -> dict:
         """{view: message} for each view (summary and plots) that shows an error message
         instead of its result at the current settings; empty when all compute."""
-        views = ["summary_view", *(view for row in self.PLOTS for view, _ in row)]
+        views = ["summary_view", *(view for view, _ in self.plots())]
         out = {}
         for name in views:
             shown = getattr(self, name)()
@@ -278,7 +297,7 @@ class Explorer(pn.viewable.Viewer):
                  pn.Column(self.live_summary(), width=self.SUMMARY_WIDTH)]
         cards += [with_caption(pn.param.ParamMethod(getattr(self, view), loading_indicator=True),
                                viz.CAPTIONS[key], viz.NOTEBOOK_WIDTH)
-                  for row in self.PLOTS for view, key in row]
+                  for view, key in self.plots()]
         return pn.FlexBox(*cards, flex_wrap="wrap", align_items="flex-start",
                           sizing_mode="stretch_width")
 

@@ -199,6 +199,7 @@ class BootstrapExplorer(Explorer):
         """Rejection rate over REPEATS fresh draws, in chunks so the progress bar moves."""
         self._repeat_button.disabled = True
         self._progress.param.update(value=0, visible=True, active=True)
+        self.show_plot("repeat_view")
         try:
             tests = {f"{self.estimator} / {self.null}": {
                 "kernel": KERNELS[self.kernel](self.bandwidth), "estimator": self.estimator,
@@ -236,6 +237,7 @@ class BootstrapExplorer(Explorer):
         the median heuristic over REPEATS fresh draws, in chunks (the progress bar moves)."""
         self._power_button.disabled = True
         self._progress.param.update(value=0, visible=True, active=True)
+        self.show_plot("kernel_power_view")
         try:
             res, _ = await asyncio.to_thread(self._within_budget, self._kernel_choice)
             data_key, rng = self.data_key, np.random.default_rng([self.seed, 2])

@@ -195,9 +195,9 @@ class CircularExplorer(Explorer):
         return [pn.Row(self._median_button, self._redraw_button)]
 
     def first_row(self) -> pn.Column:
-        """The summary above the first two plots."""
+        """The summary (a wide table) above the plots' tabs."""
         return pn.Column(pn.Row(self.live_summary(), sizing_mode="stretch_width"),
-                         self.plot_row(self.PLOTS[0]), sizing_mode="stretch_width")
+                         self.plot_tabs(), sizing_mode="stretch_width")
 
 
 create_app = CircularExplorer.create_app

@@ -16,6 +16,7 @@ import threading
 import pandas as pd
 import panel as pn
 import param
+from kmeviz_apps._cache import shared_cache
 from kmeviz_apps._common import Explorer, error_message, guarded, with_caption
 from kmeviz_apps._own_data import (
     MAX_GROUPS,
@@ -48,6 +49,14 @@ SAMPLES = ("source", "n", "epsilon", "seed", "upload_key", "group", "group_x", "
 SOURCES = {spec.title: name for name, spec in REAL_DATASETS.items()} | {
     "Blob grid (FastMMD Fig. 4)": "blobs", "Rings (FastMMD Sec. 4.2)": "rings",
     UPLOADED: "upload"}
+
+
+@shared_cache(maxsize=16, key=lambda choices, compare: choices)
+def shared_comparison(choices: tuple, compare):
+    """``compare()``, once per ``choices`` of a bundled data set or generator for every
+    session (each page opens with the same comparison: 0.3 s of CPU per session, issue 29);
+    a session that finds it cached gets the whole table at once."""
+    return compare()
 
 
 class DataExplorer(Explorer):
@@ -218,12 +227,16 @@ class DataExplorer(Explorer):
         X, Y, report, _ = self.prepared()
         return X, Y, report
 
+    def choices(self) -> tuple:
+        """What defines the two samples and the kernel."""
+        return (*(getattr(self, name) for name in SAMPLES if name != "columns"),
+                tuple(self.columns), self.bandwidth_log10)
+
     def prepared(self):
         """(X, Y, report, kernel) of the current choices, computed once per choice and
         shared by the views and the comparison (so the witness and the tests use the same
         kernel). Per session: an upload is never a key of a shared cache."""
-        choices = (*(getattr(self, name) for name in SAMPLES if name != "columns"),
-                   tuple(self.columns), self.bandwidth_log10)
+        choices = self.choices()
         with self._memo_lock:
             if self._memo[0] == choices:
                 return self._memo[1]
@@ -292,10 +305,16 @@ class DataExplorer(Explorer):
     def _compare(self, rows, cancel):
         X, Y, _, kernel = self.prepared()
         seconds = self.budget_seconds or 60.0
-        with time_budget(seconds, cancel=cancel):
-            return K.compare_tests(X, Y, kernel=kernel, alpha=self.alpha,
-                                   time_budget=min(10.0, seconds), rng=self.seed,
-                                   progress=rows.put)
+
+        def compare():
+            with time_budget(seconds, cancel=cancel):
+                return K.compare_tests(X, Y, kernel=kernel, alpha=self.alpha,
+                                       time_budget=min(10.0, seconds), rng=self.seed,
+                                       progress=rows.put)
+
+        if SOURCES[self.source] == "upload":  # an upload stays in its session
+            return compare()
+        return shared_comparison(self.choices() + (self.alpha, seconds), compare)
 
     @param.depends("alpha", watch=True)
     def _relevel(self):
@@ -311,6 +330,7 @@ class DataExplorer(Explorer):
     def _select_row(self, event):
         if event.new and 0 <= event.new[0] < len(self._table.value):
             self.test = str(self._table.value["test"].iloc[event.new[0]])
+            self.show_plot("null_view")  # the chosen test's null distribution
 
     # -- views ---------------------------------------------------------------------------
     @param.depends(*SAMPLES, "bandwidth_log10")
@@ -381,11 +401,10 @@ class DataExplorer(Explorer):
         return layout
 
     def main(self) -> list:
-        """The summary and plane views, then the table beside the selected null (the table
-        is built with the page, not deferred, so its Tabulator code loads with it)."""
+        """The summary beside the plots' tabs, then the table of every test (built with the
+        page, not deferred, so its Tabulator code loads with it)."""
         pn.state.onload(self._kick_off)
-        first, second = super().main()
-        return [first, pn.Row(self.table_card(), sizing_mode="stretch_width"), second]
+        return [*super().main(), pn.Row(self.table_card(), sizing_mode="stretch_width")]
 
     def _kick_off(self):
         """Start the first comparison once there is an event loop to run it."""

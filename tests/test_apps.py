@@ -93,3 +93,29 @@ def test_the_empirical_line_is_the_exact_rms_error_of_the_empirical_kme():
                         for r in range(300)]) ** 2
     se = squares.std(ddof=1) / np.sqrt(squares.size)
     assert abs(squares.mean() - empirical_rms(key) ** 2) < 4 * se
+
+
+@pytest.mark.parametrize("slug", ["circular", "bootstrap", "nystrom", "spectrum", "cme",
+                                  "stein", "data"])
+def test_a_served_page_builds_one_plot_and_each_other_when_its_tab_is_chosen(slug):
+    """Issue 29, point 3: a served explorer shows every plot of ``PLOTS`` in a tab of its
+    own, in dynamic tabs (only the open tab is built), and ``show_plot`` fronts a plot's
+    tab; in a notebook every plot is shown and ``show_plot`` does nothing."""
+    from kmeviz.apps import explorer_class
+    from kmeviz.viz import TAB_TITLES
+
+    cls = explorer_class(slug)
+    explorer = cls(plot_sizing="stretch")
+    main = pn.Column(*explorer.main())
+    tabs = [item for item in main.select(pn.Tabs) if "kmeviz-plots" in item.css_classes]
+    plots = [plot for row in cls.PLOTS for plot in row]
+    assert len(tabs) == 1 and tabs[0].dynamic and len(plots) >= 3
+    assert tabs[0]._names == [TAB_TITLES[key] for _, key in plots]
+    assert not any(isinstance(item, pn.param.ParamMethod) and item.object.__name__ in
+                   {view for view, _ in plots} for item in main.select(pn.param.ParamMethod)
+                   if not any(item in tab.select(pn.param.ParamMethod) for tab in tabs))
+    explorer.show_plot(plots[-1][0])
+    assert tabs[0].active == len(plots) - 1
+    notebook = cls()
+    notebook.show_plot(plots[-1][0])  # no tabs in a notebook: nothing happens
+    assert notebook._tabs is None

@@ -141,3 +141,34 @@ def test_the_server_side_of_an_upload_is_bounded_whatever_the_browser_sends():
     assert "csv is over the limit" in explorer._upload_message.object
     dropper._process_event(Chunk("ok.csv", table_text().encode()[:90], 1, 1))
     assert "ok.csv" in dropper.value  # a small file still arrives
+
+
+def test_a_bundled_data_sets_comparison_is_computed_once_for_every_session():
+    """Issue 29: every page opens with the same comparison of a bundled data set, computed
+    once for all sessions (0.3 s of CPU each); an upload's never enters the shared cache."""
+    import queue
+    import threading
+
+    from kmeviz_apps.data_explorer import shared_comparison
+
+    first, second = DataExplorer(), DataExplorer()
+    shared_comparison.cache_clear()
+    rows = queue.SimpleQueue()
+    table = first._compare(rows, threading.Event())
+    assert rows.qsize() >= len(K.MMD_TESTS)  # the computing session sees its rows come
+    again = second._compare(queue.SimpleQueue(), threading.Event())
+    info = shared_comparison.cache_info()
+    assert (info.hits, info.misses) == (1, 1)
+    pd.testing.assert_frame_equal(again, table)
+    again.loc[0, "p_value"] = -1.0  # a session's copy: the next one is untouched
+    assert second._compare(queue.SimpleQueue(), threading.Event()).loc[0, "p_value"] >= 0
+    second.seed = 1  # another choice, another comparison
+    second._compare(queue.SimpleQueue(), threading.Event())
+    assert shared_comparison.cache_info().misses == 2
+
+    mine = DataExplorer()
+    mine._receive_upload(Drop({"trial.csv": table_text(shift=2.0)}))
+    shared_comparison.cache_clear()
+    mine._compare(queue.SimpleQueue(), threading.Event())
+    mine._compare(queue.SimpleQueue(), threading.Event())
+    assert shared_comparison.cache_info() == (0, 0, 16, 0)
