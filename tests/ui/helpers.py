@@ -49,6 +49,13 @@ def open_app(page, server_url, name: str, ready: str) -> None:
     expect(page.locator(ready)).to_be_visible(timeout=60_000)
 
 
+def show_tab(page, title: str) -> None:
+    """Choose the tab ``title`` among a served explorer's plots (each built when chosen)."""
+    tab = page.locator(".kmeviz-plots .bk-tab").filter(has_text=title)
+    expect(tab).to_be_visible(timeout=TIMEOUT)
+    tab.click()
+
+
 def widget(page, label: str):
     """The input group of the widget whose label starts with ``label``."""
     return page.locator(".bk-input-group").filter(has_text=re.compile(rf"^{re.escape(label)}"))

@@ -7,7 +7,7 @@ import pytest
 from kmeviz_apps.bootstrap_explorer import BootstrapExplorer
 from playwright.sync_api import expect
 
-from .helpers import TIMEOUT, legend_has, settled_number, widget
+from .helpers import TIMEOUT, legend_has, settled_number, show_tab, widget
 from .helpers import open_app as _open
 
 
@@ -175,6 +175,7 @@ def test_kernel_choice_markers_appear_and_epsilon_changes_which_reject(page, ser
     """Issue 27, point 6: the kernel-choice view marks every bandwidth of MMDAgg's
     collection, and moving ε changes which of them reject."""
     open_app(page, server_url)
+    show_tab(page, "MMDAgg bandwidths")
     page.wait_for_function(f"() => ({KERNEL_TITLE_JS})() !== null", timeout=TIMEOUT)
     page.wait_for_function(f"() => ({MARKERS_JS})().length === 10", timeout=TIMEOUT)
     before = page.evaluate(REJECTING_JS)

@@ -4,7 +4,7 @@ import re
 
 from playwright.sync_api import expect
 
-from .helpers import TIMEOUT, TITLE_PRESENT_JS, settled_number
+from .helpers import TIMEOUT, TITLE_PRESENT_JS, settled_number, show_tab
 from .helpers import open_app as _open
 
 
@@ -15,12 +15,16 @@ def open_app(page, server_url):
 def test_index_lists_the_app_and_the_app_loads(page, server_url, bokeh_titles):
     open_app(page, server_url)
     assert page.url.rstrip("/").endswith("/circular")
-    for title in ("Samples and projection direction", "Objective over the diameter angle y",
-                  "Ensemble of circular discrepancies vs L"):  # drawn after the page loads
-        page.wait_for_function(TITLE_PRESENT_JS, arg=title, timeout=TIMEOUT)
+    page.wait_for_function(TITLE_PRESENT_JS, arg="Samples and projection direction",
+                           timeout=TIMEOUT)  # the first tab, drawn after the page loads
     assert "Samples and projection direction" in bokeh_titles(page)
+    assert "Ensemble of circular discrepancies vs L" not in bokeh_titles(page)  # not built
+    for tab, title in (("Objective over y", "Objective over the diameter angle y"),
+                       ("Ensemble over L", "Ensemble of circular discrepancies vs L")):
+        show_tab(page, tab)  # each other plot is drawn when its tab is chosen
+        page.wait_for_function(TITLE_PRESENT_JS, arg=title, timeout=TIMEOUT)
     eta = settled_number(page.locator(".kmeviz-eta"))
-    # the canvas title of the circle plot agrees with the summary table
+    show_tab(page, "Circle")  # the circle plot's canvas title agrees with the summary table
     page.wait_for_function(TITLE_PRESENT_JS, arg=f"Wrapped on the circle: η(ω) = {float(eta):.4f}",
                            timeout=TIMEOUT)
     expect(page.locator(".kmeviz-error")).to_have_count(0)
@@ -30,6 +34,7 @@ def test_index_lists_the_app_and_the_app_loads(page, server_url, bokeh_titles):
 def test_redrawing_omega_changes_the_plots(page, server_url):
     open_app(page, server_url)
     before = settled_number(page.locator(".kmeviz-eta"))
+    show_tab(page, "Circle")
     page.wait_for_function(TITLE_PRESENT_JS,  # the plots are drawn after the page loads
                            arg=f"Wrapped on the circle: η(ω) = {float(before):.4f}",
                            timeout=TIMEOUT)

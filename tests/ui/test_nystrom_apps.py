@@ -3,7 +3,7 @@
 
 from playwright.sync_api import expect
 
-from .helpers import TIMEOUT, TITLE_PRESENT_JS, open_app, settled_number, widget
+from .helpers import TIMEOUT, TITLE_PRESENT_JS, open_app, settled_number, show_tab, widget
 
 
 def number_input(page, label):
@@ -14,6 +14,7 @@ def test_nystrom_app_loads_and_m_view_updates_the_map(page, server_url):
     open_app(page, server_url, "Nyström error vs m", ".kmeviz-mview")
     page.wait_for_function(TITLE_PRESENT_JS, arg="Embedding error vs number of landmarks",
                            timeout=TIMEOUT)
+    show_tab(page, "Nyström embedding")  # drawn when its tab is chosen
     page.wait_for_function(TITLE_PRESENT_JS, arg="Nyström μ̂_m, m = 40", timeout=TIMEOUT)
     before = settled_number(page.locator(".kmeviz-mview"))
     box = number_input(page, "m for the 2-D view")

@@ -4,7 +4,7 @@ import pytest
 from kmeviz_apps.stein_explorer import SteinExplorer
 from playwright.sync_api import expect
 
-from .helpers import TIMEOUT, TITLE_PRESENT_JS, open_app, settled_number, widget
+from .helpers import TIMEOUT, TITLE_PRESENT_JS, open_app, settled_number, show_tab, widget
 
 NAME = "Stein explorer"
 
@@ -14,12 +14,14 @@ def test_stein_app_loads_and_the_sampler_changes_the_test(page, server_url):
     assert full.reject  # the default sample is a shifted normal: the test must see it
     open_app(page, server_url, NAME, ".kmeviz-ksd-full")
     title = f"Full KSD test: p = {full.p_value:.4f} at α = 0.05: reject H0 (B = 500)"
+    show_tab(page, "Full bootstrap")  # each plot but the first is drawn when chosen
     page.wait_for_function(TITLE_PRESENT_JS, arg=title, timeout=TIMEOUT)
     before = settled_number(page.locator(".kmeviz-ksd-full"))
     assert float(before) == pytest.approx(full.statistic, abs=5e-6)  # shown to 5 decimals
     widget(page, "sample drawn from Q").locator("select").select_option("the target itself")
     after = settled_number(page.locator(".kmeviz-ksd-full"), other_than=before)
     assert float(after) < float(before)  # the shifted sample is further from p
+    show_tab(page, "Target and sample")
     page.wait_for_function(TITLE_PRESENT_JS, arg="Target: standard normal; sample: the target "
                            "itself", timeout=TIMEOUT)
     assert float(settled_number(page.locator(".kmeviz-p-full"))) > 0.05
