@@ -10,6 +10,7 @@ import param
 from kmeviz_apps._cache import shared_cache
 
 import kmeviz as K
+from kmeviz.budget import time_budget
 from kmeviz.loading import pair_frame, read_table
 
 PCS = ("PC 1", "PC 2")
@@ -31,6 +32,26 @@ def built_in_frame(source: str, n: int, epsilon: float, seed: int) -> pd.DataFra
         frame = pd.DataFrame(np.vstack([X, Y]), columns=["x1", "x2"])
         return frame.assign(sample=np.repeat(["P", "Q"], [len(X), len(Y)]))
     return K.load_dataset(source)
+
+
+def compare_samples(X, Y, kernel, *, alpha: float, seed: int, cancel, seconds: float,
+                    progress, shared_key: tuple | None = None) -> pd.DataFrame:
+    """``compare_tests`` within the session's time budget (stopped by ``cancel``), each
+    row handed to ``progress`` as it comes; with ``shared_key`` (the choices of a bundled
+    data set or generator, never an upload), computed once for every session."""
+    def compare():
+        with time_budget(seconds, cancel=cancel):
+            return K.compare_tests(X, Y, kernel=kernel, alpha=alpha, rng=seed,
+                                   time_budget=min(10.0, seconds), progress=progress)
+    return compare() if shared_key is None else shared_comparison(shared_key, compare)
+
+
+@shared_cache(maxsize=16, key=lambda choices, compare: choices)
+def shared_comparison(choices: tuple, compare) -> pd.DataFrame:
+    """``compare()``, once per ``choices`` for every session: each page of a bundled data
+    set opens with the same comparison, 0.3 s of CPU per session (issue 29); a session
+    that finds it cached gets the whole table at once."""
+    return compare()
 
 
 def group_candidates(frame: pd.DataFrame) -> list:

@@ -16,13 +16,13 @@ import threading
 import pandas as pd
 import panel as pn
 import param
-from kmeviz_apps._cache import shared_cache
 from kmeviz_apps._common import Explorer, error_message, guarded, with_caption
 from kmeviz_apps._own_data import (
     MAX_GROUPS,
     PCS,
     BoundedFileDropper,
     built_in_frame,
+    compare_samples,
     group_candidates,
     parse_upload,
     plane_of,
@@ -33,7 +33,7 @@ from kmeviz_apps.server import UPLOAD
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.budget import Cancelled, time_budget
+from kmeviz.budget import Cancelled
 from kmeviz.distributions.real import REAL_DATASETS
 from kmeviz.loading import (
     FORMATS,
@@ -49,14 +49,6 @@ SAMPLES = ("source", "n", "epsilon", "seed", "upload_key", "group", "group_x", "
 SOURCES = {spec.title: name for name, spec in REAL_DATASETS.items()} | {
     "Blob grid (FastMMD Fig. 4)": "blobs", "Rings (FastMMD Sec. 4.2)": "rings",
     UPLOADED: "upload"}
-
-
-@shared_cache(maxsize=16, key=lambda choices, compare: choices)
-def shared_comparison(choices: tuple, compare):
-    """``compare()``, once per ``choices`` of a bundled data set or generator for every
-    session (each page opens with the same comparison: 0.3 s of CPU per session, issue 29);
-    a session that finds it cached gets the whole table at once."""
-    return compare()
 
 
 class DataExplorer(Explorer):
@@ -222,11 +214,6 @@ class DataExplorer(Explorer):
         finally:
             self._offering = False
 
-    def samples(self):
-        """(X, Y, report) of the current choices."""
-        X, Y, report, _ = self.prepared()
-        return X, Y, report
-
     def choices(self) -> tuple:
         """What defines the two samples and the kernel."""
         return (*(getattr(self, name) for name in SAMPLES if name != "columns"),
@@ -304,17 +291,10 @@ class DataExplorer(Explorer):
 
     def _compare(self, rows, cancel):
         X, Y, _, kernel = self.prepared()
-        seconds = self.budget_seconds or 60.0
-
-        def compare():
-            with time_budget(seconds, cancel=cancel):
-                return K.compare_tests(X, Y, kernel=kernel, alpha=self.alpha,
-                                       time_budget=min(10.0, seconds), rng=self.seed,
-                                       progress=rows.put)
-
-        if SOURCES[self.source] == "upload":  # an upload stays in its session
-            return compare()
-        return shared_comparison(self.choices() + (self.alpha, seconds), compare)
+        seconds = self.budget_seconds or 60.0  # an upload's comparison stays in its session:
+        key = None if SOURCES[self.source] == "upload" else (*self.choices(), self.alpha, seconds)
+        return compare_samples(X, Y, kernel, alpha=self.alpha, seed=self.seed, cancel=cancel,
+                               seconds=seconds, progress=rows.put, shared_key=key)
 
     @param.depends("alpha", watch=True)
     def _relevel(self):

@@ -54,7 +54,7 @@ def test_two_files_are_one_sample_each():
     a = pd.DataFrame({"p": [1.0, 2, 3, 4], "q": [1.0, 0, 1, 0]}).to_csv(index=False)
     b = pd.DataFrame({"p": [5.0, 6, 7, 8], "q": [1.0, 1, 0, 0]}).to_csv(index=False)
     explorer._receive_upload(Drop({"a.csv": a, "b.csv": b}))
-    X, Y, report = explorer.samples()
+    X, Y, report, _ = explorer.prepared()
     assert report.sources == ("a.csv", "b.csv") and X.shape == Y.shape == (4, 2)
 
 
@@ -90,7 +90,7 @@ def test_the_comparison_fills_the_table_and_a_newer_change_cancels_the_older():
     assert cancel.is_set()  # the older run was told to stop
     table = explorer.comparison
     assert table is not None and table.attrs["kernel"].bandwidth == pytest.approx(
-        10**0.5 * K.median_heuristic(*explorer.samples()[:2]), rel=1e-12)
+        10**0.5 * K.median_heuristic(*explorer.prepared()[:2]), rel=1e-12)
     assert len(explorer._table.value) == len(K.MMD_TESTS)
     assert table.set_index("test").loc["biased/permutation", "reject"]
     assert explorer.null_view() is not None
@@ -149,7 +149,7 @@ def test_a_bundled_data_sets_comparison_is_computed_once_for_every_session():
     import queue
     import threading
 
-    from kmeviz_apps.data_explorer import shared_comparison
+    from kmeviz_apps._own_data import shared_comparison
 
     first, second = DataExplorer(), DataExplorer()
     shared_comparison.cache_clear()
