@@ -172,8 +172,8 @@ class Explorer(pn.viewable.Viewer):
     WIDGETS: dict = {}
     #: width of the summary card left of the first row of plots
     SUMMARY_WIDTH = 380
-    #: rows of (view method, caption key in ``viz.CAPTIONS``); the first row sits right of
-    #: ``summary_view``
+    #: groups of (view method, caption key in ``viz.CAPTIONS``): the plots in the order of
+    #: their tabs (served) or cards (notebook); the first is what a served page opens with
     PLOTS: tuple = ()
     #: Panel extensions the page loads (e.g. "tabulator" for a Tabulator widget)
     EXTENSIONS: tuple = ()
