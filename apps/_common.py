@@ -33,6 +33,8 @@ KERNELS = {"Gaussian": K.GaussianKernel, "Laplace": K.LaplaceKernel,
 CSS = """
 .kmeviz-caption { color: #555; font-size: 0.9em; margin-top: -6px; }
 """
+#: the plots' tab titles wrap to a second line where the page is narrow (Bokeh clips them)
+TABS_WRAP = ".bk-headers-wrapper { display: flex; flex-wrap: wrap; }"
 
 
 def use_bokeh() -> None:
@@ -260,7 +262,7 @@ class Explorer(pn.viewable.Viewer):
                                 with_caption(self.view_pane(view), viz.CAPTIONS[key]))
                                for view, key in self.plots()),
                              dynamic=True, sizing_mode="stretch_width",
-                             css_classes=["kmeviz-plots"])
+                             css_classes=["kmeviz-plots"], stylesheets=[TABS_WRAP])
         return self._tabs
 
     def show_plot(self, view: str) -> None:

@@ -56,7 +56,7 @@ TAB_TITLES = {
     "samples": "Samples and projection", "circle": "Circle", "objective": "Objective over y",
     "ensemble": "Ensemble over L",
     "null": "Null distribution", "runtime": "Runtime", "rejection": "Rejection rate",
-    "kernel_choice": "MMDAgg bandwidths", "kernel_power": "Power per bandwidth",
+    "kernel_choice": "MMDAgg's σ", "kernel_power": "Power per σ",
     "nystrom_error": "Error vs m", "nystrom_map": "Nyström embedding",
     "nystrom_runtime": "Fit time",
     "spectrum": "Gram spectrum", "effective_dimension": "Effective dimension",

@@ -175,7 +175,7 @@ def test_kernel_choice_markers_appear_and_epsilon_changes_which_reject(page, ser
     """Issue 27, point 6: the kernel-choice view marks every bandwidth of MMDAgg's
     collection, and moving ε changes which of them reject."""
     open_app(page, server_url)
-    show_tab(page, "MMDAgg bandwidths")
+    show_tab(page, "MMDAgg's σ")
     page.wait_for_function(f"() => ({KERNEL_TITLE_JS})() !== null", timeout=TIMEOUT)
     page.wait_for_function(f"() => ({MARKERS_JS})().length === 10", timeout=TIMEOUT)
     before = page.evaluate(REJECTING_JS)
@@ -189,3 +189,16 @@ def test_kernel_choice_markers_appear_and_epsilon_changes_which_reject(page, ser
     assert len(after) > len(before), (before, after)  # more bandwidths reject
     assert "rejects H0" in page.evaluate(KERNEL_TITLE_JS)
     expect(page.locator(".kmeviz-error")).to_have_count(0)
+
+
+def test_every_plot_tab_title_shows_in_a_narrow_window(page, server_url):
+    """Five tab titles beside the summary at 1200 px: Bokeh's tab header clipped the last
+    ones (the open "Power per σ" tab could not be seen); they wrap to a second line."""
+    page.set_viewport_size({"width": 1200, "height": 900})
+    open_app(page, server_url)
+    tabs = page.locator(".kmeviz-plots")
+    expect(tabs.locator(".bk-tab")).to_have_count(5, timeout=TIMEOUT)
+    right = tabs.first.evaluate("el => el.getBoundingClientRect().right")
+    for tab in tabs.locator(".bk-tab").all():
+        box = tab.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= right + 1, tab.inner_text()
