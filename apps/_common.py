@@ -172,7 +172,7 @@ class Explorer(pn.viewable.Viewer):
     plot_sizing = param.Selector(default="fixed", objects=list(viz.SIZINGS), precedence=-1)
     CONTROLS: tuple = ()
     WIDGETS: dict = {}
-    #: width of the summary card left of the first row of plots
+    #: width of the summary card left of the plots' tabs
     SUMMARY_WIDTH = 380
     #: groups of (view method, caption key in ``viz.CAPTIONS``): the plots in the order of
     #: their tabs (served) or cards (notebook); the first is what a served page opens with

@@ -60,12 +60,14 @@ class Parts:
                 deliver(*args)
 
         handover = Handover(doc, on_tick)
-        stopped = (cancel, self.explorer.closed)
-        threading.Thread(target=self._run, args=(parts, handover.send, cancel, handover, stopped),
-                         daemon=True, name="kmeviz-parts").start()
 
-    def _run(self, parts, deliver, cancel: threading.Event, handover=None,
-             stopped=()) -> None:
+        def run():
+            self._run(parts, handover.send, cancel)
+            handover.flush(stopped=(cancel, self.explorer.closed))
+
+        threading.Thread(target=run, daemon=True, name="kmeviz-parts").start()
+
+    def _run(self, parts, deliver, cancel: threading.Event) -> None:
         results = []
         closed = self.explorer.closed
         with time_budget(self.explorer.budget_seconds, cancel=cancel):
@@ -79,11 +81,8 @@ class Parts:
                 except Exception as exc:  # noqa: BLE001 - shown by ``deliver``, never raised
                     if not isinstance(exc, BudgetExceeded) or not closed.is_set():
                         deliver(list(results), len(results), len(parts), exc)
-                    break
-                else:
-                    deliver(list(results), len(results), len(parts), None)
-        if handover is not None:
-            handover.flush(stopped)
+                    return
+                deliver(list(results), len(results), len(parts), None)
 
 
 class Handover:

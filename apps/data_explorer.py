@@ -291,8 +291,9 @@ class DataExplorer(Explorer):
 
     def _compare(self, rows, cancel):
         X, Y, _, kernel = self.prepared()
-        seconds = self.budget_seconds or 60.0  # an upload's comparison stays in its session:
-        key = None if SOURCES[self.source] == "upload" else (*self.choices(), self.alpha, seconds)
+        seconds = self.budget_seconds or 60.0
+        shared = SOURCES[self.source] != "upload"  # an upload's comparison stays in its session
+        key = (*self.choices(), self.alpha, seconds) if shared else None
         return compare_samples(X, Y, kernel, alpha=self.alpha, seed=self.seed, cancel=cancel,
                                seconds=seconds, progress=rows.put, shared_key=key)
 

@@ -65,8 +65,7 @@ TAB_TITLES = {
     "cme_sparse": "Sparse CME",
     "stein_target": "Target and sample", "stein_witness": "Stein witness",
     "stein_null_full": "Full bootstrap", "stein_null_nystrom": "Nyström bootstrap",
-    "data_samples": "Samples", "data_witness": "Witness", "data_table": "Comparison table",
-    "data_null": "Null distribution",
+    "data_samples": "Samples", "data_witness": "Witness", "data_null": "Null distribution",
 }
 
 __all__ = [
