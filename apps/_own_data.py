@@ -3,6 +3,8 @@ samples are drawn on and the witness on it (no widgets here)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import panel as pn
@@ -11,7 +13,7 @@ from kmeviz_apps._cache import shared_cache
 
 import kmeviz as K
 from kmeviz.budget import time_budget
-from kmeviz.loading import pair_frame, read_table
+from kmeviz.loading import NPZ_GROUP, PAIR_GROUP, pair_frame, read_table
 
 PCS = ("PC 1", "PC 2")
 #: a group column has at most this many values; more are not offered as groups
@@ -52,6 +54,31 @@ def shared_comparison(choices: tuple, compare) -> pd.DataFrame:
     set opens with the same comparison, 0.3 s of CPU per session (issue 29); a session
     that finds it cached gets the whole table at once."""
     return compare()
+
+
+#: a name that reads like a label: a numeric column with two values and such a name is
+#: offered as the group column (any other numeric column could be a feature)
+LABEL_NAME = re.compile(
+    r"(?:^|[^a-z])(?:group|label|class|target|arm|treat\w*|condition|cohort|sample|split|"
+    r"batch|site|sex|gender|species|category|outcome|y|is_\w+|has_\w+)(?:[^a-z]|$)",
+    re.IGNORECASE)
+
+
+class OneSample(ValueError):
+    """One uploaded file with no column that splits its rows: one sample of a pair."""
+
+
+def default_group(frame: pd.DataFrame, candidates: list) -> str:
+    """The group column to start with: ``sample`` or the file/array column, else a text
+    column, else a numeric column with two values whose name reads like a label; ""
+    when none does (the user chooses: a numeric column with few values may be a
+    feature, such as a pixel intensity, and is never taken silently)."""
+    columns = {str(c): frame[c] for c in frame.columns}
+    preferred = [g for g in ("sample", PAIR_GROUP, NPZ_GROUP) if g in candidates]
+    text = [g for g in candidates if not pd.api.types.is_numeric_dtype(columns[g])]
+    labels = [g for g in candidates if g not in text and LABEL_NAME.search(g)
+              and columns[g].nunique() == 2]
+    return (preferred + text + labels + [""])[0]
 
 
 def group_candidates(frame: pd.DataFrame) -> list:
@@ -130,22 +157,32 @@ def plane_of(X, Y, axes: tuple, columns: tuple, seed: int):
     return X, Y, U, mean, offset
 
 
-def parse_upload(files: dict, max_bytes: int) -> tuple[pd.DataFrame, tuple]:
-    """(table, file names) of one or two dropped files ({name: bytes or text}); two files
-    are one sample each (``pair_frame``). ValueError with the loader's message otherwise."""
-    frames = []
-    for name, content in list(files.items())[:2]:
-        data = content.encode("utf-8") if isinstance(content, str) else content
-        frames.append((name, read_table(data, name=name, max_bytes=max_bytes)))
+def upload_frame(frames: list) -> tuple[pd.DataFrame, tuple]:
+    """(table, file names) of one or two read files [(name, table)]: two files are one
+    sample each (``pair_frame``, as ``kmeviz compare A B``); one file needs a column that
+    splits its rows, else ``OneSample``."""
+    names = tuple(name for name, _ in frames)
     if len(frames) == 2:
-        frame = pair_frame(frames[0][1], frames[1][1], (frames[0][0], frames[1][0]))
-    else:
-        frame = frames[0][1]
+        return pair_frame(frames[0][1], frames[1][1], names), names
+    (name, frame), = frames
     if not group_candidates(frame):
-        raise ValueError(f"{frames[0][0]} has no column that splits its rows into groups "
-                         "(text, or numbers with at most 10 values): add one, or drop two "
-                         "files, one per sample")
-    return frame, tuple(name for name, _ in frames)
+        raise OneSample(f"{name} has no column that splits its rows into groups (text, or "
+                        "numbers with at most 10 values), so it is one sample: drop the "
+                        "second file (the other sample), or add a group column")
+    return frame, names
+
+
+def parse_upload(files: dict, max_bytes: int) -> tuple[pd.DataFrame, tuple]:
+    """(table, file names) of one or two dropped files ({name: bytes or text}), as
+    ``upload_frame``; ValueError with the loader's message otherwise."""
+    return upload_frame([(name, read_table(as_bytes(content), name=name,
+                                           max_bytes=max_bytes))
+                         for name, content in list(files.items())[-2:]])
+
+
+def as_bytes(content) -> bytes:
+    """A dropped file's content as bytes (Panel decodes text/* files to str)."""
+    return content.encode("utf-8") if isinstance(content, str) else content
 
 
 def witness_on_plane(X, Y, kernel, U, mean, offset, P, Q):

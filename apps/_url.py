@@ -9,6 +9,7 @@ notice as plain text (escaped for HTML and Markdown), never as markup.
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import re
@@ -38,6 +39,14 @@ def plain(text: str, limit: int = 80) -> str:
     # an e-mail address (numbers such as 0.5 stay as typed)
     text = re.sub(r"([.@])(?=[^\W\d_])|:(?=//)", lambda m: m.group(0) + "\u200b", text)
     return _MARKDOWN.sub(r"\\\1", text)
+
+
+def markup_safe_options(values) -> dict:
+    """Options {label: value} for a widget that renders its labels as HTML (Bokeh's
+    MultiChoice: Choices.js sets each chip's innerHTML): each label is ``value``
+    HTML-escaped, so a user's string shows as typed and its markup never becomes an
+    element; the widget's value stays the string itself."""
+    return {html.escape(str(value), quote=True): value for value in values}
 
 
 def parse_value(parameter: param.Parameter, raw: str):

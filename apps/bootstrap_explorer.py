@@ -11,6 +11,8 @@ where the median heuristic sits, and the power of every single bandwidth over 10
 from __future__ import annotations
 
 import asyncio
+import functools
+import time
 
 import numpy as np
 import pandas as pd
@@ -22,7 +24,7 @@ from scipy import stats
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.budget import time_budget
+from kmeviz.budget import check_budget, time_budget
 from kmeviz.experiments import binomial_interval, rejection_rates
 from kmeviz.twosample.nulls import gamma_null_params, spectral_null
 
@@ -207,10 +209,14 @@ class BootstrapExplorer(Explorer):
                 "features": self.features, "n_features": self.n_features}}
             data_key, rng = self.data_key, np.random.default_rng([self.seed, 1])
             rejections, chunk = 0, 5
+            deadline = self._deadline()
             for done in range(0, REPEATS, chunk):
+                # under the session's budget (one deadline for all chunks) and its cancel
+                # signal: asyncio.to_thread carries neither into the worker thread itself
                 df = await asyncio.to_thread(
-                    rejection_rates, lambda g: sample(data_key, g), tests, n_repeats=chunk,
-                    alpha=self.alpha, rng=rng)
+                    self._within_budget, functools.partial(
+                        rejection_rates, lambda g: sample(data_key, g), tests,
+                        n_repeats=chunk, alpha=self.alpha, rng=rng), deadline=deadline)
                 rejections += int(df["rejections"].iloc[0])
                 self._progress.value = done + chunk
             lo, hi = binomial_interval(rejections, REPEATS, 0.95)
@@ -226,10 +232,19 @@ class BootstrapExplorer(Explorer):
         return kernel_choice(self.data_key, self.seed, BANDWIDTH_RULES[self.bandwidth_rule],
                              min(self.n_resamples, KERNEL_CHOICE_RESAMPLES))
 
-    def _within_budget(self, work, *args):
-        """``work(*args)`` in this (worker) thread under the session's budget: it stops
-        when the page closes, or after the server's time limit."""
-        with time_budget(self.budget_seconds, cancel=self.closed):
+    def _deadline(self) -> float | None:
+        """The monotonic time at which a button's whole run must end (None: no limit)."""
+        return None if self.budget_seconds is None else \
+            time.monotonic() + self.budget_seconds
+
+    def _within_budget(self, work, *args, deadline: float | None = None):
+        """``work(*args)`` in this (worker) thread under the session's budget (what is
+        left of it before ``deadline``, when given): it stops when the page closes, or
+        after the server's time limit."""
+        seconds = self.budget_seconds if deadline is None else \
+            max(deadline - time.monotonic(), 0.0)
+        with time_budget(seconds, cancel=self.closed):
+            check_budget()
             return work(*args)
 
     async def _power(self, _event=None):
@@ -239,13 +254,16 @@ class BootstrapExplorer(Explorer):
         self._progress.param.update(value=0, visible=True, active=True)
         self.show_plot("kernel_power_view")
         try:
-            res, _ = await asyncio.to_thread(self._within_budget, self._kernel_choice)
+            deadline = self._deadline()
+            res, _ = await asyncio.to_thread(self._within_budget, self._kernel_choice,
+                                             deadline=deadline)
             data_key, rng = self.data_key, np.random.default_rng([self.seed, 2])
             draws, chunk = [], 5
             for done in range(0, REPEATS, chunk):
                 draws += await asyncio.to_thread(
                     self._within_budget, kernel_power, data_key, res.kernel,
-                    min(self.n_resamples, POWER_RESAMPLES), self.alpha, chunk, rng)
+                    min(self.n_resamples, POWER_RESAMPLES), self.alpha, chunk, rng,
+                    deadline=deadline)
                 self._progress.value = done + chunk
             self.power_result = power_table(draws, res.kernel.scales())
         except Exception as exc:  # noqa: BLE001 - shown to the user, never raised

@@ -21,34 +21,41 @@ from kmeviz_apps._own_data import (
     MAX_GROUPS,
     PCS,
     BoundedFileDropper,
+    OneSample,
+    as_bytes,
     built_in_frame,
     compare_samples,
+    default_group,
     group_candidates,
-    parse_upload,
     plane_of,
+    upload_frame,
     witness_on_plane,
 )
-from kmeviz_apps._url import plain
+from kmeviz_apps._url import markup_safe_options, plain
 from kmeviz_apps.server import UPLOAD
 
 import kmeviz as K
 from kmeviz import viz
 from kmeviz.budget import Cancelled
 from kmeviz.distributions.real import REAL_DATASETS
-from kmeviz.loading import (
-    FORMATS,
-    NPZ_GROUP,
-    PAIR_GROUP,
-    samples_from_frame,
-)
+from kmeviz.loading import FORMATS, read_table, samples_from_frame
 
 UPLOADED = "Uploaded file"
+#: the group select's entry while no column has been chosen
+CHOOSE = "(choose the group column)"
 #: the parameters that define the two samples (the views and the comparison read them)
 SAMPLES = ("source", "n", "epsilon", "seed", "upload_key", "group", "group_x", "group_y",
            "columns", "standardize")
 SOURCES = {spec.title: name for name, spec in REAL_DATASETS.items()} | {
     "Blob grid (FastMMD Fig. 4)": "blobs", "Rings (FastMMD Sec. 4.2)": "rings",
     UPLOADED: "upload"}
+
+
+def upload_note() -> str:
+    """What the upload box takes (the server's limit read when a page opens)."""
+    return (f"One table with a group column, or two tables (one per sample): CSV, TSV, "
+            f".npy, .npz, Parquet; at most {UPLOAD['max_bytes'] / 1024**2:g} MB per file. "
+            "A file stays in this session's memory only.")
 
 
 class DataExplorer(Explorer):
@@ -92,7 +99,7 @@ class DataExplorer(Explorer):
         super().__init__(**params)
         self._upload = None  # (key, frame, names) of this session's upload, never shared
         self._offering = False
-        self._failed: set = set()  # names of dropped files that could not be read
+        self._read: dict = {}  # sha256 of a dropped file -> its table, or why it is unreadable
         self._cancel = threading.Event()
         self._memo_lock = threading.Lock()
         self._memo: tuple = (None, None)  # (choices, (X, Y, report, kernel)) of the last call
@@ -116,10 +123,8 @@ class DataExplorer(Explorer):
             label="Your table(s)")
         self._dropper.param.watch(self._receive_upload, "value")
         self._dropper.param.watch(self._refuse_upload, "refused")
-        self._upload_message = pn.pane.Markdown(
-            f"One table with a group column, or two tables (one per sample): CSV, TSV, .npy, "
-            f".npz, Parquet; at most {limit:g} MB per file. A file stays in this session's "
-            "memory only.", css_classes=["kmeviz-upload-note"])
+        self._upload_message = pn.pane.Markdown(upload_note(),
+                                                css_classes=["kmeviz-upload-note"])
         self._refresh_choices()
 
     # -- the data ----------------------------------------------------------------------
@@ -129,32 +134,73 @@ class DataExplorer(Explorer):
         if kind != "upload":
             return built_in_frame(kind, int(self.n), float(self.epsilon), int(self.seed))
         if self._upload is None:
-            raise ValueError("no file uploaded yet: drop a CSV or other table on the upload "
-                             "box")
+            raise ValueError("no file uploaded yet (or none usable): drop a CSV or other "
+                             "table on the upload box (its message says what a file lacks)")
         return self._upload[1]
 
     def _receive_upload(self, event):
-        """Parse the dropped file(s) (in this session only) and switch to them."""
-        files = dict(event.new or {})
-        fresh = {name: content for name, content in files.items()
-                 if name not in self._failed}
-        files = fresh or files  # a file that failed before is left out of the next try
-        if not files:
+        """The files in the upload box, read in this session only: one file with a group
+        column, or the newest two as one sample each, however the browser delivered them
+        (together, one at a time, or in two drops). A file that cannot be read is left
+        out and named; a set that cannot be compared clears the upload (no stale table)."""
+        frames, unreadable = self._read_dropped(dict(event.new or {}))
+        left_out = "".join(f" {plain(why, 300)}." for why in unreadable)
+        if not frames:
+            self._show_upload(None, f"**This file cannot be used:**{left_out}" if left_out
+                              else "", error=bool(left_out))
             return
         try:
-            frame, names = parse_upload(files, UPLOAD["max_bytes"])
-        except (ValueError, TypeError) as exc:
-            self._failed |= set(files)
-            self._upload_message.object = f"**This file cannot be used:** {plain(str(exc), 400)}"
-            self._upload_message.css_classes = ["kmeviz-upload-error"]
+            frame, names = upload_frame(frames[-2:])
+        except OneSample as exc:  # the first of a pair, or a file without a group column
+            self._show_upload(None, f"Read {plain(exc, 400)}.{left_out}", error=False)
             return
-        key = hashlib.sha256(b"".join(
-            c.encode() if isinstance(c, str) else c for c in files.values())).hexdigest()
-        self._upload = (key, frame, names)
-        self._upload_message.object = (f"Loaded {plain(', '.join(names), 200)}: "
-                                       f"{frame.shape[0]} rows, {frame.shape[1]} columns.")
-        self._upload_message.css_classes = ["kmeviz-upload-ok"]
+        except (ValueError, TypeError) as exc:
+            self._show_upload(None, f"**These files cannot be used:** {plain(exc, 400)}."
+                              f"{left_out}", error=True)
+            return
+        key = hashlib.sha256(repr([(n, f.shape) for n, f in frames[-2:]]).encode()
+                             + b"".join(as_bytes(c) for c in dict(event.new).values())
+                             ).hexdigest()
+        self._show_upload((key, frame, names),
+                          f"Loaded {plain(', '.join(names), 200)}: {frame.shape[0]} rows, "
+                          f"{frame.shape[1]} columns.{left_out}", error=False)
+
+    def _read_dropped(self, files: dict) -> tuple[list, list]:
+        """([(name, table)] of the readable dropped files in order, [why each other file
+        cannot be read]); each file read once per session (keyed by its content)."""
+        read = {}
+        frames, unreadable = [], []
+        for name, content in files.items():
+            data = as_bytes(content)
+            digest = hashlib.sha256(name.encode() + b"\0" + data).hexdigest()
+            if digest not in self._read:
+                try:
+                    self._read[digest] = read_table(data, name=name,
+                                                    max_bytes=UPLOAD["max_bytes"])
+                except (ValueError, TypeError) as exc:
+                    self._read[digest] = str(exc)
+            read[digest] = value = self._read[digest]
+            if isinstance(value, str):
+                unreadable.append(value)
+            else:
+                frames.append((name, value))
+        self._read = read  # forget files no longer in the box
+        return frames, unreadable
+
+    def _show_upload(self, upload, message: str, *, error: bool):
+        """Show ``message`` under the upload box and switch to ``upload`` (key, table,
+        names), or, with None, to no upload (the views and the table then wait for one)."""
+        self._upload_message.object = message or upload_note()
+        self._upload_message.css_classes = ["kmeviz-upload-error" if error else
+                                            "kmeviz-upload-ok" if upload else
+                                            "kmeviz-upload-note"]
+        if upload is None and not message and SOURCES[self.source] != "upload":
+            return  # an empty box that never showed a file: the current data stay
+        self._upload, previous = upload, self.upload_key
+        key = "" if upload is None else upload[0]
         self.param.update(source=UPLOADED, upload_key=key)
+        if key == previous:
+            self.param.trigger("upload_key")  # the views and the table let go of it
 
     def _refuse_upload(self, event):
         limit = UPLOAD["max_bytes"] / 1024**2
@@ -191,23 +237,27 @@ class DataExplorer(Explorer):
         if not candidates:
             return
         if group not in candidates:
-            preferred = [g for g in ("sample", PAIR_GROUP, NPZ_GROUP) if g in candidates]
-            text = [g for g in candidates if not pd.api.types.is_numeric_dtype(frame[g])]
-            group = (preferred + text + candidates)[0]
-        values = list(dict.fromkeys(frame[group].dropna().astype(str)))[:MAX_GROUPS]
-        if not groups or any(g not in values for g in groups):
-            groups = (values[0], values[1])
-        numeric = [str(c) for c in frame.drop(columns=[group])
-                   .select_dtypes(include=["number", "bool"]).columns]
-        columns = [c for c in (columns or numeric) if c in numeric] or numeric
+            group = default_group(frame, candidates)
+        if group:
+            values = list(dict.fromkeys(frame[group].dropna().astype(str)))[:MAX_GROUPS]
+            if not groups or any(g not in values for g in groups):
+                groups = (values[0], values[1])
+        else:  # no column reads as a group: the user chooses one
+            values, groups = [""], ("", "")
+        numeric = [str(c) for c in frame.select_dtypes(include=["number", "bool"]).columns
+                   if str(c) != group]
+        offered = set(numeric)
+        columns = [c for c in (columns or numeric) if c in offered] or numeric
         axes = [*PCS, *columns] if len(columns) > 1 else list(columns)
         x_axis = self.x_axis if self.x_axis in axes else axes[0]
         y_axis = self.y_axis if self.y_axis in axes else axes[min(1, len(axes) - 1)]
         self._offering = True
         try:
-            self.param.group.objects = candidates
+            self.param.group.objects = ({} if group else {CHOOSE: ""}) | {
+                c: c for c in candidates}
             self.param.group_x.objects = self.param.group_y.objects = values
-            self.param.columns.objects = numeric
+            # the chips of a MultiChoice render their labels as HTML: escaped labels
+            self.param.columns.objects = markup_safe_options(numeric)
             self.param.x_axis.objects = self.param.y_axis.objects = axes
             self.param.update(group=group, group_x=groups[0], group_y=groups[1],
                               columns=columns, x_axis=x_axis, y_axis=y_axis)
@@ -227,6 +277,8 @@ class DataExplorer(Explorer):
         with self._memo_lock:
             if self._memo[0] == choices:
                 return self._memo[1]
+            if not self.group:
+                raise ValueError(self.no_group_message())
             if not self.columns:
                 raise ValueError("choose at least one numeric column")
             if self.group_x == self.group_y:
@@ -238,6 +290,15 @@ class DataExplorer(Explorer):
             value = (X, Y, report, self.kernel(X, Y))
             self._memo = (choices, value)
             return value
+
+    def no_group_message(self) -> str:
+        """Why nothing is compared yet when no column reads as a group label."""
+        names = [n for n in self.param.group.objects.values() if n]
+        return (f"To compare, choose the group column: no column of "
+                f"{', '.join(self.source_names())} reads as a group label (text, or two "
+                f"values under a name such as 'group' or 'label'), and a numeric column "
+                f"with few values may be a feature. Candidates: {', '.join(names[:20])}"
+                f"{' …' if len(names) > 20 else ''}. Or drop two files, one per sample.")
 
     def source_names(self) -> tuple:
         """The file names of an upload, or the data set's title."""
@@ -258,6 +319,12 @@ class DataExplorer(Explorer):
         self._cancel = cancel = threading.Event()
         rows: queue.SimpleQueue = queue.SimpleQueue()
         self._table_message.visible = False
+        if SOURCES[self.source] == "upload" and (self._upload is None or not self.group):
+            # nothing to compare until a usable file and its group column: the upload's
+            # message (or the summary) says what is missing; no table of other data stays
+            self._table.param.update(value=self._table.value.iloc[0:0], loading=False)
+            self.comparison = None
+            return
         self._table.param.update(value=self._table.value.iloc[0:0], loading=True)
         future = asyncio.get_running_loop().run_in_executor(None, self._compare, rows,
                                                             cancel)
@@ -317,6 +384,10 @@ class DataExplorer(Explorer):
     @param.depends(*SAMPLES, "bandwidth_log10")
     @guarded
     def summary_view(self):
+        if SOURCES[self.source] == "upload" and self._upload is not None and not self.group:
+            return pn.pane.Markdown(plain(self.no_group_message(), 1200),
+                                    css_classes=["kmeviz-summary"],
+                                    sizing_mode="stretch_width")
         _, _, report, kernel = self.prepared()
         lines = [plain(line, 300) for line in str(report).splitlines()]
         return pn.pane.Markdown(

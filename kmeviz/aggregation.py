@@ -114,6 +114,19 @@ class AggregatedNull:
                              / np.where(p > 0, p, 1.0), np.inf)
         return ratio.max(axis=0)
 
+    @property
+    def saturation(self) -> float:
+        """The largest value the statistic can take, (B1 + 1) max_λ w_λ (every p_λ is at
+        least 1/(B1 + 1) for the observed labelling): a large observed statistic sits
+        there, so the statistic is a level-corrected score, not an MMD²."""
+        return float((self.sizes[0] + 1) * np.max(self.weights))
+
+    def replicates(self) -> np.ndarray:
+        """The B2 simulated values of the statistic under H0 (a replicate beyond all B1
+        quantile replicates of some kernel is set to ``saturation``): the null that
+        ``sf`` and ``isf`` read, for a histogram."""
+        return np.minimum(self.statistic(self.second), self.saturation)
+
     def sf(self, t: float) -> float:
         """The fraction of the B2 replicates whose statistic is ≥ t."""
         return float(np.mean(self.statistic(self.second) >= t))

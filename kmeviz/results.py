@@ -123,10 +123,24 @@ class TestResult:
                "statistic": float(self.statistic), "p_value": float(self.p_value),
                "threshold": float(self.threshold), "reject": bool(self.reject),
                "alpha": float(self.alpha), "runtime_s": float(self.runtime["total"]),
-               "n_resamples": 0 if self.null_samples is None else int(self.null_samples.size)}
+               **self.resample_counts()}
         if null_samples:
             out["null_samples"] = self.null_samples
         return out
+
+    def resample_counts(self) -> dict:
+        """``{"n_resamples": B}`` (0 for an analytic null); an aggregated test's B1 (its
+        quantiles) as ``n_resamples`` and B2 (its level correction) as
+        ``n_resamples_correction``, the numbers its printout gives."""
+        sizes = getattr(self.null_distribution(), "sizes", None)
+        if sizes is not None:
+            return {"n_resamples": int(sizes[0]), "n_resamples_correction": int(sizes[1])}
+        return {"n_resamples": 0 if self.null_samples is None else int(self.null_samples.size)}
+
+    def p_value_text(self) -> str:
+        """The p-value for a reader: 4 significant digits, and never "0" (a simulated
+        p-value of 0 reads "< 1/B" with the number of replicates behind it)."""
+        return p_value_text(self.p_value, max(self.resample_counts().values()))
 
     def null_distribution(self):
         """The frozen scipy distribution of an analytic null (Gamma, Pearson III, normal, or
@@ -231,6 +245,17 @@ def result_from_outcome(outcome: Outcome, spec: TestSpec, alpha: float,
 def one_pass_runtime(seconds: float) -> dict:
     """``runtime`` of a test whose statistic and null come from one shared pass."""
     return {"statistic": math.nan, "null": math.nan, "total": seconds}
+
+
+def p_value_text(p_value: float, n_resamples: int = 0) -> str:
+    """``p_value`` to 4 significant digits; 0 (a simulated null none of whose B replicates
+    reached the statistic, or an analytic tail below the smallest float) as "< 1/B" or
+    "< 1e-300"; NaN as ""."""
+    if p_value != p_value:
+        return ""
+    if p_value > 0:
+        return f"{p_value:.4g}"
+    return f"< {1.0 / n_resamples:.2g}" if n_resamples else "< 1e-300"
 
 
 def p_value_from_samples(statistic: float, null_samples: np.ndarray) -> float:

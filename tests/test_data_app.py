@@ -41,7 +41,9 @@ def test_an_upload_switches_to_it_and_a_bad_one_says_why():
     explorer = DataExplorer()
     explorer._receive_upload(Drop({"bad.csv": "arm,a\nx,1\nx,2,3\n"}))
     assert "This file cannot be used" in explorer._upload_message.object
-    assert explorer.source != UPLOADED  # the previous data stay
+    # the page names the upload, and shows no table of other data beside its message
+    assert explorer.source == UPLOADED and explorer.comparison is None
+    assert "no file uploaded yet" in explorer.failures()["summary_view"]
     explorer._receive_upload(Drop({"bad.csv": "arm,a\nx,1\nx,2,3\n",
                                    "trial.csv": table_text()}))  # the bad one is left out
     assert explorer.source == UPLOADED and explorer.group == "arm"

@@ -184,7 +184,10 @@ def null_layers(result, *, overlays: dict | None = None, bins: int = 40,
                 statistic: str = "MMD²") -> list:
     """The layers of ``null_histogram`` that do not depend on α: the null histogram (or
     analytic density), the ``overlays`` curves and the observed statistic."""
-    xlabel = f"{result.estimator} {statistic} statistic"
+    dist = result.null_distribution()
+    aggregated = hasattr(dist, "replicates")
+    xlabel = (f"{result.estimator} statistic max w/p (level-corrected score)" if aggregated
+              else f"{result.estimator} {statistic} statistic")
     layers = []
     if result.null_samples is not None:
         edges = np.histogram_bin_edges(np.append(result.null_samples, result.statistic), bins)
@@ -192,8 +195,14 @@ def null_layers(result, *, overlays: dict | None = None, bins: int = 40,
         layers.append(hv.Histogram((edges, counts), kdims=[xlabel], vdims=["density"],
                                    label=f"{result.null} null"
                                    ).opts(color="#9ecae1", line_color="white"))
-    dist = result.null_distribution()
-    if dist is not None:
+    if aggregated:  # an aggregated test: its B2 simulated statistics
+        replicates = dist.replicates()
+        edges = np.histogram_bin_edges(np.append(replicates, result.statistic), bins)
+        counts, edges = np.histogram(replicates, bins=edges, density=True)
+        layers.append(hv.Histogram((edges, counts), kdims=[xlabel], vdims=["density"],
+                                   label=f"{result.null} null of max w/p"
+                                   ).opts(color="#9ecae1", line_color="white"))
+    elif dist is not None:
         lo = min(dist.ppf(1e-4), result.statistic)
         hi = max(dist.isf(1e-4), result.statistic)
         x = np.linspace(lo, hi, 300)
@@ -220,11 +229,17 @@ def null_histogram(result, *, overlays: dict | None = None, bins: int = 40,
     if layers is None:
         layers = null_layers(result, overlays=overlays, bins=bins, statistic=statistic)
     verdict = "reject H0" if result.reject else "keep H0"
-    replicates = "" if result.null_samples is None else f" (B = {result.null_samples.size})"
-    title = (f"{title_prefix}p = {result.p_value:.4f} at α = {result.alpha:g}: {verdict}"
-             f"{replicates}")
+    counts = result.resample_counts()
+    replicates = ("" if not counts["n_resamples"] else
+                  f" (B = {counts['n_resamples']})" if len(counts) == 1 else
+                  f" (B1 = {counts['n_resamples']}, B2 = {counts['n_resamples_correction']})")
+    p_value = (f"p = {result.p_value:.4f}" if result.p_value >= 1e-4 else
+               f"p = {result.p_value:.3g}" if result.p_value > 0 else
+               f"p {result.p_value_text()}")
+    title = f"{title_prefix}{p_value} at α = {result.alpha:g}: {verdict}{replicates}"
     return hv.Overlay([*layers, threshold_line(result)]).opts(
-        hv.opts.Overlay(title=title, legend_position="top_right", **size(380), show_grid=True))
+        hv.opts.Overlay(title=title, legend_position="top_right", **size(380), show_grid=True,
+                        padding=(0.05, 0.05)))  # the statistic never sits on the frame
 
 
 def threshold_line(result) -> hv.VLine:
