@@ -1,15 +1,18 @@
 """``kmeviz compare``: every test on a researcher's own data, from the command line.
 
-``kmeviz compare FILE [FILE2] [--group COL --groups A B] [--columns C ...] [--standardize]
-[--tests T ...] [--time-budget S] [--out table.csv] [--gof TARGET]`` prints the table of
-``kmeviz.compare_tests`` (or ``compare_gof``) with a progress bar on stderr. Exit 0 on
-success, 2 with one line (no traceback) on bad input.
+kmeviz compare FILE [FILE2] [--group COL --groups A B] [--columns C ...]
+[--no-standardize] [--tests T ...] [--time-budget S] [--out table.csv] [--gof TARGET]
+prints the table of every test (kmeviz.compare_tests, or compare_gof) with a progress
+bar on stderr, the Holm-adjusted p-values and the effect size. Columns are standardized
+by default, as in Python and the dashboard. Exit 0 on success, 2 with one line (no
+traceback) on bad input.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 
 import numpy as np
@@ -17,10 +20,11 @@ import numpy as np
 import kmeviz as K
 from kmeviz.distributions.real import REAL_DATASETS
 from kmeviz.loading import MAX_BYTES, load_sample, samples_from_frame
+from kmeviz.results import p_value_text
 
 #: The named targets of ``--gof``.
 GOF_TARGETS = {
-    "normal": "the standard normal N(0, I_d) (use --standardize for data on another scale)",
+    "normal": "the standard normal N(0, I_d) (of the standardized columns, by default)",
     "normal-fitted": "the normal with the sample's mean and covariance (fitted on the data "
                      "it then tests: a check of shape, not a calibrated test of normality)",
 }
@@ -39,8 +43,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     cmp.add_argument("--groups", nargs=2, metavar=("A", "B"),
                      help="the two values of --group to compare")
     cmp.add_argument("--columns", nargs="+", metavar="C", help="the numeric columns to use")
-    cmp.add_argument("--standardize", action="store_true",
-                     help="centre and scale each column by the pooled mean and deviation")
+    cmp.add_argument("--standardize", action=argparse.BooleanOptionalAction, default=True,
+                     help="centre and scale each column by the pooled mean and deviation "
+                          "(default: on, as in Python and the dashboard)")
     cmp.add_argument("--tests", nargs="+", default=["all"], metavar="T",
                      help="test names 'estimator/null' or estimators (default: all)")
     cmp.add_argument("--time-budget", type=float, default=10.0, metavar="S",
@@ -61,13 +66,13 @@ def main(args) -> int:
     try:
         table, report = run(args)
     except (ValueError, TypeError, OSError) as exc:
-        print(f"kmeviz compare: error: {one_line(exc)}", file=sys.stderr)
+        print(f"kmeviz compare: error: {cli_words(one_line(exc))}", file=sys.stderr)
         return 2
     print(report)
     print()
     print(formatted(table))
     if args.out:
-        table.to_csv(args.out, index=False)
+        K.export_table(table).to_csv(args.out, index=False)
         print(f"\nwrote {args.out}")
     return 0
 
@@ -138,22 +143,58 @@ class progress_bar:
 
 
 def formatted(table) -> str:
-    """The table as text: numbers to 4 significant digits, notes as numbered footnotes."""
+    """The table as text: numbers to 4 significant digits, rows aligned to the longest
+    test name, notes as numbered footnotes, then the kernel, the effect size and what
+    reading many tests at once means."""
     lines, notes = [], []
-    header = f"{'test':<24} {'statistic':>11} {'p-value':>9} {'decision':>9} {'seconds':>8}"
+    width = max([len("test"), *map(len, table["test"])]) + 1
+    header = (f"{'test':<{width}} {'statistic':>11} {'p-value':>9} {'Holm p':>9} "
+              f"{'decision':>9} {'seconds':>8}")
     lines += [header, "-" * len(header)]
+    B = table.attrs.get("n_resamples") or 0
     for row in table.itertuples():
         if math.isnan(row.p_value):
             notes.append(row.note)
-            lines.append(f"{row.test:<24} {'-':>11} {'-':>9} {'[' + str(len(notes)) + ']':>9}"
-                         f" {'-':>8}")
+            lines.append(f"{row.test:<{width}} {'-':>11} {'-':>9} {'-':>9} "
+                         f"{'[' + str(len(notes)) + ']':>9} {'-':>8}")
             continue
         decision = "reject" if row.reject else "keep"
-        lines.append(f"{row.test:<24} {row.statistic:>11.4g} {row.p_value:>9.4g} "
-                     f"{decision:>9} {row.runtime_s:>8.3g}")
-    lines.append(f"\nkernel: {table.attrs.get('kernel')!r}; alpha = {table.attrs['alpha']:g}")
-    lines += [f"[{i}] {note}" for i, note in enumerate(notes, 1)]
+        mark = ""
+        if row.note:
+            notes.append(row.note)
+            mark = f" [{len(notes)}]"
+        lines.append(f"{row.test:<{width}} {row.statistic:>11.4g} "
+                     f"{p_value_text(row.p_value, B):>9} {p_value_text(row.p_holm, B):>9} "
+                     f"{decision:>9} {row.runtime_s:>8.3g}{mark}")
+    kernel = table.attrs.get("kernel")
+    kernel = "each test's default (see --help)" if kernel is None else repr(kernel)
+    lines.append(f"\nkernel: {kernel}; alpha = {table.attrs['alpha']:g}; seed = "
+                 f"{table.attrs.get('seed')}")
+    effect = table.attrs.get("effect_size")
+    if effect is not None:
+        lines.append(f"effect size: {effect} (the distance between the two mean "
+                     "embeddings, on the kernel's scale)")
+    lines.append(table.attrs.get("note", ""))
+    lines += [f"[{i}] {cli_words(note)}" for i, note in enumerate(notes, 1)]
     return "\n".join(lines)
+
+
+#: Python words in a library message -> what a command-line user types instead
+CLI_WORDS = (
+    (re.compile(r"give group=\(--group: ([^)]*)\)"), r"give --group COLUMN (\1)"),
+    (re.compile(r"groups=\(A, B\)"), "--groups A B"),
+    (re.compile(r"kmeviz\.(?:mmd|ksd)_test\([^)]*estimator='([^']*)'(?:, null='([^']*)')?\)"),
+     lambda m: f"--tests {m.group(1)}" + (f"/{m.group(2)}" if m.group(2) else "")),
+    (re.compile(r"raise time_budget"), "raise --time-budget"),
+    (re.compile(r"groups must be"), "--groups must be"),
+)
+
+
+def cli_words(text: str) -> str:
+    """A library message in command-line words (``--groups A B``, ``--tests NAME``)."""
+    for pattern, replacement in CLI_WORDS:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def one_line(exc: BaseException) -> str:

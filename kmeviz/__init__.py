@@ -7,7 +7,7 @@ Panel apps with their server (``kmeviz_apps``) put widgets on top.
 
 from . import _deprecated
 from ._validation import NotFittedError
-from .compare import compare_gof, compare_tests
+from .compare import compare_gof, compare_tests, export_table
 from .conditional import ConditionalMeanEmbedding, incomplete_cholesky, sparse_cme
 from .config import config_context, get_config, set_config
 from .distributions import (
@@ -69,6 +69,7 @@ from .twosample import (
     mmd2_linear,
     mmd2_nystrom,
     mmd_test,
+    mmd_effect_size,
     mmd_witness,
 )
 
@@ -102,6 +103,8 @@ __all__ = [
     "mmd_test",
     "mmd_witness",
     "compare_tests",
+    "export_table",
+    "mmd_effect_size",
     "compare_gof",
     "load_samples",
     "load_dataset",

@@ -15,7 +15,7 @@ Examples
 >>> X, Y = rng.normal(size=(200, 3)), rng.normal(0.3, 1.0, size=(200, 3))
 >>> table = compare_tests(X, Y, rng=0)
 >>> list(table.columns)
-['test', 'estimator', 'null', 'cost', 'statistic', 'p_value', 'reject', 'runtime_s', 'note']
+['test', 'estimator', 'null', 'cost', 'statistic', 'p_value', 'p_holm', 'reject', 'runtime_s', 'note']
 >>> len(table) == len(MMD_TESTS)
 True
 """
@@ -37,6 +37,7 @@ from .gof.test import ksd_test
 from .kernels import PrecomputedKernel, check_kernel
 from .kernels.defaults import default_gof_kernel, default_mmd_kernel
 from .registry import GOF_TESTS, MMD_TESTS, TestRegistry, TestSpec
+from .twosample.effect import mmd_effect_size
 from .twosample.nulls import shared_spectra
 from .twosample.test import mmd_test
 
@@ -45,8 +46,16 @@ FAST_SECONDS = 1.0
 #: Tests estimated to hold more than this many bytes at once are not run.
 MEMORY_LIMIT = 2 * 1024**3
 #: The columns of the comparison table, in order.
-COLUMNS = ("test", "estimator", "null", "cost", "statistic", "p_value", "reject",
+COLUMNS = ("test", "estimator", "null", "cost", "statistic", "p_value", "p_holm", "reject",
            "runtime_s", "note")
+#: What the table says of itself: many tests on the same data.
+MANY_TESTS = ("{k} tests on the same data: each p-value is valid alone, but the chance that "
+              "at least one of them rejects a true H0 is larger than α. Read one test chosen "
+              "in advance, or the Holm-adjusted p-values (p_holm), which control that "
+              "chance at α.")
+#: The statistic column of an aggregated test (MMDAgg, KSDAgg).
+AGGREGATED_STATISTIC = ("max over the kernels of weight / p-value, a level-corrected score "
+                        "(not an MMD² or KSD; it saturates at (B1 + 1) · max weight)")
 
 
 @functools.lru_cache(maxsize=1)
@@ -128,10 +137,18 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
         return (f"kmeviz.mmd_test(X, Y, estimator={spec.estimator!r}, "
                 f"null={spec.null!r})")
 
+    seed = rng if isinstance(rng, (int, np.integer)) else None
+    rng = check_rng(rng)
     with shared_spectra():
-        return _compare(MMD_TESTS, tests, run, unmet, how, X.shape[0] + Y.shape[0],
-                        X.shape[1], n_resamples, alpha, time_budget, rng, progress,
-                        {"kernel": kernel, "m": X.shape[0], "n": Y.shape[0]})
+        table = _compare(MMD_TESTS, tests, run, unmet, how, X.shape[0] + Y.shape[0],
+                         X.shape[1], n_resamples, alpha, time_budget, rng, progress,
+                         {"kernel": kernel, "m": X.shape[0], "n": Y.shape[0]})
+    # drawn after the tests' seeds, so that no row changes with it
+    effect_rng = np.random.default_rng(rng.integers(2**63, size=2))
+    table.attrs["seed"] = seed
+    table.attrs["effect_size"] = (None if is_dask_array(X) or is_dask_array(Y) else
+                                  mmd_effect_size(X, Y, kernel, rng=effect_rng))
+    return table
 
 
 def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
@@ -199,6 +216,7 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
     if budget <= 0:
         raise ValueError(f"time_budget must be positive, got {budget}")
     specs = selected_tests(registry, tests)
+    seed = rng if isinstance(rng, (int, np.integer)) else None
     rng = check_rng(rng)
     seeds = {spec.name: int(rng.integers(2**63)) for spec in registry}  # whole registry
     estimates = {spec.name: estimated_seconds(spec, N, d, B) for spec in specs}
@@ -243,12 +261,45 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
                            reject=result.reject, runtime_s=result.runtime["total"])
                 if "kernel collection" in spec.needs:  # not the table's kernel: say so
                     row["note"] = (f"its own {len(result.kernel)} bandwidths: "
-                                   f"{result.kernel!r}")
+                                   f"{result.kernel!r}; statistic: {AGGREGATED_STATISTIC}")
         rows[spec.name] = row
         if progress is not None:
             progress(dict(row))
     if progress is not None:
         progress(None)
     table = pd.DataFrame([rows[spec.name] for spec in specs], columns=list(COLUMNS))
-    table.attrs.update(attrs, alpha=alpha, results=results, time_budget=budget)
+    table["p_holm"] = holm(table["p_value"].to_numpy(dtype=float))
+    ran = int(table["p_value"].notna().sum())
+    table.attrs.update(attrs, alpha=alpha, results=results, time_budget=budget,
+                       n_resamples=B, seed=seed, note=MANY_TESTS.format(k=ran))
     return table
+
+
+def export_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The comparison table as a researcher saves it (the dashboard's download and
+    ``kmeviz compare --out``): every column, then what makes it reproducible and
+    quotable: the kernel, its bandwidth, α, the seed, B, and the effect size."""
+    kernel, effect = table.attrs.get("kernel"), table.attrs.get("effect_size")
+    out = table.copy()
+    out["kernel"] = "each test's default" if kernel is None else repr(kernel)
+    out["bandwidth"] = getattr(kernel, "bandwidth", math.nan)
+    out["alpha"] = table.attrs.get("alpha", math.nan)
+    out["seed"] = table.attrs.get("seed")
+    out["n_resamples"] = table.attrs.get("n_resamples")
+    for name in ("mmd", "low", "high", "level"):
+        out[f"effect_{name}"] = math.nan if effect is None else getattr(effect, name)
+    return out
+
+
+def holm(p_values: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values (NaN, for a test that did not run, stays NaN):
+    rejecting where p_holm ≤ α keeps the chance of any false rejection at most α, for
+    any dependence between the tests (Holm 1979)."""
+    p = np.asarray(p_values, dtype=float)
+    out = np.full_like(p, np.nan)
+    ran = np.flatnonzero(~np.isnan(p))
+    order = ran[np.argsort(p[ran], kind="stable")]
+    k = order.size
+    steps = (k - np.arange(k)) * p[order]
+    out[order] = np.minimum(np.maximum.accumulate(steps), 1.0)
+    return out

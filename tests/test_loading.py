@@ -18,7 +18,7 @@ def write(tmp_path, name, content):
 
 
 def test_one_csv_with_a_group_column(tmp_path):
-    X, Y, report = K.load_samples(write(tmp_path, "d.csv", GOOD), group="species")
+    X, Y, report = K.load_samples(write(tmp_path, "d.csv", GOOD), group="species", standardize=False)
     np.testing.assert_array_equal(X, [[1, 2], [2, 1], [1.5, 1.5]])
     np.testing.assert_array_equal(Y, [[5, 5], [6, 5], [5.5, 4]])
     assert report.columns == ("a", "b") and report.groups == ("x", "y")
@@ -27,20 +27,20 @@ def test_one_csv_with_a_group_column(tmp_path):
 
 
 def test_two_files_tsv_npy_and_npz_give_the_same_samples(tmp_path):
-    X, Y, _ = K.load_samples(write(tmp_path, "d.csv", GOOD), group="species")
+    X, Y, _ = K.load_samples(write(tmp_path, "d.csv", GOOD), group="species", standardize=False)
     tsv = write(tmp_path, "d.tsv", GOOD.replace(",", "\t"))
-    assert np.array_equal(K.load_samples(tsv, group="species").X, X)
+    assert np.array_equal(K.load_samples(tsv, group="species", standardize=False).X, X)
     a = write(tmp_path, "x.csv", "a,b\n" + "\n".join(",".join(map(str, r)) for r in X))
     b = write(tmp_path, "y.csv", "a,b\n" + "\n".join(",".join(map(str, r)) for r in Y))
-    X2, Y2, report = K.load_samples(a, b)
+    X2, Y2, report = K.load_samples(a, b, standardize=False)
     assert np.array_equal(X2, X) and np.array_equal(Y2, Y) and report.groups == (
         "x.csv", "y.csv")
     np.save(tmp_path / "x.npy", X)
     np.save(tmp_path / "y.npy", Y)
-    X3, Y3, _ = K.load_samples(tmp_path / "x.npy", tmp_path / "y.npy")
+    X3, Y3, _ = K.load_samples(tmp_path / "x.npy", tmp_path / "y.npy", standardize=False)
     assert np.array_equal(X3, X) and np.array_equal(Y3, Y)
     np.savez(tmp_path / "both.npz", first=X, second=Y)
-    X4, Y4, report = K.load_samples(tmp_path / "both.npz")
+    X4, Y4, report = K.load_samples(tmp_path / "both.npz", standardize=False)
     assert np.array_equal(X4, X) and np.array_equal(Y4, Y)
     assert report.groups == ("first", "second")
 
@@ -74,7 +74,7 @@ def test_more_than_two_groups_need_a_choice(tmp_path):
 
 def test_integer_groups_are_matched_as_text(tmp_path):
     path = write(tmp_path, "d.csv", "g,a\n1,0.1\n1,0.2\n2,3\n2,4\n3,1\n")
-    X, Y, _ = K.load_samples(path, group="g", groups=("1", "2"))
+    X, Y, _ = K.load_samples(path, group="g", groups=("1", "2"), standardize=False)
     assert X.ravel().tolist() == [0.1, 0.2] and Y.ravel().tolist() == [3, 4]
 
 

@@ -30,6 +30,10 @@ class LoadReport:
     dropped_rows : tuple of int
         Rows of X and Y dropped for a NaN or infinite value.
     standardized : bool
+    notes : tuple of str
+        What a reader should know about the columns (``column_notes``): constant columns,
+        columns left out for a few non-numeric cells (with those cells), and column
+        scales that differ by more than ``SCALE_RATIO`` when not standardized.
 
     (Implements no paper equation.)
     """
@@ -41,22 +45,35 @@ class LoadReport:
     dropped_columns: tuple = ()
     dropped_rows: tuple = (0, 0)
     standardized: bool = False
+    notes: tuple = ()
 
     def __str__(self) -> str:
         samples = (f"X = {self.groups[0]!s}: {self.sizes[0]} rows; Y = {self.groups[1]!s}: "
                    f"{self.sizes[1]} rows" if self.groups[1] else f"X: {self.sizes[0]} rows")
         lines = [f"read {', '.join(self.sources)}",
-                 f"{samples}; {len(self.columns)} columns: "
-                 f"{', '.join(map(str, self.columns))}"]
+                 f"{samples}; {len(self.columns)} columns: {summarised(self.columns)}"]
         if self.dropped_columns:
-            lines.append(f"dropped non-numeric columns: "
-                         f"{', '.join(map(str, self.dropped_columns))}")
+            lines.append(f"dropped non-numeric columns: {summarised(self.dropped_columns)}")
         if any(self.dropped_rows):
             lines.append(f"dropped rows with NaN or inf: {self.dropped_rows[0]} of X, "
                          f"{self.dropped_rows[1]} of Y")
         if self.standardized:
             lines.append("standardized by the pooled mean and standard deviation")
+        lines += [f"note: {note}" for note in self.notes]
         return "\n".join(lines)
+
+
+#: column names a report lists before it summarises the rest
+LISTED_COLUMNS = 20
+#: column standard deviations differing by more than this factor get a note (unstandardized)
+SCALE_RATIO = 100.0
+
+
+def summarised(names) -> str:
+    """The first ``LISTED_COLUMNS`` names, then how many more."""
+    names = [str(n) for n in names]
+    more = len(names) - LISTED_COLUMNS
+    return ", ".join(names[:LISTED_COLUMNS]) + (f" … and {more} more" if more > 0 else "")
 
 
 class Samples(NamedTuple):
@@ -68,7 +85,7 @@ class Samples(NamedTuple):
 
 
 def load_samples(path, path2=None, *, group: str | None = None, groups=None, columns=None,
-                 standardize: bool = False, max_bytes: int = MAX_BYTES) -> Samples:
+                 standardize: bool = True, max_bytes: int = MAX_BYTES) -> Samples:
     """Read two samples from one file with a group column, or from two files.
 
     Parameters
@@ -85,7 +102,10 @@ def load_samples(path, path2=None, *, group: str | None = None, groups=None, col
     columns : list of str, optional
         The numeric columns to use (default: all numeric columns but ``group``).
     standardize : bool
-        Centre and scale each column by the pooled mean and standard deviation.
+        Centre and scale each column by the pooled mean and standard deviation (default,
+        as in ``kmeviz compare`` and the dashboard: one Gaussian bandwidth on columns of
+        different units would see only the widest; the pooled statistics do not change
+        under relabelling, so permutation tests stay exact).
     max_bytes : int
         The largest file read (default ``MAX_BYTES``, 512 MB).
 
@@ -99,8 +119,10 @@ def load_samples(path, path2=None, *, group: str | None = None, groups=None, col
     Examples
     --------
     >>> import io, numpy as np
-    >>> csv = io.BytesIO(b"g,a,b\\nx,1,2\\nx,2,1\\ny,5,5\\ny,6,5\\nx,1,nan\\n")
-    >>> X, Y, report = samples_from_frame(read_table(csv.read(), name="t.csv"), group="g")
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("g,a,b\\nx,1,2\\nx,2,1\\ny,5,5\\ny,6,5\\nx,1,nan\\n")
+    >>> X, Y, report = load_samples(path, group="g")
     >>> X.shape, Y.shape, report.dropped_rows
     ((2, 2), (2, 2), (1, 0))
     """
@@ -148,7 +170,7 @@ def pair_frame(frame: pd.DataFrame, frame2: pd.DataFrame, names: tuple,
 
 
 def samples_from_frame(frame: pd.DataFrame, *, group: str | None = None, groups=None,
-                       columns=None, standardize: bool = False,
+                       columns=None, standardize: bool = True,
                        sources: tuple = ("the table",)) -> Samples:
     """Split a table into two samples (the second half of ``load_samples``).
 
@@ -200,13 +222,15 @@ def samples_from_frame(frame: pd.DataFrame, *, group: str | None = None, groups=
             raise ValueError(f"group {value!r} has {kept.shape[0]} row(s){after}; a test "
                              "needs at least 2 per sample")
         samples.append(kept)
+    notes = column_notes(frame.drop(columns=[group]), used, dropped, np.vstack(samples),
+                         standardize)
     X, Y = standardized(*samples) if standardize else samples
     report = LoadReport(tuple(map(str, sources)), tuple(used), chosen, (len(X), len(Y)),
-                        dropped, tuple(dropped_rows), bool(standardize))
+                        dropped, tuple(dropped_rows), bool(standardize), notes)
     return Samples(X, Y, report)
 
 
-def load_sample(path, *, columns=None, standardize: bool = False,
+def load_sample(path, *, columns=None, standardize: bool = True,
                 max_bytes: int = MAX_BYTES) -> tuple[np.ndarray, LoadReport]:
     """One sample (every row of one file), for a goodness-of-fit test: the numeric
     columns, rows with NaN or inf dropped, as ``load_samples`` does.
@@ -222,16 +246,18 @@ def load_sample(path, *, columns=None, standardize: bool = False,
     report : LoadReport
         With ``groups = ("all rows", "")`` and ``sizes = (n, 0)``.
     """
-    values, used, dropped = numeric_values(read_table(path, max_bytes=max_bytes), columns)
+    table = read_table(path, max_bytes=max_bytes)
+    values, used, dropped = numeric_values(table, columns)
     finite = np.all(np.isfinite(values), axis=1)
     X = values[finite]
+    notes = column_notes(table, used, dropped, X, standardize)
     if X.shape[0] < 2:
         raise ValueError(f"{file_name(path)} has {X.shape[0]} complete row(s); a test needs at "
                          "least 2")
     if standardize:
         (X,) = standardized(X)
     report = LoadReport((file_name(path),), tuple(used), ("all rows", ""), (len(X), 0), dropped,
-                        (int(np.count_nonzero(~finite)), 0), bool(standardize))
+                        (int(np.count_nonzero(~finite)), 0), bool(standardize), notes)
     return X, report
 
 
@@ -255,6 +281,49 @@ def numeric_values(data: pd.DataFrame, columns=None) -> tuple[np.ndarray, list, 
         raise ValueError(f"no numeric columns to compare (the columns are "
                          f"{listed(data.columns)})")
     return data[used].to_numpy(dtype=np.float64), used, dropped
+
+
+def column_notes(data: pd.DataFrame, used, dropped, values: np.ndarray,
+                 standardize: bool) -> tuple:
+    """Notes for the report: constant columns (they carry no information; standardizing
+    only centres them), non-numeric columns whose cells are numbers but for a few (named
+    with those cells, so a typo such as "<0.5" or "5,64" is found), and, unstandardized,
+    column standard deviations that differ by more than ``SCALE_RATIO``."""
+    notes = []
+    with np.errstate(invalid="ignore"):
+        spread = np.nanstd(np.where(np.isfinite(values), values, np.nan), axis=0)
+    constant = [str(c) for c, sd in zip(used, spread, strict=True) if not sd > 0]
+    if constant:
+        notes.append(f"{len(constant)} constant column(s), no information for a test: "
+                     f"{summarised(constant)}")
+    for column in dropped:
+        cells = partly_numeric_cells(data[column])
+        if cells:
+            shown = "; ".join(f"row {row}: {value!r}" for row, value in cells[:5])
+            notes.append(f"column {str(column)!r} was left out for {len(cells)} cell(s) "
+                         f"that are not numbers ({shown}{' …' if len(cells) > 5 else ''}); "
+                         "fix them to use it")
+    varying = spread[spread > 0]
+    if not standardize and varying.size > 1 and varying.max() > SCALE_RATIO * varying.min():
+        notes.append(f"column standard deviations range from {varying.min():.3g} to "
+                     f"{varying.max():.3g}: unstandardized, one Gaussian bandwidth sees "
+                     "mostly the widest columns (standardize to weigh them alike)")
+    return tuple(notes)
+
+
+def partly_numeric_cells(column: pd.Series) -> list:
+    """[(row number from 1, text)] of the cells that are not numbers in a text column
+    whose other cells (at least 90 % of the filled ones) are; [] for a real text column."""
+    if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+        return []
+    filled = column.dropna()
+    if filled.empty:
+        return []
+    parsed = pd.to_numeric(filled.astype(str).str.strip(), errors="coerce")
+    bad = parsed.isna()
+    if bad.all() or bad.sum() > 0.1 * len(filled):
+        return []
+    return [(int(i) + 1, str(v)) for i, v in filled[bad].items()]
 
 
 def standardized(*samples: np.ndarray) -> tuple:

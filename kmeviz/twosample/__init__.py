@@ -8,6 +8,7 @@ from .circular import (
     circular_discrepancy,
     circular_ensemble,
 )
+from .effect import EffectSize, mmd_effect_size
 from .mmd import (
     mmd2,
     mmd2_block,
@@ -22,11 +23,13 @@ from .witness import mmd_witness
 
 __all__ = [
     "CircularDiscrepancy",
+    "EffectSize",
     "VALID_NULLS",
     "circular_discrepancy",
     "circular_ensemble",
     "gamma_null_params",
     "mmd2",
+    "mmd_effect_size",
     "mmd2_block",
     "mmd2_fastmmd",
     "mmd2_linear",
