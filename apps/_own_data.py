@@ -10,6 +10,7 @@ import pandas as pd
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
+from kmeviz_apps.compare_cli import gof_target
 
 import kmeviz as K
 from kmeviz.budget import time_budget
@@ -20,8 +21,12 @@ PCS = ("PC 1", "PC 2")
 MAX_GROUPS = 50
 #: the witness and the plane views read at most this many points of each sample
 PLANE_POINTS = 5000
-#: the witness is evaluated on a GRID × GRID grid of the plane
+#: the witness is evaluated on a GRID × GRID grid of the plane (coarser, down to
+#: MIN_GRID, when the grid points × rows × columns would exceed WITNESS_WORK: with 5000
+#: columns the full grid took 9 s)
 GRID = 60
+MIN_GRID = 20
+WITNESS_WORK = 3e8
 
 
 @shared_cache(maxsize=8)
@@ -36,13 +41,26 @@ def built_in_frame(source: str, n: int, epsilon: float, seed: int) -> pd.DataFra
     return K.load_dataset(source)
 
 
+#: The questions the explorer answers: two-sample tests, or goodness of fit of sample X
+#: to a target of ``kmeviz compare --gof`` (GOF_TARGETS).
+QUESTIONS = {"Do X and Y differ? (two-sample tests)": "two-sample",
+             "Is X normal? Against N(0, I) (goodness of fit)": "normal",
+             "Is X normal? Against its fitted normal (goodness of fit)": "normal-fitted"}
+
+
 def compare_samples(X, Y, kernel, *, alpha: float, seed: int, cancel, seconds: float,
-                    progress, shared_key: tuple | None = None) -> pd.DataFrame:
-    """``compare_tests`` within the session's time budget (stopped by ``cancel``), each
-    row handed to ``progress`` as it comes; with ``shared_key`` (the choices of a bundled
-    data set or generator, never an upload), computed once for every session."""
+                    progress, shared_key: tuple | None = None,
+                    question: str = "two-sample") -> pd.DataFrame:
+    """``compare_tests`` of X and Y with ``kernel``, or (``question`` a ``--gof`` target)
+    ``compare_gof`` of X against it, as ``kmeviz compare --gof`` does; within the
+    session's time budget (stopped by ``cancel``), each row handed to ``progress`` as it
+    comes; with ``shared_key`` (the choices of a bundled data set or generator, never an
+    upload), computed once for every session."""
     def compare():
         with time_budget(seconds, cancel=cancel):
+            if question != "two-sample":
+                return K.compare_gof(X, gof_target(question, X), alpha=alpha, rng=seed,
+                                     time_budget=min(10.0, seconds), progress=progress)
             return K.compare_tests(X, Y, kernel=kernel, alpha=alpha, rng=seed,
                                    time_budget=min(10.0, seconds), progress=progress)
     return compare() if shared_key is None else shared_comparison(shared_key, compare)
@@ -186,14 +204,17 @@ def as_bytes(content) -> bytes:
 
 
 def witness_on_plane(X, Y, kernel, U, mean, offset, P, Q):
-    """(xs, ys, values): the witness μ̂_X − μ̂_Y on a GRID × GRID grid covering the plane
+    """(xs, ys, values): the witness μ̂_X − μ̂_Y on a grid (GRID × GRID, coarser for a
+    wide table) covering the plane
     coordinates P and Q, at the points mean + U (UᵀU)⁻¹ (a − c(mean)) of R^d whose plane
     coordinates are a."""
     both = np.vstack([P, Q])
     lo, hi = both.min(axis=0), both.max(axis=0)
     pad = 0.05 * (hi - lo + 1e-12)
-    xs = np.linspace(lo[0] - pad[0], hi[0] + pad[0], GRID)
-    ys = np.linspace(lo[1] - pad[1], hi[1] + pad[1], GRID)
+    work_per_point = (X.shape[0] + Y.shape[0]) * X.shape[1]
+    grid = int(np.clip(np.sqrt(WITNESS_WORK / work_per_point), MIN_GRID, GRID))
+    xs = np.linspace(lo[0] - pad[0], hi[0] + pad[0], grid)
+    ys = np.linspace(lo[1] - pad[1], hi[1] + pad[1], grid)
     A = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
     shift = (A - (mean @ U + offset)) @ np.linalg.solve(U.T @ U, U.T)
-    return xs, ys, K.mmd_witness(X, Y, kernel, mean + shift).reshape(GRID, GRID)
+    return xs, ys, K.mmd_witness(X, Y, kernel, mean + shift).reshape(grid, grid)

@@ -9,36 +9,34 @@ filling in a table as it finishes, and the null distribution of the test you sel
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import queue
 import threading
 
 import pandas as pd
 import panel as pn
 import param
-from kmeviz_apps._common import Explorer, error_message, guarded, with_caption
+from kmeviz_apps._common import Explorer, error_message, guarded
+from kmeviz_apps._comparison import ComparisonTable
 from kmeviz_apps._own_data import (
     MAX_GROUPS,
     PCS,
-    BoundedFileDropper,
-    OneSample,
-    as_bytes,
+    QUESTIONS,
     built_in_frame,
     compare_samples,
     default_group,
     group_candidates,
     plane_of,
-    upload_frame,
     witness_on_plane,
 )
+from kmeviz_apps._upload import UploadBox
 from kmeviz_apps._url import markup_safe_options, plain
-from kmeviz_apps.server import UPLOAD
+from kmeviz_apps.compare_cli import GOF_TARGETS
 
 import kmeviz as K
 from kmeviz import viz
 from kmeviz.budget import Cancelled
 from kmeviz.distributions.real import REAL_DATASETS
-from kmeviz.loading import FORMATS, read_table, samples_from_frame
+from kmeviz.loading import samples_from_frame
 
 UPLOADED = "Uploaded file"
 #: the group select's entry while no column has been chosen
@@ -46,23 +44,21 @@ CHOOSE = "(choose the group column)"
 #: the parameters that define the two samples (the views and the comparison read them)
 SAMPLES = ("source", "n", "epsilon", "seed", "upload_key", "group", "group_x", "group_y",
            "columns", "standardize")
+#: what the comparison reads besides the samples
+COMPARISON = (*SAMPLES, "bandwidth_log10", "question")
 SOURCES = {spec.title: name for name, spec in REAL_DATASETS.items()} | {
     "Blob grid (FastMMD Fig. 4)": "blobs", "Rings (FastMMD Sec. 4.2)": "rings",
     UPLOADED: "upload"}
-
-
-def upload_note() -> str:
-    """What the upload box takes (the server's limit read when a page opens)."""
-    return (f"One table with a group column, or two tables (one per sample): CSV, TSV, "
-            f".npy, .npz, Parquet; at most {UPLOAD['max_bytes'] / 1024**2:g} MB per file. "
-            "A file stays in this session's memory only.")
 
 
 class DataExplorer(Explorer):
     """Every test on your own two samples, with the witness of where they differ."""
 
     title = "Your data"
-    CONTROLS = ("source", "n", "epsilon", "seed", "standardize", "bandwidth_log10", "alpha")
+    CONTROLS = ("source", "question", "n", "epsilon", "seed", "standardize", "bandwidth_log10",
+                "alpha")
+    #: the controls of a generator of the papers, hidden for a data set or an upload
+    GENERATOR_CONTROLS = {"n": ("blobs", "rings"), "epsilon": ("blobs",)}
     WIDGETS = {"bandwidth_log10": {"type": pn.widgets.FloatSlider, "throttled": True},
                "alpha": {"type": pn.widgets.FloatSlider, "throttled": True},
                "epsilon": {"type": pn.widgets.FloatSlider, "throttled": True},
@@ -74,6 +70,7 @@ class DataExplorer(Explorer):
 
     source = param.Selector(default=REAL_DATASETS["penguins"].title, objects=list(SOURCES),
                             label="Data")
+    question = param.Selector(default="two-sample", objects=QUESTIONS, label="Question")
     n = param.Integer(default=300, bounds=(20, 5000), label="n per sample (generators)")
     epsilon = param.Number(default=2.0, bounds=(1.0, 6.0), step=0.1,
                            label="eigenvalue ratio ε (blob grid)")
@@ -90,7 +87,9 @@ class DataExplorer(Explorer):
     x_axis = param.Selector(default=PCS[0], objects=list(PCS), precedence=-1, label="x axis")
     y_axis = param.Selector(default=PCS[1], objects=list(PCS), precedence=-1, label="y axis")
     test = param.Selector(default="biased/permutation",
-                          objects=[s.name for s in K.MMD_TESTS], precedence=-1,
+                          objects=list(dict.fromkeys(s.name for s in (*K.MMD_TESTS,
+                                                                      *K.GOF_TESTS))),
+                          precedence=-1,
                           label="Null distribution of")
     upload_key = param.String(default="", precedence=-1)
     comparison = param.Parameter(default=None, precedence=-1)
@@ -99,32 +98,11 @@ class DataExplorer(Explorer):
         super().__init__(**params)
         self._upload = None  # (key, frame, names) of this session's upload, never shared
         self._offering = False
-        self._read: dict = {}  # sha256 of a dropped file -> its table, or why it is unreadable
         self._cancel = threading.Event()
         self._memo_lock = threading.Lock()
         self._memo: tuple = (None, None)  # (choices, (X, Y, report, kernel)) of the last call
-        self._table = pn.widgets.Tabulator(
-            pd.DataFrame(columns=["test", "p_value", "decision", "statistic", "runtime_s",
-                                  "note"]),
-            disabled=True, show_index=False, selectable=1, sizing_mode="stretch_width",
-            height=380, css_classes=["kmeviz-comparison"], layout="fit_columns",
-            formatters={"note": {"type": "textarea"}},
-            widths={"test": 170, "p_value": 90, "decision": 80, "statistic": 90,
-                    "runtime_s": 90})
-        self._table.param.watch(self._select_row, "selection")
-        self._table_message = pn.pane.Alert("", alert_type="warning", visible=False,
-                                            css_classes=["kmeviz-notice"],
-                                            sizing_mode="stretch_width")
-        limit = UPLOAD["max_bytes"] / 1024**2
-        self._dropper = BoundedFileDropper(
-            max_bytes=UPLOAD["max_bytes"], multiple=True, max_files=2,
-            max_file_size=f"{limit:g}MB",
-            accepted_filetypes=list(FORMATS), sizing_mode="stretch_width",
-            label="Your table(s)")
-        self._dropper.param.watch(self._receive_upload, "value")
-        self._dropper.param.watch(self._refuse_upload, "refused")
-        self._upload_message = pn.pane.Markdown(upload_note(),
-                                                css_classes=["kmeviz-upload-note"])
+        self._table = ComparisonTable(self._select_test)
+        self._box = UploadBox(self._show_upload)
         self._refresh_choices()
 
     # -- the data ----------------------------------------------------------------------
@@ -138,76 +116,23 @@ class DataExplorer(Explorer):
                              "table on the upload box (its message says what a file lacks)")
         return self._upload[1]
 
-    def _receive_upload(self, event):
-        """The files in the upload box, read in this session only: one file with a group
-        column, or the newest two as one sample each, however the browser delivered them
-        (together, one at a time, or in two drops). A file that cannot be read is left
-        out and named; a set that cannot be compared clears the upload (no stale table)."""
-        frames, unreadable = self._read_dropped(dict(event.new or {}))
-        left_out = "".join(f" {plain(why, 300)}." for why in unreadable)
-        if not frames:
-            self._show_upload(None, f"**This file cannot be used:**{left_out}" if left_out
-                              else "", error=bool(left_out))
+    def _show_upload(self, upload, *, keep_current: bool) -> None:
+        """Switch to ``upload`` (key, table, names), or, with None, to no upload (the views
+        and the table then wait for one), unless ``keep_current`` (an empty box that never
+        showed a file: the current data stay)."""
+        if upload is None and keep_current and SOURCES[self.source] != "upload":
             return
-        try:
-            frame, names = upload_frame(frames[-2:])
-        except OneSample as exc:  # the first of a pair, or a file without a group column
-            self._show_upload(None, f"Read {plain(exc, 400)}.{left_out}", error=False)
-            return
-        except (ValueError, TypeError) as exc:
-            self._show_upload(None, f"**These files cannot be used:** {plain(exc, 400)}."
-                              f"{left_out}", error=True)
-            return
-        key = hashlib.sha256(repr([(n, f.shape) for n, f in frames[-2:]]).encode()
-                             + b"".join(as_bytes(c) for c in dict(event.new).values())
-                             ).hexdigest()
-        self._show_upload((key, frame, names),
-                          f"Loaded {plain(', '.join(names), 200)}: {frame.shape[0]} rows, "
-                          f"{frame.shape[1]} columns.{left_out}", error=False)
-
-    def _read_dropped(self, files: dict) -> tuple[list, list]:
-        """([(name, table)] of the readable dropped files in order, [why each other file
-        cannot be read]); each file read once per session (keyed by its content)."""
-        read = {}
-        frames, unreadable = [], []
-        for name, content in files.items():
-            data = as_bytes(content)
-            digest = hashlib.sha256(name.encode() + b"\0" + data).hexdigest()
-            if digest not in self._read:
-                try:
-                    self._read[digest] = read_table(data, name=name,
-                                                    max_bytes=UPLOAD["max_bytes"])
-                except (ValueError, TypeError) as exc:
-                    self._read[digest] = str(exc)
-            read[digest] = value = self._read[digest]
-            if isinstance(value, str):
-                unreadable.append(value)
-            else:
-                frames.append((name, value))
-        self._read = read  # forget files no longer in the box
-        return frames, unreadable
-
-    def _show_upload(self, upload, message: str, *, error: bool):
-        """Show ``message`` under the upload box and switch to ``upload`` (key, table,
-        names), or, with None, to no upload (the views and the table then wait for one)."""
-        self._upload_message.object = message or upload_note()
-        self._upload_message.css_classes = ["kmeviz-upload-error" if error else
-                                            "kmeviz-upload-ok" if upload else
-                                            "kmeviz-upload-note"]
-        if upload is None and not message and SOURCES[self.source] != "upload":
-            return  # an empty box that never showed a file: the current data stay
         self._upload, previous = upload, self.upload_key
         key = "" if upload is None else upload[0]
         self.param.update(source=UPLOADED, upload_key=key)
         if key == previous:
             self.param.trigger("upload_key")  # the views and the table let go of it
 
-    def _refuse_upload(self, event):
-        limit = UPLOAD["max_bytes"] / 1024**2
-        self._upload_message.object = (f"**This file cannot be used:** "
-                                       f"{plain(event.new, 100)} is over the limit of "
-                                       f"{limit:g} MB per file")
-        self._upload_message.css_classes = ["kmeviz-upload-error"]
+    @param.depends("source", watch=True, on_init=True)
+    def _show_generator_controls(self):
+        """The generators' own controls (n, ε) only for a generator."""
+        for name, kinds in self.GENERATOR_CONTROLS.items():
+            self.param[name].precedence = 0 if SOURCES[self.source] in kinds else -1
 
     @param.depends("source", "n", "epsilon", "seed", "upload_key", watch=True)
     def _refresh_choices(self):
@@ -311,21 +236,20 @@ class DataExplorer(Explorer):
         return K.GaussianKernel(K.median_heuristic(X, Y) * 10.0 ** self.bandwidth_log10)
 
     # -- the comparison, filled in as each test finishes ---------------------------------
-    @param.depends(*SAMPLES, "bandwidth_log10", watch=True)
+    @param.depends(*COMPARISON, watch=True)
     async def run_comparison(self):
         """Run ``compare_tests`` in a worker thread; rows reach the table as they come,
         under a loading spinner. A newer change cancels this one (``kmeviz.budget``)."""
         self._cancel.set()
         self._cancel = cancel = threading.Event()
         rows: queue.SimpleQueue = queue.SimpleQueue()
-        self._table_message.visible = False
         if SOURCES[self.source] == "upload" and (self._upload is None or not self.group):
             # nothing to compare until a usable file and its group column: the upload's
             # message (or the summary) says what is missing; no table of other data stays
-            self._table.param.update(value=self._table.value.iloc[0:0], loading=False)
+            self._table.clear(loading=False)
             self.comparison = None
             return
-        self._table.param.update(value=self._table.value.iloc[0:0], loading=True)
+        self._table.clear(loading=True)
         future = asyncio.get_running_loop().run_in_executor(None, self._compare, rows,
                                                             cancel)
         shown = []
@@ -339,18 +263,16 @@ class DataExplorer(Explorer):
                 future.add_done_callback(lambda done: done.exception())
                 return
             if len(shown) > count:
-                self._table.value = viz.comparison_table_text(pd.DataFrame(shown))
+                self._table.show_rows(shown)
             if finished:
                 break
             await asyncio.sleep(0.2)
-        self._table.loading = False
         try:
             table = future.result()
         except Cancelled:
             return
         except Exception as exc:  # noqa: BLE001 - shown as a message, never raised
-            self._table_message.param.update(object=error_message(exc, self).object,
-                                             visible=True)
+            self._table.fail(error_message(exc, self).object)
             self.comparison = None
             return
         self.comparison = table
@@ -360,9 +282,10 @@ class DataExplorer(Explorer):
         X, Y, _, kernel = self.prepared()
         seconds = self.budget_seconds or 60.0
         shared = SOURCES[self.source] != "upload"  # an upload's comparison stays in its session
-        key = (*self.choices(), self.alpha, seconds) if shared else None
+        key = (*self.choices(), self.question, self.alpha, seconds) if shared else None
         return compare_samples(X, Y, kernel, alpha=self.alpha, seed=self.seed, cancel=cancel,
-                               seconds=seconds, progress=rows.put, shared_key=key)
+                               seconds=seconds, progress=rows.put, shared_key=key,
+                               question=self.question)
 
     @param.depends("alpha", watch=True)
     def _relevel(self):
@@ -373,12 +296,11 @@ class DataExplorer(Explorer):
         ran = table["p_value"].notna()
         table.loc[ran, "reject"] = table.loc[ran, "p_value"] <= self.alpha
         table.attrs["alpha"] = self.alpha
-        self._table.value = viz.comparison_table_text(table)
+        self._table.show(table)
 
-    def _select_row(self, event):
-        if event.new and 0 <= event.new[0] < len(self._table.value):
-            self.test = str(self._table.value["test"].iloc[event.new[0]])
-            self.show_plot("null_view")  # the chosen test's null distribution
+    def _select_test(self, name: str) -> None:
+        self.test = name
+        self.show_plot("null_view")  # the chosen test's null distribution
 
     # -- views ---------------------------------------------------------------------------
     @param.depends(*SAMPLES, "bandwidth_log10")
@@ -390,6 +312,9 @@ class DataExplorer(Explorer):
                                     sizing_mode="stretch_width")
         _, _, report, kernel = self.prepared()
         lines = [plain(line, 300) for line in str(report).splitlines()]
+        if self.question != "two-sample":
+            lines.append(plain(f"goodness of fit of X = {report.groups[0]} (Y is not used) "
+                               f"against {GOF_TARGETS[self.question]}", 400))
         return pn.pane.Markdown(
             "\n\n".join(lines) + f"\n\nkernel: Gaussian, σ = "
             f"<span class='kmeviz-bandwidth'>{kernel.bandwidth:.4g}</span>",
@@ -419,23 +344,23 @@ class DataExplorer(Explorer):
 
     def table_card(self) -> pn.Column:
         """The comparison table (one widget, filled in place) with its caption."""
-        return with_caption(pn.Column(self._table_message, self._table,
-                                      sizing_mode="stretch_width"),
-                            viz.CAPTIONS["data_table"])
+        return self._table.card(viz.CAPTIONS["data_table"])
 
-    @param.depends("comparison", "test", "alpha")
+    @param.depends("comparison", "test", "alpha", "question")
     @guarded
     def null_view(self):
         table = self.comparison
         if table is None:
             return pn.pane.Markdown("The null distribution appears when the comparison has "
                                     "finished; click a row of the table to choose the test.")
-        result = table.attrs["results"].get(self.test)
+        notes = table.set_index("test")["note"]
+        test = self.test if self.test in notes.index else notes.index[0]
+        result = table.attrs["results"].get(test)
         if result is None:
-            note = table.set_index("test").loc[self.test, "note"]
-            return pn.pane.Markdown(f"**{self.test}** did not run: {plain(note, 300)}")
-        return viz.null_histogram(result.at_level(self.alpha)).opts(
-            title=f"Null distribution of {self.test}")
+            return pn.pane.Markdown(f"**{test}** did not run: {plain(notes[test], 300)}")
+        statistic = "MMD²" if self.question == "two-sample" else "KSD"
+        return viz.null_histogram(result.at_level(self.alpha), statistic=statistic,
+                                  title_prefix=f"Null distribution of {test}: ")
 
     # -- layout --------------------------------------------------------------------------
     def buttons(self) -> list:
@@ -444,7 +369,7 @@ class DataExplorer(Explorer):
                            display_threshold=-10, show_name=False,
                            widgets={"columns": pn.widgets.MultiChoice},
                            sizing_mode="stretch_width")
-        return [pn.pane.Markdown("### Upload"), self._dropper, self._upload_message, choices]
+        return [pn.pane.Markdown("### Upload"), *self._box.widgets(), choices]
 
     def __panel__(self):
         self._kick_off()

@@ -68,8 +68,8 @@ from .twosample import (
     mmd2_fastmmd,
     mmd2_linear,
     mmd2_nystrom,
-    mmd_test,
     mmd_effect_size,
+    mmd_test,
     mmd_witness,
 )
 

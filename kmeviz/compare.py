@@ -14,8 +14,9 @@ Examples
 >>> rng = np.random.default_rng(0)
 >>> X, Y = rng.normal(size=(200, 3)), rng.normal(0.3, 1.0, size=(200, 3))
 >>> table = compare_tests(X, Y, rng=0)
->>> list(table.columns)
-['test', 'estimator', 'null', 'cost', 'statistic', 'p_value', 'p_holm', 'reject', 'runtime_s', 'note']
+>>> list(table.columns)  # doctest: +NORMALIZE_WHITESPACE
+['test', 'estimator', 'null', 'cost', 'statistic', 'p_value', 'p_holm', 'reject',
+ 'runtime_s', 'note']
 >>> len(table) == len(MMD_TESTS)
 True
 """

@@ -39,12 +39,12 @@ def test_the_default_state_computes_every_view():
 
 def test_an_upload_switches_to_it_and_a_bad_one_says_why():
     explorer = DataExplorer()
-    explorer._receive_upload(Drop({"bad.csv": "arm,a\nx,1\nx,2,3\n"}))
-    assert "This file cannot be used" in explorer._upload_message.object
+    explorer._box.receive(Drop({"bad.csv": "arm,a\nx,1\nx,2,3\n"}))
+    assert "This file cannot be used" in explorer._box.message.object
     # the page names the upload, and shows no table of other data beside its message
     assert explorer.source == UPLOADED and explorer.comparison is None
     assert "no file uploaded yet" in explorer.failures()["summary_view"]
-    explorer._receive_upload(Drop({"bad.csv": "arm,a\nx,1\nx,2,3\n",
+    explorer._box.receive(Drop({"bad.csv": "arm,a\nx,1\nx,2,3\n",
                                    "trial.csv": table_text()}))  # the bad one is left out
     assert explorer.source == UPLOADED and explorer.group == "arm"
     assert (explorer.group_x, explorer.group_y) == ("treated", "control")
@@ -55,14 +55,14 @@ def test_two_files_are_one_sample_each():
     explorer = DataExplorer()
     a = pd.DataFrame({"p": [1.0, 2, 3, 4], "q": [1.0, 0, 1, 0]}).to_csv(index=False)
     b = pd.DataFrame({"p": [5.0, 6, 7, 8], "q": [1.0, 1, 0, 0]}).to_csv(index=False)
-    explorer._receive_upload(Drop({"a.csv": a, "b.csv": b}))
+    explorer._box.receive(Drop({"a.csv": a, "b.csv": b}))
     X, Y, report, _ = explorer.prepared()
     assert report.sources == ("a.csv", "b.csv") and X.shape == Y.shape == (4, 2)
 
 
 def test_uploads_stay_in_their_session():
     first, second = DataExplorer(), DataExplorer()
-    first._receive_upload(Drop({"private.csv": table_text(column="secret")}))
+    first._box.receive(Drop({"private.csv": table_text(column="secret")}))
     assert "secret" in first.columns and "secret" not in second.param.columns.objects
     with pytest.raises(ValueError, match="no file uploaded yet"):
         second.param.update(source=UPLOADED)
@@ -71,7 +71,7 @@ def test_uploads_stay_in_their_session():
 
 def test_the_comparison_fills_the_table_and_a_newer_change_cancels_the_older():
     explorer = DataExplorer()
-    explorer._receive_upload(Drop({"trial.csv": table_text(shift=2.0)}))
+    explorer._box.receive(Drop({"trial.csv": table_text(shift=2.0)}))
 
     async def two_changes():
         older = asyncio.ensure_future(explorer.run_comparison())
@@ -93,7 +93,7 @@ def test_the_comparison_fills_the_table_and_a_newer_change_cancels_the_older():
     table = explorer.comparison
     assert table is not None and table.attrs["kernel"].bandwidth == pytest.approx(
         10**0.5 * K.median_heuristic(*explorer.prepared()[:2]), rel=1e-12)
-    assert len(explorer._table.value) == len(K.MMD_TESTS)
+    assert len(explorer._table.table.value) == len(K.MMD_TESTS)
     assert table.set_index("test").loc["biased/permutation", "reject"]
     assert explorer.null_view() is not None
     explorer.alpha = 0.005  # α moves the decisions only: the same table, relevelled
@@ -135,12 +135,12 @@ class Chunk:
 
 def test_the_server_side_of_an_upload_is_bounded_whatever_the_browser_sends():
     explorer = DataExplorer()
-    dropper = explorer._dropper
+    dropper = explorer._box.dropper
     dropper._max_bytes = 100  # as kmeviz serve --max-upload-mb would set it
     dropper._process_event(Chunk("big.csv", b"x" * 60, 1, 3))
     dropper._process_event(Chunk("big.csv", b"x" * 60, 2, 3))  # 120 bytes > 100
     assert "big.csv" not in dropper._file_buffer and dropper.value == {}
-    assert "csv is over the limit" in explorer._upload_message.object
+    assert "csv is over the limit" in explorer._box.message.object
     dropper._process_event(Chunk("ok.csv", table_text().encode()[:90], 1, 1))
     assert "ok.csv" in dropper.value  # a small file still arrives
 
@@ -169,7 +169,7 @@ def test_a_bundled_data_sets_comparison_is_computed_once_for_every_session():
     assert shared_comparison.cache_info().misses == 2
 
     mine = DataExplorer()
-    mine._receive_upload(Drop({"trial.csv": table_text(shift=2.0)}))
+    mine._box.receive(Drop({"trial.csv": table_text(shift=2.0)}))
     shared_comparison.cache_clear()
     mine._compare(queue.SimpleQueue(), threading.Event())
     mine._compare(queue.SimpleQueue(), threading.Event())

@@ -18,7 +18,8 @@ def write(tmp_path, name, content):
 
 
 def test_one_csv_with_a_group_column(tmp_path):
-    X, Y, report = K.load_samples(write(tmp_path, "d.csv", GOOD), group="species", standardize=False)
+    X, Y, report = K.load_samples(write(tmp_path, "d.csv", GOOD), group="species",
+                                  standardize=False)
     np.testing.assert_array_equal(X, [[1, 2], [2, 1], [1.5, 1.5]])
     np.testing.assert_array_equal(Y, [[5, 5], [6, 5], [5.5, 4]])
     assert report.columns == ("a", "b") and report.groups == ("x", "y")

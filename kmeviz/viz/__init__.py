@@ -12,7 +12,7 @@ from .conditional import (
     cv_curve,
     sparsity_path_plot,
 )
-from .data import comparison_table_text, plane_scatter, witness_map, witness_window
+from .data import TABLE_TITLES, comparison_table_text, plane_scatter, witness_map, witness_window
 from .embeddings import (
     ESTIMATOR_COLORS,
     effective_dimension_plot,
@@ -71,7 +71,8 @@ TAB_TITLES = {
 __all__ = [
     "CAPTIONS", "COLOR_ACCENT", "COLOR_X", "COLOR_Y", "ESTIMATOR_COLORS", "LABEL_X", "LABEL_Y",
     "NOTEBOOK_WIDTH", "SIZINGS", "TAB_TITLES",
-    "circle_plot", "cme_data_plot", "comparison_table_text", "plane_scatter", "witness_map",
+    "TABLE_TITLES", "circle_plot", "cme_data_plot", "comparison_table_text", "plane_scatter",
+    "witness_map",
     "witness_window",
     "cme_embedding_map", "coefficient_map", "cv_curve",
     "effective_dimension_plot", "embedding_map", "ensemble_plot", "error_vs_m_plot", "get_sizing",

@@ -95,12 +95,25 @@ def witness_window(X, Y, kernel, *, centre=(0.0, 0.0), half_width: float = 4.0,
     return plot if title is None else plot.opts(title=title)
 
 
+#: The displayed table's columns and their titles.
+TABLE_TITLES = {"test": "test", "p_value": "p-value", "p_holm": "Holm p", "decision": "decision",
+                "statistic": "statistic", "runtime_s": "seconds", "note": "note"}
+
+
 def comparison_table_text(table: pd.DataFrame) -> pd.DataFrame:
-    """The comparison table as displayed: rounded numbers, decisions in words."""
-    shown = table[["test", "statistic", "p_value", "reject", "runtime_s", "note"]].copy()
+    """The comparison table as displayed: rounded numbers, p-values never "0" (a
+    simulated p-value of 0 reads "< 1/B"), the Holm-adjusted p-values once every test has
+    finished, decisions in words."""
+    from ..results import p_value_text
+
+    shown = table.reindex(columns=["test", "statistic", "p_value", "p_holm", "reject",
+                                   "runtime_s", "note"]).copy()
+    B = table.attrs.get("n_resamples") or 0
     shown["decision"] = ["" if r is None or (isinstance(r, float) and np.isnan(r))
                          else ("reject" if r else "keep") for r in shown.pop("reject")]
     shown["statistic"] = shown["statistic"].map(lambda v: f"{v:.4g}" if v == v else "")
-    shown["p_value"] = shown["p_value"].map(lambda v: f"{v:.4g}" if v == v else "")
+    for column in ("p_value", "p_holm"):
+        shown[column] = shown[column].map(lambda v: p_value_text(float(v), B))
     shown["runtime_s"] = shown["runtime_s"].map(lambda v: f"{v:.3g}" if v == v else "")
-    return shown[["test", "p_value", "decision", "statistic", "runtime_s", "note"]]
+    shown["note"] = shown["note"].fillna("")
+    return shown[list(TABLE_TITLES)]

@@ -1,0 +1,100 @@
+"""The "Your data" explorer's upload box: the dropper, its message, and the table of the
+files in it (read in this session only, never shared)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import panel as pn
+from kmeviz_apps._own_data import BoundedFileDropper, OneSample, as_bytes, upload_frame
+from kmeviz_apps._url import plain
+from kmeviz_apps.server import UPLOAD
+
+from kmeviz.loading import FORMATS, read_table
+
+
+def upload_note() -> str:
+    """What the upload box takes (the server's limit read when a page opens)."""
+    return (f"One table with a group column, or two tables (one per sample): CSV, TSV, "
+            f".npy, .npz, Parquet; at most {UPLOAD['max_bytes'] / 1024**2:g} MB per file. "
+            "A file stays in this session's memory only.")
+
+
+class UploadBox:
+    """The files in the upload box as one table: one file with a group column, or the
+    newest two as one sample each, however the browser delivered them (together, one at
+    a time, or in two drops). A file that cannot be read is left out and named; a set
+    that cannot be compared clears the upload (no stale table). ``on_change(upload,
+    keep_current=...)`` receives (key, table, names) or None."""
+
+    def __init__(self, on_change):
+        self._on_change = on_change
+        self._read: dict = {}  # sha256 of a dropped file -> its table, or why it is unreadable
+        limit = UPLOAD["max_bytes"] / 1024**2
+        self.dropper = BoundedFileDropper(
+            max_bytes=UPLOAD["max_bytes"], multiple=True, max_files=2,
+            max_file_size=f"{limit:g}MB", accepted_filetypes=list(FORMATS),
+            sizing_mode="stretch_width", label="Your table(s)")
+        self.dropper.param.watch(self.receive, "value")
+        self.dropper.param.watch(self._refuse, "refused")
+        self.message = pn.pane.Markdown(upload_note(), css_classes=["kmeviz-upload-note"])
+
+    def widgets(self) -> list:
+        return [self.dropper, self.message]
+
+    def receive(self, event) -> None:
+        """Read the files now in the box (``event.new``: {name: content}) and switch."""
+        files = dict(event.new or {})
+        frames, unreadable = self._read_dropped(files)
+        left_out = "".join(f" {plain(why, 300)}." for why in unreadable)
+        if not frames:
+            self._say(f"**This file cannot be used:**{left_out}" if left_out else "",
+                      "error" if left_out else "note")
+            self._on_change(None, keep_current=not left_out)
+            return
+        try:
+            frame, names = upload_frame(frames[-2:])
+        except OneSample as exc:  # the first of a pair, or a file without a group column
+            self._say(f"Read {plain(exc, 400)}.{left_out}", "note")
+            self._on_change(None, keep_current=False)
+            return
+        except (ValueError, TypeError) as exc:
+            self._say(f"**These files cannot be used:** {plain(exc, 400)}.{left_out}",
+                      "error")
+            self._on_change(None, keep_current=False)
+            return
+        key = hashlib.sha256(repr(names).encode() + b"".join(
+            as_bytes(files[name]) for name in names)).hexdigest()
+        self._say(f"Loaded {plain(', '.join(names), 200)}: {frame.shape[0]} rows, "
+                  f"{frame.shape[1]} columns.{left_out}", "ok")
+        self._on_change((key, frame, names), keep_current=False)
+
+    def _read_dropped(self, files: dict) -> tuple[list, list]:
+        """([(name, table)] of the readable files in order, [why each other file cannot
+        be read]); each file read once per session (keyed by its name and content)."""
+        read, frames, unreadable = {}, [], []
+        for name, content in files.items():
+            data = as_bytes(content)
+            digest = hashlib.sha256(name.encode() + b"\0" + data).hexdigest()
+            if digest not in self._read:
+                try:
+                    self._read[digest] = read_table(data, name=name,
+                                                    max_bytes=UPLOAD["max_bytes"])
+                except (ValueError, TypeError) as exc:
+                    self._read[digest] = str(exc)
+            read[digest] = value = self._read[digest]
+            if isinstance(value, str):
+                unreadable.append(value)
+            else:
+                frames.append((name, value))
+        self._read = read  # forget files no longer in the box
+        return frames, unreadable
+
+    def _say(self, text: str, kind: str) -> None:
+        self.message.object = text or upload_note()
+        self.message.css_classes = [f"kmeviz-upload-{kind}"]
+
+    def _refuse(self, event) -> None:
+        limit = UPLOAD["max_bytes"] / 1024**2
+        self._say(f"**This file cannot be used:** {plain(event.new, 100)} is over the "
+                  f"limit of {limit:g} MB per file", "error")
