@@ -173,7 +173,8 @@ class DataExplorer(Explorer):
                    if str(c) != group]
         offered = set(numeric)
         columns = [c for c in (columns or numeric) if c in offered] or numeric
-        axes = [*PCS, *columns] if len(columns) > 1 else list(columns)
+        # no numeric column at all: the axes keep the PCs, and the views say what is missing
+        axes = [*PCS, *columns] if len(columns) > 1 else list(columns) or list(PCS)
         x_axis = self.x_axis if self.x_axis in axes else axes[0]
         y_axis = self.y_axis if self.y_axis in axes else axes[min(1, len(axes) - 1)]
         self._offering = True

@@ -98,7 +98,8 @@ def mmd_effect_size(X, Y, kernel=None, *, level: float = 0.95, n_bootstrap: int 
               for S in (X, Y))
     boot = bootstrap_mmd(kernel(Xs, Xs), kernel(Ys, Ys), kernel(Xs, Ys), n_bootstrap, rng)
     tail = (1.0 - level) / 2.0
-    low, high = np.quantile(boot, [tail, 1.0 - tail])
+    boot = boot[~np.isnan(boot)]  # tiny samples: resamples of one repeated row left out
+    low, high = np.quantile(boot, [tail, 1.0 - tail]) if boot.size else (math.nan,) * 2
     return EffectSize(value, float(low), float(high), level, n_bootstrap,
                       (len(Xs), len(Ys)), (len(X), len(Y)))
 
@@ -108,15 +109,18 @@ def bootstrap_mmd(Kxx, Kyy, Kxy, n_bootstrap: int, rng) -> np.ndarray:
     Gram matrices, with no loop over resamples. A resample is multinomial weights w
     (summing to 1) on the rows; its within-sample term is the weighted U-statistic
     (wᵀKw − Σ w_i² K_ii) / (1 − Σ w_i²), which leaves out the pairs of a row with
-    itself, as MMD²_u does (Gretton et al. 2012, Eq. (3))."""
+    itself, as MMD²_u does (Gretton et al. 2012, Eq. (3)); NaN for a resample of one
+    repeated row (it has no such pair; only with a handful of rows)."""
     m, n = Kxy.shape
 
-    def within(W, Kss):
-        squares = np.einsum("bi,bi->b", W, W)
+    def within(W, Kss):  # NaN for a resample that repeats one row only (no pair)
+        distinct = 1.0 - np.einsum("bi,bi->b", W, W)
         quadratic = np.einsum("bi,bi->b", W @ Kss, W) - (W * W) @ np.diag(Kss)
-        return quadratic / (1.0 - squares)
+        return np.divide(quadratic, distinct, out=np.full_like(distinct, np.nan),
+                         where=distinct > 1e-12)
 
     Wx = rng.multinomial(m, np.full(m, 1.0 / m), size=n_bootstrap) / m
     Wy = rng.multinomial(n, np.full(n, 1.0 / n), size=n_bootstrap) / n
     squared = within(Wx, Kxx) + within(Wy, Kyy) - 2.0 * np.einsum("bi,bi->b", Wx @ Kxy, Wy)
-    return np.sqrt(np.maximum(squared, 0.0))
+    return np.sqrt(np.maximum(squared, 0.0), where=~np.isnan(squared),
+                   out=np.full_like(squared, np.nan))
