@@ -13,8 +13,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import kmeviz as K
-
 pn = pytest.importorskip("panel")
 from kmeviz_apps.data_explorer import DataExplorer  # noqa: E402
 
