@@ -30,7 +30,9 @@ class ComparisonTable:
             empty, disabled=True, show_index=False, selectable=1,
             sizing_mode="stretch_width", height=380, css_classes=["kmeviz-comparison"],
             layout="fit_columns", titles=dict(viz.TABLE_TITLES), widths=dict(WIDTHS),
-            formatters={"note": {"type": "textarea"}})
+            formatters={"note": {"type": "textarea"}},
+            # no sort arrows: they took the headers' last letters at 1200 px ("deci…")
+            configuration={"columnDefaults": {"headerSort": False}})
         self.table.param.watch(lambda event: self._select(event, on_select), "selection")
         self.message = pn.pane.Alert("", alert_type="warning", visible=False,
                                      css_classes=["kmeviz-notice"],

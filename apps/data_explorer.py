@@ -304,7 +304,7 @@ class DataExplorer(Explorer):
         self.show_plot("null_view")  # the chosen test's null distribution
 
     # -- views ---------------------------------------------------------------------------
-    @param.depends(*SAMPLES, "bandwidth_log10")
+    @param.depends(*SAMPLES, "bandwidth_log10", "question")
     @guarded
     def summary_view(self):
         if SOURCES[self.source] == "upload" and self._upload is not None and not self.group:
@@ -360,8 +360,11 @@ class DataExplorer(Explorer):
         if result is None:
             return pn.pane.Markdown(f"**{test}** did not run: {plain(notes[test], 300)}")
         statistic = "MMD²" if self.question == "two-sample" else "KSD"
-        return viz.null_histogram(result.at_level(self.alpha), statistic=statistic,
-                                  title_prefix=f"Null distribution of {test}: ")
+        result = result.at_level(self.alpha)
+        p_value = result.p_value_text()
+        return viz.null_histogram(result, statistic=statistic).opts(  # a title that fits
+            title=f"{test}: p {p_value if p_value.startswith('<') else '= ' + p_value}, "
+                  f"{'reject' if result.reject else 'keep'} H0 at α = {self.alpha:g}")
 
     # -- layout --------------------------------------------------------------------------
     def buttons(self) -> list:

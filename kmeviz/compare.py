@@ -55,8 +55,8 @@ MANY_TESTS = ("{k} tests on the same data: each p-value is valid alone, but the 
               "in advance, or the Holm-adjusted p-values (p_holm), which control that "
               "chance at α.")
 #: The statistic column of an aggregated test (MMDAgg, KSDAgg).
-AGGREGATED_STATISTIC = ("max over the kernels of weight / p-value, a level-corrected score "
-                        "(not an MMD² or KSD; it saturates at (B1 + 1) · max weight)")
+AGGREGATED_STATISTIC = ("max over its kernels of weight / p-value, a level-corrected score, "
+                        "not an MMD² or KSD (it saturates at (B1 + 1) · max weight)")
 
 
 @functools.lru_cache(maxsize=1)
@@ -279,7 +279,20 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
 def export_table(table: pd.DataFrame) -> pd.DataFrame:
     """The comparison table as a researcher saves it (the dashboard's download and
     ``kmeviz compare --out``): every column, then what makes it reproducible and
-    quotable: the kernel, its bandwidth, α, the seed, B, and the effect size."""
+    quotable: the kernel, its bandwidth, α, the seed, B, and the effect size.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A ``compare_tests`` or ``compare_gof`` table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Its columns, then ``kernel, bandwidth, alpha, seed, n_resamples`` and
+        ``effect_mmd, effect_low, effect_high, effect_level`` (NaN without an effect size).
+
+    (Implements no paper equation.)"""
     kernel, effect = table.attrs.get("kernel"), table.attrs.get("effect_size")
     out = table.copy()
     out["kernel"] = "each test's default" if kernel is None else repr(kernel)

@@ -67,7 +67,8 @@ class EffectSize:
 
 def mmd_effect_size(X, Y, kernel=None, *, level: float = 0.95, n_bootstrap: int = 200,
                     rng=None) -> EffectSize:
-    """The MMD ‖μ̂_X − μ̂_Y‖ and its percentile bootstrap interval.
+    """The MMD ‖μ̂_X − μ̂_Y‖ = √max(MMD²_u, 0) (Gretton et al. 2012, Eq. (3)) and its
+    percentile bootstrap interval (see the module docstring).
 
     Parameters
     ----------

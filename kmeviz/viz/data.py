@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_positive, check_positive_int
+from ..results import p_value_text
 from ..twosample import mmd_witness
 from .theme import COLOR_X, COLOR_Y, size
 
@@ -104,8 +105,6 @@ def comparison_table_text(table: pd.DataFrame) -> pd.DataFrame:
     """The comparison table as displayed: rounded numbers, p-values never "0" (a
     simulated p-value of 0 reads "< 1/B"), the Holm-adjusted p-values once every test has
     finished, decisions in words."""
-    from ..results import p_value_text
-
     shown = table.reindex(columns=["test", "statistic", "p_value", "p_holm", "reject",
                                    "runtime_s", "note"]).copy()
     B = table.attrs.get("n_resamples") or 0
