@@ -43,9 +43,9 @@ def built_in_frame(source: str, n: int, epsilon: float, seed: int) -> pd.DataFra
 
 #: The questions the explorer answers: two-sample tests, or goodness of fit of sample X
 #: to a target of ``kmeviz compare --gof`` (GOF_TARGETS).
-QUESTIONS = {"Do X and Y differ? (two-sample tests)": "two-sample",
-             "Is X normal? Against N(0, I) (goodness of fit)": "normal",
-             "Is X normal? Against its fitted normal (goodness of fit)": "normal-fitted"}
+QUESTIONS = {"Do X and Y differ? (two-sample)": "two-sample",
+             "Is X standard normal? (fit)": "normal",
+             "Is X normal? (fitted normal)": "normal-fitted"}
 
 
 def compare_samples(X, Y, kernel, *, alpha: float, seed: int, cancel, seconds: float,

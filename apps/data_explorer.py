@@ -316,9 +316,12 @@ class DataExplorer(Explorer):
         if self.question != "two-sample":
             lines.append(plain(f"goodness of fit of X = {report.groups[0]} (Y is not used) "
                                f"against {GOF_TARGETS[self.question]}", 400))
+        kernel = ("each goodness-of-fit test's default (IMQ c = 1, β = −½; a Gaussian at "
+                  "the median heuristic for fssd-opt)" if self.question != "two-sample" else
+                  f"Gaussian, σ = <span class='kmeviz-bandwidth'>{kernel.bandwidth:.4g}"
+                  "</span>")
         return pn.pane.Markdown(
-            "\n\n".join(lines) + f"\n\nkernel: Gaussian, σ = "
-            f"<span class='kmeviz-bandwidth'>{kernel.bandwidth:.4g}</span>",
+            "\n\n".join(lines) + f"\n\nkernel: {kernel}",
             css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
 
     def _plane(self):
