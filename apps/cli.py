@@ -25,6 +25,11 @@ OAUTH_OPTIONS = {
 }
 
 
+def plain_text(doc: str) -> str:
+    """A docstring as ``--help`` prints it: no reStructuredText backticks."""
+    return doc.replace("``", "")
+
+
 def default_threads() -> int:
     """Callback threads: numpy releases the GIL, so twice the cores keeps cheap changes
     responsive while heavy ones run."""
@@ -61,7 +66,7 @@ def oauth_settings(args) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="kmeviz", description=__doc__)
+    parser = argparse.ArgumentParser(prog="kmeviz", description=plain_text(__doc__))
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="serve every kmeviz dashboard with an index page")
     serve.add_argument("--port", type=int, default=5006, help="port (0 picks a free one)")

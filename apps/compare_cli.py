@@ -34,7 +34,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     """The ``compare`` subcommand's options."""
     cmp = sub.add_parser(
         "compare", help="run every two-sample (or goodness-of-fit) test on your data",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=__doc__.replace("``", ""),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     cmp.add_argument("files", nargs="*", metavar="FILE",
                      help="CSV, TSV, .npy, .npz or Parquet: one file with --group, or two")
     cmp.add_argument("--dataset", choices=sorted(REAL_DATASETS),

@@ -1,6 +1,7 @@
 """``kmeviz compare`` as a user runs it: exit 0 with the table, exit 2 with one line and no
 traceback on bad input."""
 
+import re
 import subprocess
 import sys
 
@@ -91,3 +92,48 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path, files, args,
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("kmeviz compare: error: ")
     assert message in lines[0]
+
+
+def test_messages_and_rows_read_as_a_command_line_user_expects(tmp_path, two_groups):
+    """Issue 44: CLI words, not Python's; aligned rows for long names; no "kernel: None";
+    Holm p and the effect size; --out with the kernel, bandwidth, alpha and seed."""
+    done = kmeviz(tmp_path / "nofile.csv")
+    assert "No such file" in done.stderr
+    frame = pd.read_csv(two_groups)
+    frame.to_csv(tmp_path / "one.csv", index=False)
+    done = kmeviz(tmp_path / "one.csv")
+    assert done.returncode == 2 and "give --group COLUMN" in done.stderr
+    assert "group=(" not in done.stderr
+    three = pd.concat([frame, frame.assign(arm="other")])
+    three.to_csv(tmp_path / "three.csv", index=False)
+    done = kmeviz(tmp_path / "three.csv", "--group", "arm")
+    assert "choose two with --groups A B" in done.stderr
+    out = tmp_path / "t.csv"
+    done = kmeviz(two_groups, "--group", "arm", "--out", out, "--time-budget", "30")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    start = lines.index(next(line for line in lines if line.startswith("test ")))
+    table_lines = lines[start:start + 2 + len(K.MMD_TESTS)]
+    # every row as long as the header (footnote marks aside): the columns line up, the
+    # longest test name (pooled-nystrom/permutation, 26 characters) included
+    lengths = {len(re.sub(r" \[\d+\]$", "", line)) for line in table_lines}
+    assert len(lengths) == 1, table_lines
+    assert "Holm p" in done.stdout and "effect size: MMD = " in done.stdout
+    assert "kernel: None" not in done.stdout
+    table = pd.read_csv(out)
+    for column in ("kernel", "bandwidth", "alpha", "seed", "p_holm", "effect_mmd"):
+        assert column in table
+    done = kmeviz(two_groups, "--gof", "normal", "--tests", "full")
+    assert "kernel: each test's default" in done.stdout
+
+
+def test_a_column_with_a_few_junk_cells_is_named_with_them(tmp_path, two_groups):
+    frame = pd.read_csv(two_groups)
+    frame["dose"] = frame["b"].astype(str)
+    frame.loc[4, "dose"] = "<0.5"
+    frame["flat"] = 3.0
+    frame.to_csv(tmp_path / "junk.csv", index=False)
+    done = kmeviz(tmp_path / "junk.csv", "--group", "arm", "--tests", "linear")
+    assert "column 'dose' was left out for 1 cell(s) that are not numbers (row 5: '<0.5')" \
+        in done.stdout
+    assert "1 constant column(s), no information for a test: flat" in done.stdout
