@@ -99,6 +99,15 @@ def default_group(frame: pd.DataFrame, candidates: list) -> str:
     return (preferred + text + labels + [""])[0]
 
 
+def no_group_message(sources, candidates: list) -> str:
+    """What the page says when ``default_group`` found no group column."""
+    return (f"To compare, choose the group column: no column of {', '.join(sources)} reads "
+            "as a group label (text, or two values under a name such as 'group' or "
+            "'label'), and a numeric column with few values may be a feature. Candidates: "
+            f"{', '.join(candidates[:20])}{' …' if len(candidates) > 20 else ''}. Or drop "
+            "two files, one per sample.")
+
+
 def group_candidates(frame: pd.DataFrame) -> list:
     """Columns that can split the rows: text columns, and numeric ones with few values."""
     out = []

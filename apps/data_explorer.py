@@ -25,6 +25,7 @@ from kmeviz_apps._own_data import (
     compare_samples,
     default_group,
     group_candidates,
+    no_group_message,
     plane_of,
     witness_on_plane,
 )
@@ -219,12 +220,8 @@ class DataExplorer(Explorer):
 
     def no_group_message(self) -> str:
         """Why nothing is compared yet when no column reads as a group label."""
-        names = [n for n in self.param.group.objects.values() if n]
-        return (f"To compare, choose the group column: no column of "
-                f"{', '.join(self.source_names())} reads as a group label (text, or two "
-                f"values under a name such as 'group' or 'label'), and a numeric column "
-                f"with few values may be a feature. Candidates: {', '.join(names[:20])}"
-                f"{' …' if len(names) > 20 else ''}. Or drop two files, one per sample.")
+        return no_group_message(self.source_names(),
+                                [n for n in self.param.group.objects.values() if n])
 
     def source_names(self) -> tuple:
         """The file names of an upload, or the data set's title."""
