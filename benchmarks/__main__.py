@@ -13,6 +13,7 @@ from . import (
     bench_cme,
     bench_compare,
     bench_engine,
+    bench_engine_tile,
     bench_fuzz,
     bench_ksd,
     bench_mmd,
@@ -30,6 +31,7 @@ print(
     f"{os.cpu_count()} cores, Python {platform.python_version()}"
 )
 bench_engine.run(quick=args.quick)
+bench_engine_tile.run(n=2_000 if args.quick else 10_000)
 bench_mmd.run(quick=args.quick)
 bench_tests.run(quick=args.quick)
 bench_spectral.run(quick=args.quick)

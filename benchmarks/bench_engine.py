@@ -108,6 +108,7 @@ def exact_mmd2_at_machine_speed(n=10_000, d=16, n_memory=30_000, quick=False):
                 "≤ 1.2× the 2-thread reference of the same dtype; ≥ 8× naive)",
                 ["version", "seconds", "× reference", "speed-up vs naive",
                  "relative difference of MMD²"], rows)
+    report_reference_ratios({"float64": t64 / t_ref2, "float32": t32 / t_ref32})
     Xm, Ym = K.uniform_boxes_two_sample(n_memory, dim=d, rng=1)
     mem, _ = peak_memory_mb(lambda: K.mmd2(Xm, Ym, k))
     sweep = []
@@ -117,6 +118,24 @@ def exact_mmd2_at_machine_speed(n=10_000, d=16, n_memory=30_000, quick=False):
     print_table(f"Tile size (rows = columns), kmeviz.mmd2 float64, n = {n}; peak extra memory "
                 f"at n = {n_memory} per sample: {mem:.1f} MB (target < 300 MB)",
                 ["tile rows", "seconds"], sweep)
+
+
+#: The engine's goal against the two-thread tile reference of the same dtype.
+REFERENCE_GOAL = 1.2
+
+
+def report_reference_ratios(ratios: dict) -> bool:
+    """Print the engine's time over the reference's for each dtype, and a loud line for
+    each past ``REFERENCE_GOAL`` (a slip shows in the benchmark run, not in a later
+    review). True when every ratio meets the goal."""
+    met = True
+    for dtype, ratio in ratios.items():
+        print(f"engine / tile reference, {dtype}: {ratio:.2f}× (goal ≤ {REFERENCE_GOAL}×)")
+        if ratio > REFERENCE_GOAL:
+            met = False
+            print(f"!!! kmeviz.mmd2 in {dtype} is SLOWER THAN THE REFERENCE GOAL: "
+                  f"{ratio:.2f}× > {REFERENCE_GOAL}× the two-thread tile reference")
+    return met
 
 
 def run(quick: bool = False) -> None:

@@ -123,9 +123,17 @@ def single_threaded_blas():
             limiter.restore_original_limits()
 
 
+#: Tasks kept in flight per thread when their results are small (a tile's sums): the
+#: main thread then wakes once per many tiles. With 2 per thread, a float32 tile (about
+#: 0.5 ms) often finished before the main thread, waiting for the GIL, submitted the
+#: next, and the workers idled (issue 46).
+SMALL_RESULTS_IN_FLIGHT = 16
+
+
 @contextlib.contextmanager
-def worker_pool(n_threads: int):
-    """A ``map`` over ``n_threads`` threads with BLAS held to one thread inside them.
+def worker_pool(n_threads: int, *, in_flight: int = 2):
+    """A ``map`` over ``n_threads`` threads with BLAS held to one thread inside them, at
+    most ``in_flight · n_threads`` tasks submitted ahead (2: results may be tile-sized).
 
     The BLAS libraries are inspected once per process (``ThreadpoolController``), so
     entering the pool costs microseconds, not the milliseconds of a fresh inspection.
@@ -140,13 +148,14 @@ def worker_pool(n_threads: int):
     pool = None if serial else _shared_pool(n_threads)
 
     def bounded_map(fn, items):
-        """Results in order, with at most 2·n_threads tasks in flight (lazy in ``items``)."""
+        """Results in order, with at most in_flight·n_threads tasks in flight (lazy in
+        ``items``)."""
         pending = collections.deque()
         try:
             for item in items:
                 check_budget()
                 pending.append(pool.submit(fn, item))
-                if len(pending) >= 2 * n_threads:
+                if len(pending) >= in_flight * n_threads:
                     yield pending.popleft().result()
             while pending:
                 yield pending.popleft().result()
@@ -170,8 +179,9 @@ def worker_pool(n_threads: int):
 
 
 def run_tasks(work: Callable, tasks: Iterable, n_threads: int) -> list:
-    """``[work(t) for t in tasks]`` in ``n_threads`` threads, BLAS single-threaded inside."""
-    with worker_pool(n_threads) as pmap:
+    """``[work(t) for t in tasks]`` in ``n_threads`` threads, BLAS single-threaded inside;
+    for works whose results are small (``SMALL_RESULTS_IN_FLIGHT`` per thread ahead)."""
+    with worker_pool(n_threads, in_flight=SMALL_RESULTS_IN_FLIGHT) as pmap:
         return list(pmap(work, tasks))
 
 
