@@ -364,7 +364,7 @@ class DataExplorer(Explorer):
         p_value = result.p_value_text()
         return viz.null_histogram(result, statistic=statistic).opts(  # a title that fits
             title=f"{test}: p {p_value if p_value.startswith('<') else '= ' + p_value}, "
-                  f"{'reject' if result.reject else 'keep'} H0 at α = {self.alpha:g}")
+                  f"{'reject' if result.reject else 'keep'} H0")
 
     # -- layout --------------------------------------------------------------------------
     def buttons(self) -> list:
