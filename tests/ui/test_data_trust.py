@@ -119,7 +119,7 @@ def test_an_aggregated_row_draws_its_null(page, server_url, bokeh_titles, name):
     page.wait_for_function(
         "t => Bokeh.documents.some(d => [...d.all_models].some(m => "
         "m.constructor.__name__ === 'Title' && m.text.startsWith(t)))",
-        arg=f"{name}: p ", timeout=TIMEOUT)
+        arg=f"{name}: p ", timeout=60_000)  # a click, then the plot built on the server
     expect(page.get_by_text("Something went wrong")).to_have_count(0)
 
 
