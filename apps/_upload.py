@@ -13,6 +13,16 @@ from kmeviz_apps.server import UPLOAD
 from kmeviz.loading import FORMATS, read_table
 
 
+#: What the browser lets through: the extensions, and the MIME types browsers report for
+#: them (Windows with Excel sends a .csv as application/vnd.ms-excel, a .npz is a zip,
+#: a .npy or .parquet has no registered type). The server judges a file by its extension
+#: and content (``read_table``), never by the type the browser sent.
+ACCEPTED = [*FORMATS, "text/csv", "text/plain", "text/tab-separated-values",
+            "text/comma-separated-values", "text/x-csv", "application/csv",
+            "application/x-csv", "application/vnd.ms-excel", "application/zip",
+            "application/x-zip-compressed", "application/octet-stream"]
+
+
 def upload_note() -> str:
     """What the upload box takes (the server's limit read when a page opens)."""
     return (f"One table with a group column, or two tables (one per sample): CSV, TSV, "
@@ -33,7 +43,7 @@ class UploadBox:
         limit = UPLOAD["max_bytes"] / 1024**2
         self.dropper = BoundedFileDropper(
             max_bytes=UPLOAD["max_bytes"], multiple=True, max_files=2,
-            max_file_size=f"{limit:g}MB", accepted_filetypes=list(FORMATS),
+            max_file_size=f"{limit:g}MB", accepted_filetypes=ACCEPTED,
             sizing_mode="stretch_width", label="Your table(s)")
         self.dropper.param.watch(self.receive, "value")
         self.dropper.param.watch(self._refuse, "refused")

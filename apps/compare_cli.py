@@ -14,8 +14,10 @@ import argparse
 import math
 import re
 import sys
+from pathlib import Path
 
 import numpy as np
+from kmeviz_apps._files import OutputError, check_writable, write_file
 
 import kmeviz as K
 from kmeviz.distributions.real import REAL_DATASETS
@@ -55,7 +57,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
     cmp.add_argument("--rng", type=int, default=0, help="seed (default 0)")
     cmp.add_argument("--max-size-mb", type=float, default=MAX_BYTES / 1024**2,
                      help=f"largest file read (default {MAX_BYTES // 1024**2} MB)")
-    cmp.add_argument("--out", metavar="table.csv", help="also write the table as CSV")
+    cmp.add_argument("--out", metavar="table.csv",
+                     help="also write the table as CSV (never through a symbolic link; an "
+                          "existing file only with --overwrite)")
+    cmp.add_argument("--overwrite", action="store_true",
+                     help="let --out replace an existing file")
     cmp.add_argument("--gof", choices=sorted(GOF_TARGETS), metavar="TARGET",
                      help="goodness of fit of one sample (all rows of FILE) against a "
                           "target: " + "; ".join(f"{k}: {v}" for k, v in GOF_TARGETS.items()))
@@ -65,6 +71,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 def main(args) -> int:
     """Run ``kmeviz compare``; 0 on success, 2 with a one-line message on bad input."""
     try:
+        out = out_target(args.out, overwrite=args.overwrite) if args.out else None
         table, report = run(args)
     except (ValueError, TypeError, OSError) as exc:
         print(f"kmeviz compare: error: {cli_words(one_line(exc))}", file=sys.stderr)
@@ -72,10 +79,29 @@ def main(args) -> int:
     print(report)
     print()
     print(formatted(table))
-    if args.out:
-        K.export_table(table).to_csv(args.out, index=False)
-        print(f"\nwrote {args.out}")
+    if out is not None:
+        try:
+            write_file(out, lambda path: K.export_table(table).to_csv(path, index=False),
+                       overwrite=args.overwrite)
+        except (OutputError, OSError) as exc:
+            print(f"kmeviz compare: error: {one_line(exc)}", file=sys.stderr)
+            return 2
+        print(f"\nwrote {out}")
     return 0
+
+
+def out_target(out: str, *, overwrite: bool) -> Path:
+    """``--out`` as a file to write, checked before the run (one line, no traceback, for
+    a folder, a missing folder, a symbolic link, or an existing file without
+    ``--overwrite``)."""
+    target = Path(out)
+    if target.is_dir():
+        raise OutputError(f"--out {out}: is a folder; give a file name such as "
+                          f"{target / 'table.csv'}")
+    if not target.parent.is_dir():
+        raise OutputError(f"--out {out}: the folder {target.parent} does not exist")
+    check_writable(target, overwrite=overwrite)
+    return target
 
 
 def run(args):

@@ -137,3 +137,27 @@ def test_a_column_with_a_few_junk_cells_is_named_with_them(tmp_path, two_groups)
     assert "column 'dose' was left out for 1 cell(s) that are not numbers (row 5: '<0.5')" \
         in done.stdout
     assert "1 constant column(s), no information for a test: flat" in done.stdout
+
+
+def test_out_refuses_links_existing_files_and_folders_in_one_line(tmp_path, two_groups):
+    """Issue 45, finding 8: --out never follows a symbolic link, never replaces a file
+    without --overwrite, and a folder or a missing folder is one line (no traceback),
+    all checked before the tests run."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    link = tmp_path / "link.csv"
+    link.symlink_to(victim)
+    args = [two_groups, "--group", "arm", "--tests", "linear"]
+    for out, message in ((link, "is a symbolic link"), (tmp_path, "is a folder"),
+                         (tmp_path / "nodir" / "x.csv", "does not exist")):
+        done = kmeviz(*args, "--out", out)
+        assert done.returncode == 2 and message in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+    done = kmeviz(*args, "--out", link, "--overwrite")
+    assert done.returncode == 2 and "symbolic link" in done.stderr
+    assert victim.read_text() == "keep me"
+    out = tmp_path / "t.csv"
+    assert kmeviz(*args, "--out", out).returncode == 0
+    done = kmeviz(*args, "--out", out)
+    assert done.returncode == 2 and "exists: pass --overwrite" in done.stderr
+    assert kmeviz(*args, "--out", out, "--overwrite").returncode == 0

@@ -199,3 +199,25 @@ def test_repeat_stops_when_its_page_closes(browser):
         assert server_cpu_seconds(pid) - before > 0.5  # it is running
         page.close()
         assert _idle_within(pid, SESSION_DISCARD_SECONDS + 2.0)
+
+
+def test_files_with_the_mime_types_windows_and_macos_report_are_accepted(page, server_url):
+    """Issue 45, finding 7: a .csv sent as application/vnd.ms-excel (Windows with Excel)
+    and a .npz as application/zip were refused by the browser ("File is of invalid
+    type"); the server judges a file by its extension and content."""
+    import io
+
+    open_data(page, server_url)
+    excel = csv_upload("from_excel.csv")
+    upload(page, {**excel, "mimeType": "application/vnd.ms-excel"})
+    expect(page.locator(".kmeviz-upload-ok")).to_contain_text("Loaded from_excel",
+                                                              timeout=TIMEOUT)
+    open_data(page, server_url)  # a fresh page: its upload box is empty
+    rng = np.random.default_rng(0)
+    buffer = io.BytesIO()
+    np.savez(buffer, first=rng.normal(size=(30, 2)), second=rng.normal(size=(30, 2)) + 2)
+    upload(page, {"name": "arrays.npz", "mimeType": "application/zip",
+                  "buffer": buffer.getvalue()})
+    expect(page.locator(".kmeviz-upload-ok")).to_contain_text("Loaded arrays.npz",
+                                                              timeout=TIMEOUT)
+    expect(page.get_by_text("invalid type")).to_have_count(0)
