@@ -12,7 +12,6 @@ from kmeviz_apps.server import UPLOAD
 
 from kmeviz.loading import FORMATS, read_table
 
-
 #: What the browser lets through: the extensions, and the MIME types browsers report for
 #: them (Windows with Excel sends a .csv as application/vnd.ms-excel, a .npz is a zip,
 #: a .npy or .parquet has no registered type). The server judges a file by its extension
