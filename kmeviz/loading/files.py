@@ -4,7 +4,9 @@ clear message for each kind of file it cannot use (see ``kmeviz.loading``)."""
 from __future__ import annotations
 
 import io
+import math
 import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +19,14 @@ FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".npy": "npy", ".npz": "
            ".parquet": "parquet"}
 #: The group column of a ``.npz`` file (one group per array).
 NPZ_GROUP = "array"
+#: The most columns a table may have (read from a CSV's first line, a ``.npy`` header),
+#: checked before anything is parsed: a 1.9 MB CSV of 100 000 columns held a server's
+#: threads for minutes.
+MAX_COLUMNS = 10_000
+#: The arrays of a ``.npz`` may hold at most this many times ``max_bytes`` once
+#: decompressed (read from the archive's directory before any array is built: 389 kB of
+#: compressed zeros held 400 MB).
+MAX_DECOMPRESSION = 4
 
 
 def read_table(source, *, name: str | None = None, max_bytes: int = MAX_BYTES
@@ -62,6 +72,11 @@ def read_table(source, *, name: str | None = None, max_bytes: int = MAX_BYTES
 
 # -- the readers ------------------------------------------------------------------------
 def _read_text(data: bytes, label: str, sep: str) -> pd.DataFrame:
+    header = data[:data.find(b"\n")] if b"\n" in data else data
+    columns = header.count(sep.encode()) + 1
+    if columns > MAX_COLUMNS:
+        raise ValueError(f"{label} has {columns} columns in its first line, over the limit "
+                         f"of {MAX_COLUMNS}")
     if b"\x00" in data[:8192]:
         raise ValueError(f"{label} is not a text table (it contains binary data); kmeviz "
                          f"reads {', '.join(FORMATS)}")
@@ -76,19 +91,59 @@ def _read_text(data: bytes, label: str, sep: str) -> pd.DataFrame:
         raise ValueError(f"{label} could not be read as a table: {first}") from None
 
 
+def npy_shape(stream, label: str, size: int | None = None) -> tuple:
+    """The shape in a ``.npy`` header, read without reading the array; ValueError for
+    a header that is not one, a shape past ``MAX_COLUMNS`` columns, or (given the file's
+    ``size`` in bytes) more values than the file holds: a header may claim 10¹² values,
+    which ``np.load`` would try to allocate."""
+    try:
+        version = np.lib.format.read_magic(stream)
+        read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                else np.lib.format.read_array_header_2_0)
+        shape, _, dtype = read(stream)
+    except (ValueError, OSError, EOFError):
+        raise ValueError(f"{label} is not a numpy .npy file of numbers") from None
+    if len(shape) == 2 and shape[1] > MAX_COLUMNS:
+        raise ValueError(f"{label} has {shape[1]} columns, over the limit of {MAX_COLUMNS}")
+    claimed = math.prod(shape) * dtype.itemsize
+    if size is not None and claimed > size:
+        raise ValueError(f"{label}: its header claims {_size(claimed)} of values, more than "
+                         f"the file's {_size(size)} (a truncated or forged .npy file)")
+    return tuple(shape)
+
+
 def _read_npy(data: bytes, label: str, sep: str) -> pd.DataFrame:
+    npy_shape(io.BytesIO(data), label, len(data))
     try:
         array = np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, EOFError):
+    except (ValueError, OSError, EOFError, MemoryError):
         raise ValueError(f"{label} is not a numpy .npy file of numbers") from None
     return _array_frame(array, label)
 
 
+def _check_npz(data: bytes, label: str) -> None:
+    """Refuse an archive whose arrays would hold more than ``MAX_DECOMPRESSION`` times
+    its size once decompressed, from its directory and headers (nothing decompressed)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = archive.infolist()
+            total = sum(member.file_size for member in members)
+            if total > MAX_DECOMPRESSION * max(len(data), 1 << 20):
+                raise ValueError(f"{label} would hold {_size(total)} decompressed, over "
+                                 f"{MAX_DECOMPRESSION}× its size")
+            for member in members:
+                with archive.open(member) as stream:
+                    npy_shape(stream, f"{label}[{member.filename}]", member.file_size)
+    except zipfile.BadZipFile:
+        raise ValueError(f"{label} is not a numpy .npz file of numbers") from None
+
+
 def _read_npz(data: bytes, label: str, sep: str) -> pd.DataFrame:
+    _check_npz(data, label)
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as archive:
             arrays = {key: archive[key] for key in archive.files}
-    except (ValueError, OSError, EOFError):
+    except (ValueError, OSError, EOFError, MemoryError):
         raise ValueError(f"{label} is not a numpy .npz file of numbers") from None
     if not arrays:
         raise ValueError(f"{label} holds no arrays")
