@@ -14,7 +14,7 @@ from kmeviz_apps.compare_cli import gof_target
 
 import kmeviz as K
 from kmeviz.budget import time_budget
-from kmeviz.loading import NPZ_GROUP, PAIR_GROUP, pair_frame, read_table
+from kmeviz.loading import NPZ_GROUP, PAIR_GROUP, pair_frame
 
 PCS = ("PC 1", "PC 2")
 #: a group column has at most this many values; more are not offered as groups
@@ -204,14 +204,6 @@ def upload_frame(frames: list) -> tuple[pd.DataFrame, tuple]:
                         "numbers with at most 10 values), so it is one sample: drop the "
                         "second file (the other sample), or add a group column")
     return frame, names
-
-
-def parse_upload(files: dict, max_bytes: int) -> tuple[pd.DataFrame, tuple]:
-    """(table, file names) of one or two dropped files ({name: bytes or text}), as
-    ``upload_frame``; ValueError with the loader's message otherwise."""
-    return upload_frame([(name, read_table(as_bytes(content), name=name,
-                                           max_bytes=max_bytes))
-                         for name, content in list(files.items())[-2:]])
 
 
 def as_bytes(content) -> bytes:

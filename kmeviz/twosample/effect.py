@@ -66,7 +66,7 @@ class EffectSize:
 
 
 def mmd_effect_size(X, Y, kernel=None, *, level: float = 0.95, n_bootstrap: int = 200,
-                    rng=None) -> EffectSize:
+                    rng=None, unbiased_mmd2: float | None = None) -> EffectSize:
     """The MMD ‖μ̂_X − μ̂_Y‖ = √max(MMD²_u, 0) (Gretton et al. 2012, Eq. (3)) and its
     percentile bootstrap interval (see the module docstring).
 
@@ -79,6 +79,9 @@ def mmd_effect_size(X, Y, kernel=None, *, level: float = 0.95, n_bootstrap: int 
     level : float in (0, 1)
     n_bootstrap : int
     rng : Generator, int or None
+    unbiased_mmd2 : float, optional
+        MMD²_u of X and Y with ``kernel`` when a test computed it already (the full Gram
+        pass is then not repeated).
 
     Returns
     -------
@@ -93,7 +96,9 @@ def mmd_effect_size(X, Y, kernel=None, *, level: float = 0.95, n_bootstrap: int 
     n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap", minimum=10)
     kernel = check_kernel(default_mmd_kernel(X, Y) if kernel is None else kernel)
     rng = check_rng(rng)
-    value = math.sqrt(max(mmd2(X, Y, kernel, estimator="unbiased"), 0.0))
+    if unbiased_mmd2 is None:
+        unbiased_mmd2 = mmd2(X, Y, kernel, estimator="unbiased")
+    value = math.sqrt(max(float(unbiased_mmd2), 0.0))
     Xs, Ys = (S if len(S) <= BOOTSTRAP_ROWS else S[rng.choice(len(S), BOOTSTRAP_ROWS,
                                                                replace=False)]
               for S in (X, Y))
