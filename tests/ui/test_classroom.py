@@ -8,41 +8,10 @@ from playwright.sync_api import expect
 from ..browser import running_server, server_pid
 from .helpers import open_app, settled_number, widget
 
-
-def alpha_step_seconds_during_heavy_work(browser, server_args=()) -> float:
-    # A server of its own, so the heavy computation dies with it and slows no other test.
-    with running_server(args=server_args) as url:
-        light = browser.new_context().new_page()
-        open_app(light, url, "Bootstrap null explorer", ".kmeviz-threshold")
-        threshold = settled_number(light.locator(".kmeviz-threshold"))
-
-        heavy = browser.new_context().new_page()
-        open_app(heavy, url, "Nyström error vs m", ".kmeviz-mview")
-        size = widget(heavy, "sample size").locator("input")
-        size.fill("20000")  # the largest n and m the widgets allow: a grid of seconds
-        size.press("Enter")
-        largest = widget(heavy, "largest m").locator("input")
-        largest.fill("2000")
-        largest.press("Enter")
-        # the heavy views show the loading indicator while their callback runs
-        expect(heavy.locator(".pn-loading").first).to_be_attached(timeout=10_000)
-        time.sleep(0.5)  # the heavy callback is running now (it takes tens of seconds)
-
-        handle = widget(light, "α").locator(".noUi-handle")
-        handle.focus()
-        start = time.monotonic()
-        handle.press("ArrowRight")
-        settled_number(light.locator(".kmeviz-threshold"), other_than=threshold, timeout=60)
-        return time.monotonic() - start
-
-
-def test_a_heavy_session_does_not_block_another_sessions_alpha_step(browser):
-    elapsed = alpha_step_seconds_during_heavy_work(browser)
-    print(f"\nα step during the heavy session: {elapsed:.2f} s")
-    # One shared thread made this step wait for the whole heavy callback (30 s measured,
-    # and `--num-threads 1` still does); with the thread pool it takes a fraction of a
-    # second. Generous bound for a slow CI machine.
-    assert elapsed < 3.0, f"the α step took {elapsed:.1f} s while another session computed"
+#: a heavy view is at work: Panel's loading indicator on a view whose callback runs, or the
+#: error view's own note while its first part is computed in a background thread (which
+#: of the two the page shows depends on which arrives first; CI saw only the note)
+BUSY = ".pn-loading, .kmeviz-computing"
 
 
 #: the heaviest Nyström link the widgets allow: its grid is refused at once, by estimate
@@ -69,10 +38,10 @@ def server_cpu_seconds(pid: int) -> float:
 def test_one_hostile_link_freezes_nothing(browser):
     """The heaviest Nyström link the widgets allow (n = 20000, m up to 2000, 10 repeats,
     d = 20, every baseline) is answered at once with the repeats that fit. A link whose
-    grid passes the estimate but not a 1 s budget opens at once, runs in a server thread
-    under the time budget, and meanwhile ``GET /`` and another session's α step answer
-    within a second; the tab closed, the server is idle again within the budget."""
-    with running_server(args=("--time-budget", "1")) as url:
+    grid passes the estimate (seconds of work) opens at once and runs in a server thread;
+    while it runs, ``GET /`` and another session's α step answer within a second (one
+    shared thread made that step wait for the whole heavy callback: 30 s measured)."""
+    with running_server() as url:
         port = int(url.rsplit(":", 1)[1].strip("/"))
         refused = browser.new_context().new_page()
         refused.goto(url + HOSTILE_LINK)
@@ -85,20 +54,33 @@ def test_one_hostile_link_freezes_nothing(browser):
         assert get_seconds(url + HEAVY_LINK) < 2.0  # the page itself (its work is deferred)
         hostile = browser.new_context().new_page()
         hostile.goto(url + HEAVY_LINK)
-        expect(hostile.locator(".pn-loading").first).to_be_attached(timeout=10_000)
-        time.sleep(1.0)  # the heavy computation is running now
+        expect(hostile.locator(BUSY).first).to_be_attached(timeout=10_000)
+        pid = server_pid(port)
+        cpu_before, start = server_cpu_seconds(pid), time.monotonic()
         index = max(get_seconds(url) for _ in range(3))
         handle = widget(light, "α").locator(".noUi-handle")
         handle.focus()
-        start = time.monotonic()
+        step_start = time.monotonic()
         handle.press("ArrowRight")
         settled_number(light.locator(".kmeviz-threshold"), other_than=threshold, timeout=60)
-        step = time.monotonic() - start
-        print(f"\nduring the hostile link: GET / {index:.2f} s, α step {step:.2f} s")
+        step = time.monotonic() - step_start
+        busy = (server_cpu_seconds(pid) - cpu_before) / (time.monotonic() - start)
+        print(f"\nduring the hostile link: GET / {index:.2f} s, α step {step:.2f} s, "
+              f"server CPU {busy:.0%} of a core")
+        # the measurement is valid only while the heavy grid computes (a core busy)
+        assert busy > 0.5, f"the heavy grid was not running during the measurement ({busy:.0%})"
         # the goal is < 1 s for both (measured 0.2-0.3 s and 0.4-0.7 s here); the bound
         # leaves room for a slower CI machine
         assert index < 1.0 and step < 2.0, (index, step)
-        # the hostile tab sees the budget's message, then closes: the server goes idle
+
+
+def test_a_link_past_the_budget_stops_and_leaves_the_server_idle(browser):
+    """A grid that passes the estimate but not a 1 s budget stops with the budget's
+    message; the tab closed, the server is idle again."""
+    with running_server(args=("--time-budget", "1")) as url:
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        hostile = browser.new_context().new_page()
+        hostile.goto(url + HEAVY_LINK)
         expect(hostile.get_by_text("time budget of 1 s").first).to_be_visible(timeout=60_000)
         hostile.close()
         pid = server_pid(port)
