@@ -70,6 +70,12 @@ def parse_value(parameter: param.Parameter, raw: str):
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
             raise ValueError("not a list of names")
         return list(dict.fromkeys(values))  # a repeated entry counts once
+    if isinstance(parameter, param.Selector) and raw not in parameter.objects:
+        # a selector of numbers (the Stein explorer's dimension 1 or 2): the URL writes
+        # the number, and the link must read it back
+        for value in parameter.objects:
+            if url_text_of(value) == raw:
+                return value
     return raw  # Selector, String: param checks it against the allowed objects
 
 
@@ -96,12 +102,17 @@ def apply_link(explorer, search: str) -> list[str]:
 
 def url_text(explorer, name: str, value) -> str:
     """A parameter's value as the URL writes it."""
+    if isinstance(explorer.param[name], param.ListSelector):
+        return json.dumps(list(value))
+    return url_text_of(value)
+
+
+def url_text_of(value) -> str:
+    """A single value as the URL writes it (``parse_value`` reads it back)."""
     if isinstance(value, str):
         return value
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(explorer.param[name], param.ListSelector):
-        return json.dumps(list(value))
     return json.dumps(value)
 
 
