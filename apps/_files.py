@@ -33,6 +33,9 @@ def check_writable(target: Path, *, overwrite: bool) -> None:
     if target.is_symlink():
         raise OutputError(f"{target} is a symbolic link: kmeviz does not write through "
                           "links (remove it, or choose another --out)")
+    if target.is_dir():
+        raise OutputError(f"{target} is a folder: kmeviz replaces files only (remove it, "
+                          "or choose another --out)")
     if target.exists() and not overwrite:
         raise OutputError(f"{target} exists: pass --overwrite to replace it")
 

@@ -124,3 +124,16 @@ def test_the_reproducing_page_shows_every_figure_with_its_stored_table_and_plot(
         table = section[section.index("Table: [") :].split("(", 1)[1].split(")", 1)[0]
         assert (docs / image).is_file() and (docs / table).is_file(), name
         assert (docs / image).read_bytes().startswith(PNG_MAGIC), name
+
+
+def test_reproduce_onto_a_folder_named_like_its_file_is_one_line(tmp_path, capsys):
+    """NAME.csv a folder: with or without --overwrite one line, exit code 2, the folder
+    kept (``--overwrite`` ended in a traceback from the rename)."""
+    (tmp_path / "cme-fig1.csv").mkdir()
+    (tmp_path / "cme-fig1.csv" / "inside.txt").write_text("keep me")
+    args = ["reproduce", "cme-fig1", "--quick", "--out", str(tmp_path)]
+    for extra in ([], ["--overwrite"]):
+        assert main([*args, *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "is a folder" in err and "Traceback" not in err
+    assert (tmp_path / "cme-fig1.csv" / "inside.txt").read_text() == "keep me"
