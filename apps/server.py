@@ -19,6 +19,7 @@ import urllib.parse
 import panel as pn
 from bokeh.core.validation import silence
 from bokeh.core.validation.warnings import FIXED_SIZING_MODE
+from bokeh.server.protocol_handler import ProtocolHandler
 from bokeh.server.views.doc_handler import DocHandler
 from bokeh.server.views.ws import WSHandler
 from kmeviz_apps._ordered import order_sessions
@@ -81,6 +82,30 @@ def refuse_foreign_websockets() -> None:
 
     WSHandler.prepare = prepare
     WSHandler.kmeviz_checks_origin = True
+
+
+#: what a client is told when the server cannot apply its message (the log has the rest)
+CLIENT_ERROR_TEXT = "the server could not apply this message"
+
+
+def hide_tracebacks_from_clients() -> None:
+    """A message the server cannot apply (a malformed PATCH-DOC from a hand-made client)
+    is answered with Bokeh's ERROR reply, which carries the full traceback: server paths
+    and the Python version. ``ProtocolHandler.handle`` (Bokeh's public server API) now
+    answers with one fixed line and no traceback; Bokeh has already logged the details.
+    ``tests/ui/test_served_security.py`` sends such a message."""
+    if getattr(ProtocolHandler, "kmeviz_hides_tracebacks", False):
+        return
+    original = ProtocolHandler.handle
+
+    async def handle(self, message, connection):
+        work = await original(self, message, connection)
+        if getattr(work, "msgtype", None) == "ERROR":
+            work.content.update(text=CLIENT_ERROR_TEXT, traceback=None)
+        return work
+
+    ProtocolHandler.handle = handle
+    ProtocolHandler.kmeviz_hides_tracebacks = True
 
 
 def defuse_query(query: str) -> str:
@@ -155,14 +180,16 @@ def configure_server(compute_threads: int | None = None,
                      max_upload_bytes: int | None = None) -> None:
     """What a kmeviz server process needs, applied once (later calls only change
     ``compute_threads`` and ``time_budget`` when given): no link hook, a real origin check
-    of websockets, page queries Panel can parse, callback errors logged instead of sent to
-    the browser, one session's events in order (``_ordered``), ``compute_threads``
+    of websockets, no traceback to a client, page queries Panel can parse, callback errors
+    logged instead of sent to the browser, one session's events in order (``_ordered``),
+    ``compute_threads``
     cores per computation (default 1), and the upload limit of the "Your data" explorer."""
     with _configured:
         first = not getattr(configure_server, "done", False)
         configure_server.done = True
         drop_link_hook()
         refuse_foreign_websockets()
+        hide_tracebacks_from_clients()
         defuse_page_queries()
         # Bokeh's W-1005 fires for a plot whose size a stretching layout sets later: noise
         # that buried real errors (about 10 per session)

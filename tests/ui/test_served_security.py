@@ -1,12 +1,16 @@
-"""The served classroom's origin check, over plain HTTP (no browser): a websocket whose
-Origin is not allowed is refused even when its Host header matches it (DNS rebinding)."""
+"""The served classroom against hand-made clients, over plain HTTP and websockets (no
+browser): a websocket whose Origin is not allowed is refused even when its Host header
+matches it (DNS rebinding); a malformed message gets no traceback back."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import json
 import os
 import socket
 import urllib.parse
+import urllib.request
 
 from ..browser import running_server
 
@@ -32,3 +36,38 @@ def test_a_foreign_origin_is_refused_even_when_host_matches_it():
         assert upgrade_status(url, evil, f"http://{evil}") == 403  # DNS rebinding
         assert upgrade_status(url, f"127.0.0.1:{port}", f"http://{evil}") == 403
         assert upgrade_status(url, f"127.0.0.1:{port}", f"http://127.0.0.1:{port}") == 101
+
+
+async def reply_to_a_malformed_patch(url: str) -> list[str]:
+    """The fragments a hand-made Bokeh client gets back for a PATCH-DOC that names a model
+    the document does not have."""
+    from bokeh.util.token import generate_jwt_token, generate_session_id
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    origin = url.rstrip("/")
+    request = HTTPRequest(origin.replace("http", "ws", 1) + "/bootstrap/ws",
+                          headers={"Origin": origin})
+    token = generate_jwt_token(generate_session_id())
+    socket_ = await websocket_connect(request, subprotocols=["bokeh", token])
+    for _ in range(3):  # ACK: header, metadata, content
+        await asyncio.wait_for(socket_.read_message(), 60)
+    event = {"kind": "ModelChanged", "model": {"id": "no-such-model"}, "attr": "x", "new": 1}
+    for fragment in ({"msgid": "1", "msgtype": "PATCH-DOC"}, {}, {"events": [event]}):
+        await socket_.write_message(json.dumps(fragment))
+    replies = [await asyncio.wait_for(socket_.read_message(), 60) for _ in range(3)]
+    socket_.close()
+    return replies
+
+
+def test_a_malformed_message_gets_no_traceback():
+    """Bokeh answered with the full traceback (server paths, Python version); now one
+    fixed line, and the server keeps serving."""
+    with running_server() as url:
+        header, _, content = asyncio.run(reply_to_a_malformed_patch(url))
+        assert json.loads(header)["msgtype"] == "ERROR"
+        content = json.loads(content)
+        assert content["traceback"] is None
+        assert content["text"] == "the server could not apply this message"
+        assert "File " not in json.dumps(content) and "site-packages" not in json.dumps(content)
+        assert urllib.request.urlopen(url, timeout=30).status == 200
