@@ -13,7 +13,7 @@ from kmeviz_apps._cache import shared_cache
 from kmeviz_apps.compare_cli import gof_target
 
 import kmeviz as K
-from kmeviz.budget import time_budget
+from kmeviz.budget import check_budget, time_budget
 from kmeviz.loading import NPZ_GROUP, PAIR_GROUP, pair_frame
 
 PCS = ("PC 1", "PC 2")
@@ -113,6 +113,7 @@ def group_candidates(frame: pd.DataFrame) -> list:
     """Columns that can split the rows: text columns, and numeric ones with few values."""
     out = []
     for column in frame.columns:
+        check_budget()  # up to MAX_COLUMNS columns: a session's budget holds here too
         values = frame[column].dropna().unique()
         numeric = pd.api.types.is_numeric_dtype(frame[column])
         if 2 <= len(values) <= MAX_GROUPS and (not numeric or len(values) <= 10):
@@ -142,36 +143,65 @@ def plane_directions(axes: tuple, columns: tuple, pooled: np.ndarray) -> np.ndar
 
 
 class BoundedFileDropper(pn.widgets.FileDropper):
-    """Panel's FileDropper whose server side also holds at most ``max_bytes`` per file and
-    two files at once: the browser's ``max_file_size`` is a courtesy a hand-made client
-    can skip, and an upload is assembled in the server's memory. A refused file's name
-    goes to ``refused``."""
+    """Panel's FileDropper whose server side holds at most ``max_bytes`` per file and
+    ``MAX_FILES`` files in all, finished or arriving, whatever the page's model says (its
+    ``max_file_size`` and ``max_files`` are a courtesy a hand-made client can skip, and an
+    upload is assembled in the server's memory): a new file pushes out the oldest
+    finished one, a file past the size limit or a third arriving at once is refused, and
+    the rest of a refused file's chunks are ignored. Each refusal's message goes to
+    ``refused``."""
 
-    refused = param.String(default="", doc="the last file refused for its size")
+    #: files a session holds, in the box or arriving: one table, or one per sample
+    MAX_FILES = 2
+
+    refused = param.String(default="", doc="why the last refused file was refused")
     _rename = {**pn.widgets.FileDropper._rename, "refused": None}  # server side only
 
     def __init__(self, *, max_bytes: int, **params):
         self._max_bytes = int(max_bytes)
+        self._ignored: set = set()  # names of refused files whose chunks still arrive
         super().__init__(**params)
 
     def _process_event(self, event):
-        data = event.data
-        if event.event_name == "upload_event":
-            name = data.get("name", "")
-            held = sum(len(c) for c in self._file_buffer.get(name, ())) + len(data["data"])
-            others = set(self._file_buffer) - {name}
-            if held > self._max_bytes or len(others) >= 2:
-                self._file_buffer.pop(name, None)
-                self.refused = ""
-                self.refused = str(name)
-                return
         # Panel's handler adds the file to ``value`` and ``mime_type`` in place; once synced,
         # ``mime_type`` is the Bokeh model's own dict, whose in-place change notifies the
         # document, outside its lock in kmeviz's session thread (``_ordered``): a
         # RuntimeError that lost the second of two uploads. Plain copies first.
         with param.parameterized.discard_events(self):
             self.param.update(value=dict(self.value), mime_type=dict(self.mime_type))
+        if event.event_name == "upload_event" and not self._take_chunk(event.data):
+            return
         super()._process_event(event)
+
+    def _take_chunk(self, data) -> bool:
+        """Whether Panel's handler may take this chunk of an upload (else it is dropped)."""
+        name, first = data.get("name", ""), data.get("chunk") == 1
+        if first:
+            self._ignored.discard(name)
+        elif name in self._ignored or name not in self._file_buffer:
+            return False  # the rest of a refused file (Panel's handler raised KeyError)
+        held = sum(len(c) for c in self._file_buffer.get(name, ())) + len(data["data"])
+        arriving = set(self._file_buffer) - {name}
+        if held > self._max_bytes:
+            limit = self._max_bytes / 1024**2
+            return self._refuse(name, f"{name} is over the limit of {limit:g} MB per file "
+                                      "(kmeviz serve --max-upload-mb sets it)")
+        if len(arriving) >= self.MAX_FILES:
+            return self._refuse(name, f"{name} arrived while {self.MAX_FILES} files were "
+                                      "still arriving: drop at most two files at a time")
+        if first:  # room for it: the oldest finished files go (the box uses the newest)
+            finished = [n for n in self.value if n != name]
+            for old in finished[:max(0, len(finished) + len(arriving) + 1 - self.MAX_FILES)]:
+                self.value.pop(old, None)
+                self.mime_type.pop(old, None)
+        return True
+
+    def _refuse(self, name: str, why: str) -> bool:
+        self._file_buffer.pop(name, None)
+        self._ignored.add(name)
+        self.refused = ""
+        self.refused = why
+        return False
 
 
 def plane_of(X, Y, axes: tuple, columns: tuple, seed: int):

@@ -10,6 +10,7 @@ from kmeviz_apps._own_data import BoundedFileDropper, OneSample, as_bytes, uploa
 from kmeviz_apps._url import plain
 from kmeviz_apps.server import UPLOAD
 
+from kmeviz.budget import BudgetExceeded, Cancelled, time_budget
 from kmeviz.loading import FORMATS, read_table
 
 #: What the browser lets through: the extensions, and the MIME types browsers report for
@@ -34,10 +35,11 @@ class UploadBox:
     newest two as one sample each, however the browser delivered them (together, one at
     a time, or in two drops). A file that cannot be read is left out and named; a set
     that cannot be compared clears the upload (no stale table). ``on_change(upload,
-    keep_current=...)`` receives (key, table, names) or None."""
+    keep_current=...)`` receives (key, table, names) or None. Reading and splitting the
+    files runs under ``owner``'s time budget and stops when its page closes."""
 
-    def __init__(self, on_change):
-        self._on_change = on_change
+    def __init__(self, on_change, owner=None):
+        self._on_change, self._owner = on_change, owner
         self._read: dict = {}  # sha256 of a dropped file -> its table, or why it is unreadable
         limit = UPLOAD["max_bytes"] / 1024**2
         self.dropper = BoundedFileDropper(
@@ -52,8 +54,23 @@ class UploadBox:
         return [self.dropper, self.message]
 
     def receive(self, event) -> None:
-        """Read the files now in the box (``event.new``: {name: content}) and switch."""
-        files = dict(event.new or {})
+        """Read the files now in the box (``event.new``: {name: content}) and switch,
+        within the session's time budget."""
+        owner = self._owner
+        try:
+            with time_budget(getattr(owner, "budget_seconds", None),
+                             cancel=getattr(owner, "closed", None)):
+                self._receive(dict(event.new or {}))
+        except Cancelled:
+            return  # the page closed: nobody to tell
+        except BudgetExceeded:
+            self._read = {}
+            self._say("**These files cannot be used:** reading them took longer than the "
+                      f"session's time budget of {owner.budget_seconds:g} s (kmeviz serve "
+                      "--time-budget sets it); try a smaller file", "error")
+            self._on_change(None, keep_current=False)
+
+    def _receive(self, files: dict) -> None:
         frames, unreadable = self._read_dropped(files)
         left_out = "".join(f" {plain(why, 300)}." for why in unreadable)
         if not frames:
@@ -104,6 +121,5 @@ class UploadBox:
         self.message.css_classes = [f"kmeviz-upload-{kind}"]
 
     def _refuse(self, event) -> None:
-        limit = UPLOAD["max_bytes"] / 1024**2
-        self._say(f"**This file cannot be used:** {plain(event.new, 100)} is over the "
-                  f"limit of {limit:g} MB per file", "error")
+        if event.new:
+            self._say(f"**This file cannot be used:** {plain(event.new, 300)}", "error")

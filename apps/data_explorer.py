@@ -103,7 +103,7 @@ class DataExplorer(Explorer):
         self._memo_lock = threading.Lock()
         self._memo: tuple = (None, None)  # (choices, (X, Y, report, kernel)) of the last call
         self._table = ComparisonTable(self._select_test)
-        self._box = UploadBox(self._show_upload)
+        self._box = UploadBox(self._show_upload, owner=self)
         self._refresh_choices()
 
     # -- the data ----------------------------------------------------------------------

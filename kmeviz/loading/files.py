@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..budget import check_budget
+
 #: The largest file ``load_samples`` reads (bytes), unless told otherwise.
 MAX_BYTES = 512 * 1024**2
 #: Extension -> format name.
@@ -27,6 +29,10 @@ MAX_COLUMNS = 10_000
 #: decompressed (read from the archive's directory before any array is built: 389 kB of
 #: compressed zeros held 400 MB).
 MAX_DECOMPRESSION = 4
+#: A text table past this size is parsed in pieces of about this many bytes, with the
+#: time budget checked between them (``kmeviz.budget``): a served upload stops within
+#: a fraction of a second of its deadline or of its page's close.
+TEXT_PIECE_BYTES = 4 * 1024**2
 
 
 def read_table(source, *, name: str | None = None, max_bytes: int = MAX_BYTES
@@ -85,7 +91,14 @@ def _read_text(data: bytes, label: str, sep: str) -> pd.DataFrame:
     except UnicodeDecodeError:
         raise ValueError(f"{label} is not UTF-8 text; save it as UTF-8 CSV") from None
     try:
-        return pd.read_csv(io.BytesIO(data), sep=sep)
+        if len(data) <= TEXT_PIECE_BYTES:
+            return pd.read_csv(io.BytesIO(data), sep=sep)
+        rows = max(1, int(TEXT_PIECE_BYTES * data.count(b"\n") / len(data)))
+        pieces = []
+        for piece in pd.read_csv(io.BytesIO(data), sep=sep, chunksize=rows):
+            check_budget()
+            pieces.append(piece)
+        return pd.concat(pieces, ignore_index=True)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ValueError(f"{label} could not be read as a table: {first}") from None
