@@ -76,3 +76,20 @@ def test_a_served_explorer_stops_at_its_budget_with_a_message():
     explorer.budget_seconds = None
     assert "cancelled" in explorer.map_view().object
     assert np.isfinite(K.mmd2(X[:50], Y[:50], KERNEL))
+
+
+@pytest.mark.parametrize("settings", [
+    # 4096 Fastfood frequencies, 5000 relabellings: one block of 4000 rows was 11 s of work
+    # between two checks here (55.9 s against a 20 s budget in a served page)
+    dict(estimator="fastmmd", null="permutation", features="fastfood", n_features=4096),
+    dict(estimator="biased", null="permutation"),
+], ids=["fastmmd-fastfood", "biased-permutation"])
+def test_a_heavy_resampling_test_stops_within_2_s_past_its_budget(settings):
+    """The heavy paths of a served link (issue 45, finding 5): n = 2000 per sample, 5000
+    relabellings, one thread, a 1 s budget; the overrun is at most one block or tile."""
+    X2, Y2 = K.blobs_two_sample(2000, rng=0)
+    start = time.perf_counter()
+    with K.config_context(n_threads=1), time_budget(1.0), pytest.raises(BudgetExceeded):
+        K.mmd_test(X2, Y2, KERNEL, n_resamples=5000, rng=0, **settings)
+    overrun = time.perf_counter() - start - 1.0
+    assert overrun < 2.0, f"{overrun:.1f} s past the budget"
