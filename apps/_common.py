@@ -325,6 +325,21 @@ class Explorer(pn.viewable.Viewer):
             cls.create_app().servable(title=f"kmeviz · {cls.title}")
 
 
+#: The pages' font: the system's own (Panel's Fast design loads Open Sans from Google's
+#: font host, so an offline classroom drew nothing for it and every visit was announced
+#: to a third party)
+SYSTEM_FONTS = ("system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, "
+                "sans-serif")
+
+
+class Fast(pn.theme.Fast):
+    """Panel's Fast design without its web font: every request of a page goes to the
+    kmeviz server itself. (The class keeps Panel's name: Panel finds a design's bundled
+    files under its lower-cased class name.)"""
+
+    _resources = {**pn.theme.Fast._resources, "font": {}}
+
+
 def page(title: str, sidebar, main, explorer=None,
          extensions: tuple = ()) -> pn.template.FastListTemplate:
     """The common page template of every kmeviz app; with ``explorer``, its parameters are
@@ -340,6 +355,9 @@ def page(title: str, sidebar, main, explorer=None,
         sidebar=sidebar,
         main=main,
         accent="#2ca02c",
+        design=Fast,
+        font=SYSTEM_FONTS,
+        font_url="",
         sidebar_width=330,
         header_background="#264653",
     )

@@ -239,6 +239,8 @@ def null_histogram(result, *, overlays: dict | None = None, bins: int = 40,
     title = f"{title_prefix}{p_value} at α = {result.alpha:g}: {verdict}{replicates}"
     return hv.Overlay([*layers, threshold_line(result)]).opts(
         hv.opts.Overlay(title=title, legend_position="top_right", **size(380), show_grid=True,
+                        # short tick labels ("0.002", not "2.000e-3", which overlapped)
+                        xformatter="%.2g",
                         padding=(0.05, 0.05)))  # the statistic never sits on the frame
 
 

@@ -71,3 +71,21 @@ def test_a_malformed_message_gets_no_traceback():
         assert content["text"] == "the server could not apply this message"
         assert "File " not in json.dumps(content) and "site-packages" not in json.dumps(content)
         assert urllib.request.urlopen(url, timeout=30).status == 200
+
+
+def test_no_page_requests_another_host(page, server_url):
+    """Every page's requests go to the kmeviz server itself: Panel's Fast design loaded
+    Open Sans from fonts.googleapis.com (nothing drew it offline, and every visit of a
+    class was announced to a third party)."""
+    from kmeviz.apps import EXPLORERS
+
+    own = urllib.parse.urlsplit(server_url).netloc
+    foreign = []
+    page.on("request", lambda request: foreign.append(request.url)
+            if urllib.parse.urlsplit(request.url).scheme in ("http", "https", "ws", "wss")
+            and urllib.parse.urlsplit(request.url).netloc != own else None)
+    for slug in ["", *EXPLORERS]:
+        assert page.goto(server_url + slug).status == 200, slug
+        page.wait_for_load_state("networkidle")
+        assert page.locator(".bk-Column, .bk-panel-models-layout-Column").count() > 0, slug
+    assert foreign == []
