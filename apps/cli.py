@@ -1,7 +1,7 @@
 """Command line: ``kmeviz serve [--port P] [--address A] [--show] [--num-threads T]
 [--compute-threads C] [--num-procs P] [--allow-websocket-origin HOST[:PORT] ...]
-[--prefix /PATH] [--basic-auth PASSWORD|FILE] [--cookie-secret S] [--admin] [--warm]
-[--reuse-sessions] [--oauth-provider P --oauth-key K --oauth-secret S ...]`` and
+[--prefix /PATH] [--basic-auth PASSWORD|FILE] [--cookie-secret S] [--admin [--admin-user N]]
+[--warm] [--reuse-sessions] [--oauth-provider P --oauth-key K --oauth-secret S ...]`` and
 ``kmeviz reproduce list | all | NAME [--quick] [--out DIR] [--rng SEED] [--workers N]`` and
 ``kmeviz compare FILE [FILE2] [--group COL --groups A B] ...`` (``compare_cli``)."""
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import sys
 
 from kmeviz_apps import compare_cli
@@ -65,6 +66,33 @@ def oauth_settings(args) -> dict:
     return {name: getattr(args, name) for name in names if getattr(args, name)}
 
 
+def admin_problem(args) -> str | None:
+    """Why ``--admin`` cannot be served as asked, or None: the shared password would open
+    /admin to every student, so with --basic-auth it needs --admin-user, a user of the
+    --basic-auth FILE with a password of its own; off a loopback address it needs both."""
+    if args.admin_user is not None and not args.admin:
+        return "--admin-user needs --admin"
+    if not args.admin:
+        return None
+    if args.basic_auth is None:
+        if args.address in ("127.0.0.1", "localhost", "::1"):
+            return None  # this machine's own users only
+        return (f"--admin on --address {args.address} needs --basic-auth FILE and "
+                "--admin-user NAME (anyone who reaches the server would open /admin)")
+    if args.admin_user is None:
+        return ("--admin with --basic-auth needs --admin-user NAME, a user of the "
+                "--basic-auth FILE (one shared password would open /admin to everyone)")
+    try:
+        with open(args.basic_auth, encoding="utf-8") as file:
+            users = json.load(file)
+    except (OSError, ValueError):
+        users = None
+    if not isinstance(users, dict) or args.admin_user not in users:
+        return (f"--admin-user {args.admin_user!r} is not a user of a --basic-auth FILE "
+                "(a JSON file {\"name\": \"password\", ...})")
+    return None
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="kmeviz", description=plain_text(__doc__))
     sub = parser.add_subparsers(dest="command", required=True)
@@ -92,13 +120,18 @@ def main(argv=None) -> int:
     serve.add_argument("--prefix", default="",
                        help="URL prefix to serve under, e.g. /kme behind a reverse proxy")
     serve.add_argument("--basic-auth", default=None, metavar="PASSWORD|FILE",
-                       help="one password for everyone, or a file of user:password lines "
-                            "(Panel's basic auth; use it with HTTPS and --cookie-secret)")
+                       help="one password for everyone, or a JSON file of users and their "
+                            "passwords, {\"name\": \"password\", ...} (Panel's basic auth; "
+                            "use it with HTTPS and --cookie-secret)")
     serve.add_argument("--cookie-secret", default=None,
                        help="secret that signs the login cookies (needed with --basic-auth "
                             "or OAuth across restarts)")
     serve.add_argument("--admin", action="store_true",
-                       help="the Panel admin page at /admin (sessions, memory, logs)")
+                       help="the Panel admin page at /admin (sessions, memory, logs); with "
+                            "--basic-auth it needs --admin-user, and off this machine it "
+                            "needs both")
+    serve.add_argument("--admin-user", default=None, metavar="NAME",
+                       help="the one user of the --basic-auth FILE who may open /admin")
     serve.add_argument("--warm", action="store_true",
                        help="run each app once before serving, so the first student does "
                             "not wait for imports")
@@ -159,6 +192,8 @@ def main(argv=None) -> int:
             value = getattr(args, name)
             if value is not None and value < low:
                 parser.error(f"--{name.replace('_', '-')} must be >= {low}, got {value}")
+        if (why := admin_problem(args)) is not None:
+            parser.error(why)
         server, url = build_server(
             address=args.address, port=args.port, show=False,
             num_threads=args.num_threads or default_threads(), num_procs=args.num_procs,
@@ -166,7 +201,8 @@ def main(argv=None) -> int:
             allow_websocket_origin=args.allow_websocket_origin, prefix=args.prefix.rstrip("/"),
             basic_auth=args.basic_auth, cookie_secret=args.cookie_secret, admin=args.admin,
             warm=args.warm, reuse_sessions=args.reuse_sessions, oauth=oauth_settings(args),
-            time_budget=args.time_budget, max_upload_mb=args.max_upload_mb)
+            time_budget=args.time_budget, max_upload_mb=args.max_upload_mb,
+            admin_user=args.admin_user)
         server.start()
         print(f"kmeviz dashboards at {url}  (Ctrl+C to stop)", flush=True)
         if args.show:

@@ -78,6 +78,8 @@ def refuse_foreign_websockets() -> None:
         origin = self.request.headers.get("Origin")
         if origin is not None and not (is_loopback(origin) or self.check_origin(origin)):
             raise HTTPError(403, "websocket Origin not allowed")
+        if not admin_allowed(self.current_user, self.request.path):
+            raise HTTPError(403, "the admin page is for --admin-user only")
         await original(self)
 
     WSHandler.prepare = prepare
@@ -106,6 +108,27 @@ def hide_tracebacks_from_clients() -> None:
 
     ProtocolHandler.handle = handle
     ProtocolHandler.kmeviz_hides_tracebacks = True
+
+
+#: The one user who may open /admin (``kmeviz serve --admin-user``), with its prefix;
+#: None: no such restriction (no --basic-auth users, the admin page off or on loopback)
+ADMIN = {"user": None, "path": "/admin"}
+
+
+def admin_allowed(user, path: str) -> bool:
+    """Whether ``user`` (a name, or Tornado's cookie bytes) may request ``path``: anything
+    under the admin page needs the admin user, when one is set."""
+    if ADMIN["user"] is None or not (path == ADMIN["path"]
+                                     or path.startswith(ADMIN["path"] + "/")):
+        return True
+    name = user.decode() if isinstance(user, bytes) else user
+    return name == ADMIN["user"]
+
+
+def authorize(user_info, path: str) -> bool:
+    """Panel's ``authorize_callback`` of a served page: the admin page is the admin
+    user's alone (every other page is every logged-in user's)."""
+    return admin_allowed((user_info or {}).get("user"), path)
 
 
 def defuse_query(query: str) -> str:
@@ -243,7 +266,7 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
                  basic_auth: str | None = None, cookie_secret: str | None = None,
                  admin: bool = False, warm: bool = False, reuse_sessions: bool = False,
                  oauth: dict | None = None, time_budget: float = 20.0,
-                 max_upload_mb: float = 50.0):
+                 max_upload_mb: float = 50.0, admin_user: str | None = None):
     """A started-but-not-running Panel server for all apps; returns (server, url).
 
     Sessions' callbacks run in a pool of ``num_threads`` threads (``pn.config.nthreads``),
@@ -254,13 +277,17 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     in ``oauth`` are ``panel serve``'s own options. One computation of a session may take
     ``time_budget`` seconds; it is then stopped with a message (``kmeviz.budget``). A
     session may upload files of up to ``max_upload_mb`` (sent in chunks of at most 10 MB,
-    under Bokeh's websocket message limit).
+    under Bokeh's websocket message limit). With ``admin_user``, the admin page (and its
+    websocket) is that logged-in user's alone.
     """
     if pn.config.nthreads != num_threads and "PANEL_NUM_THREADS" not in os.environ:
         pn.config.nthreads = num_threads  # PANEL_NUM_THREADS, when set, has started its pool
     configure_server(compute_threads, time_budget, int(max_upload_mb * 1024**2))
     if reuse_sessions:
         pn.config.reuse_sessions = True
+    ADMIN.update(user=admin_user if admin else None, path=f"{prefix}/admin")
+    if ADMIN["user"] is not None:
+        pn.config.authorize_callback = authorize
     apps = {"/": index_page,
             **{slug: explorer_class(slug).create_app for slug in EXPLORERS}}
     titles = {"/": "kmeviz", **{slug: explorer_class(slug).title for slug in EXPLORERS}}

@@ -65,7 +65,7 @@ def test_a_failed_computation_is_not_cached_and_does_not_hang_waiters():
     assert attempts == [3, 3]
 
 
-def test_serve_takes_classroom_options(monkeypatch):
+def test_serve_takes_classroom_options(monkeypatch, tmp_path):
     import panel as pn
 
     seen = {}
@@ -87,12 +87,16 @@ def test_serve_takes_classroom_options(monkeypatch):
         main(["serve", "--num-threads", "0"])  # argparse error: a message, exit code 2
 
     assert seen["compute_threads"] == 1
+    users = tmp_path / "users.json"
+    users.write_text('{"lecturer": "pw"}')
     with pytest.raises(SystemExit):
-        main(["serve", "--prefix", "/kme", "--basic-auth", "pw", "--cookie-secret", "s",
-              "--admin", "--warm", "--reuse-sessions", "--oauth-provider", "github",
-              "--oauth-key", "id", "--oauth-secret", "x"])
-    assert (seen["prefix"], seen["basic_auth"], seen["cookie_secret"]) == ("/kme", "pw", "s")
-    assert seen["admin"] and seen["warm"] and seen["reuse_sessions"]
+        main(["serve", "--prefix", "/kme", "--basic-auth", str(users), "--cookie-secret", "s",
+              "--admin", "--admin-user", "lecturer", "--warm", "--reuse-sessions",
+              "--oauth-provider", "github", "--oauth-key", "id", "--oauth-secret", "x"])
+    assert (seen["prefix"], seen["basic_auth"], seen["cookie_secret"]) == (
+        "/kme", str(users), "s")
+    assert seen["admin"] and seen["admin_user"] == "lecturer"
+    assert seen["warm"] and seen["reuse_sessions"]
     assert seen["oauth"] == {"oauth_provider": "github", "oauth_key": "id",
                              "oauth_secret": "x"}
 

@@ -90,3 +90,74 @@ def test_kmeviz_serve_with_admin_warm_and_reused_sessions():
         assert get(url + "admin")[0] == 200
         status, app = get(url + "bootstrap")
         assert status == 200 and "Bootstrap null explorer" in app
+
+
+def logged_in(url: str, user: str, password: str):
+    """(urllib opener, Cookie header) of ``user`` logged in by Panel's basic-auth form."""
+    import http.cookiejar
+    import urllib.parse
+
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    form = urllib.parse.urlencode({"username": user, "password": password}).encode()
+    opener.open(url + "login", data=form, timeout=30).read()
+    return opener, "; ".join(f"{c.name}={c.value}" for c in jar)
+
+
+def status_of(opener, url: str) -> int:
+    try:
+        return opener.open(url, timeout=60).status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def websocket_status(url: str, path: str, cookie: str) -> int:
+    """The HTTP status of a websocket upgrade of ``path`` with these login cookies."""
+    import base64
+    import os
+    import socket
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    key = base64.b64encode(os.urandom(16)).decode()
+    request = (f"GET {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nUpgrade: websocket\r\n"
+               f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+               f"Sec-WebSocket-Version: 13\r\nOrigin: {url.rstrip('/')}\r\n"
+               f"Cookie: {cookie}\r\n\r\n")
+    with socket.create_connection((parts.hostname, parts.port), timeout=30) as sock:
+        sock.sendall(request.encode())
+        return int(sock.recv(4096).split(b"\r\n", 1)[0].split()[1])
+
+
+def test_the_admin_page_is_the_admin_users_alone(tmp_path):
+    """With --basic-auth, every holder of a password reached /admin (issue 45, finding
+    13): now only --admin-user does, page and websocket; a student's pages work."""
+    import json
+
+    users = tmp_path / "users.json"
+    users.write_text(json.dumps({"student": "pupil-pw", "lecturer": "lecturer-pw"}))
+    with running_server(args=("--basic-auth", str(users), "--cookie-secret", "s3cret",
+                              "--admin", "--admin-user", "lecturer")) as url:
+        student, student_cookie = logged_in(url, "student", "pupil-pw")
+        assert status_of(student, url + "bootstrap") == 200
+        assert status_of(student, url + "admin") == 403
+        assert websocket_status(url, "/admin/ws", student_cookie) == 403
+        assert websocket_status(url, "/bootstrap/ws", student_cookie) == 101
+        lecturer, lecturer_cookie = logged_in(url, "lecturer", "lecturer-pw")
+        assert status_of(lecturer, url + "admin") == 200
+        assert websocket_status(url, "/admin/ws", lecturer_cookie) == 101
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--admin", "--basic-auth", "shared-pw"], "needs --admin-user NAME"),
+    (["--admin", "--address", "0.0.0.0"], "needs --basic-auth FILE and --admin-user"),
+    (["--admin-user", "lecturer"], "--admin-user needs --admin"),
+    (["--admin", "--basic-auth", "shared-pw", "--admin-user", "lecturer"],
+     "is not a user of a --basic-auth FILE"),
+])
+def test_an_admin_page_without_its_own_credential_is_refused(args, message, capsys):
+    from kmeviz_apps.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["serve", *args])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
