@@ -55,14 +55,23 @@ def use_bokeh() -> None:
 SLOW_SECONDS = 5.0
 
 
+def session_tag() -> str:
+    """The current browser session's id, shortened for the log ("" outside a server)."""
+    doc = pn.state.curdoc
+    context = doc.session_context if doc is not None else None
+    return f"session {context.id[:12]}" if context is not None else ""
+
+
 def describe(explorer) -> str:
-    """The explorer's app, page URL and parameters, for the server log."""
+    """The explorer's app, session, page URL and parameters, for the server log (work
+    that outlives its page, or runs in a thread of its own, keeps the page's)."""
     if explorer is None:
         return "(no explorer)"
     location = pn.state.location
-    url = location.href if location is not None and location.href else "(not served)"
+    url = location.href if location is not None and location.href else None
+    tag, url = session_tag() or explorer.served_at[0], url or explorer.served_at[1]
     values = {name: getattr(explorer, name) for name in url_parameters(explorer)}
-    return f"{type(explorer).__name__} at {url} with {values}"
+    return f"{type(explorer).__name__} [{tag}] at {url} with {values}"
 
 
 def error_message(exc: Exception, explorer=None) -> pn.pane.Alert:
@@ -190,6 +199,8 @@ class Explorer(pn.viewable.Viewer):
         self.closed = threading.Event()
         #: seconds a computation may take: the server's budget when served, else none
         self.budget_seconds = None
+        #: (session, page URL) of the served page, for the log (``describe``)
+        self.served_at = ("not served", "(no page)")
         #: message of a failed in-place update (``live_view``); hidden otherwise
         self.notice = pn.pane.Alert("", alert_type="warning", visible=False,
                                     css_classes=["kmeviz-notice"], sizing_mode="stretch_width")
@@ -313,7 +324,15 @@ class Explorer(pn.viewable.Viewer):
         explorer.budget_seconds = BUDGET["seconds"]
         served = page(cls.title, [explorer.controls()], explorer.main(), explorer,
                       extensions=cls.EXTENSIONS)
-        pn.state.on_session_destroyed(lambda _context: explorer.close())
+        location = pn.state.location
+        explorer.served_at = (session_tag() or "not served",
+                              location.href if location is not None else "(no page)")
+
+        def closed(_context):
+            explorer.close()
+            log.info("session closed: %s", explorer.served_at[0])
+
+        pn.state.on_session_destroyed(closed)
         log.info("session opened: %s", describe(explorer))
         return served
 

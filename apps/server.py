@@ -190,12 +190,14 @@ def configure_logging(level: str = "info") -> None:
 
 def log_callback_error(exc: BaseException) -> None:
     """Panel's ``exception_handler`` for the server: an exception in a widget callback goes
-    to the server log with its traceback and page URL, and is not re-raised into Bokeh
-    (which would send the traceback to the browser in an ERROR message)."""
+    to the server log with its traceback, session and page URL, and is not re-raised into
+    Bokeh (which would send the traceback to the browser in an ERROR message)."""
+    from kmeviz_apps._common import session_tag
+
     location = pn.state.location if pn.state.curdoc is not None else None
     url = location.href if location is not None else "(no page)"
-    logging.getLogger("kmeviz.apps").error("unexpected error in a callback at %s", url,
-                                           exc_info=exc)
+    logging.getLogger("kmeviz.apps").error("unexpected error in a callback [%s] at %s",
+                                           session_tag() or "no session", url, exc_info=exc)
 
 
 def configure_server(compute_threads: int | None = None,

@@ -90,3 +90,32 @@ def test_a_link_past_the_budget_stops_and_leaves_the_server_idle(browser):
         busy = (server_cpu_seconds(pid) - before) / 3
         print(f"server CPU after the tab closed: {busy:.0%} of a core")
         assert busy < 0.2
+
+
+def test_every_log_line_of_a_sessions_work_names_its_session_and_page(browser):
+    """Work that outlived its tab logged "(not served)", and no line said which session
+    (every student shares /data): each line of a session's work names both."""
+    import re
+
+    from ..browser import SERVER_LOGS
+
+    link = ("bootstrap?n=2000&n_resamples=5000&estimator=fastmmd&n_features=4096"
+            "&features=fastfood")
+    with running_server(args=("--time-budget", "1")) as url:
+        page = browser.new_context().new_page()
+        page.goto(url + link)
+        expect(page.get_by_text("time budget of 1 s").first).to_be_visible(timeout=60_000)
+        page.close()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not any(
+                "session closed" in line for line in SERVER_LOGS[url]):
+            time.sleep(0.5)
+        lines = list(SERVER_LOGS[url])
+    opened = [line for line in lines if "session opened: BootstrapExplorer" in line]
+    assert len(opened) == 1, lines
+    session = re.search(r"\[(session \S+)\]", opened[0]).group(1)
+    assert url + link.split("?")[0] in opened[0]
+    over = [line for line in lines if "took longer than its time budget" in line]
+    assert over and all(f"[{session}] at {url}bootstrap" in line for line in over), over
+    assert any(f"session closed: {session}" in line for line in lines), lines
+    assert not any("(not served)" in line for line in lines)
