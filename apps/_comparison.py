@@ -21,12 +21,22 @@ WIDTHS = {"test": 205, "p_value": 82, "p_holm": 76, "decision": 76, "statistic":
           "runtime_s": 70}
 
 
+class ReadOnlyTabulator(pn.widgets.Tabulator):
+    """A Tabulator whose rows only the server writes: a page's copy of the rows sent back
+    is ignored. (While the server replaced the rows, a page's stale copy of another
+    length reached Panel's merge: "Must have equal len keys and value when setting with
+    an iterable", or a TypeError converting a column, in the server log of /data.)"""
+
+    def _process_data(self, data) -> None:
+        return None
+
+
 class ComparisonTable:
     """The table card of a comparison (one Tabulator, filled in place)."""
 
     def __init__(self, on_select):
         empty = pd.DataFrame(columns=list(viz.TABLE_TITLES))
-        self.table = pn.widgets.Tabulator(
+        self.table = ReadOnlyTabulator(
             empty, disabled=True, show_index=False, selectable=1,
             sizing_mode="stretch_width", height=380, css_classes=["kmeviz-comparison"],
             layout="fit_columns", titles=dict(viz.TABLE_TITLES), widths=dict(WIDTHS),

@@ -107,3 +107,21 @@ def test_reading_an_upload_holds_the_sessions_budget_and_stops_on_close():
     explorer.budget_seconds = 60.0  # the same file within a budget it fits: loaded
     explorer._box.receive(SimpleNamespace(new={"big.csv": data}))
     assert explorer._upload is not None and explorer._upload[1].shape == (400_000, 9)
+
+
+@pytest.mark.parametrize("data", [
+    {"test": ["a", "b"], "p_value": [0.1, 0.2]},  # a stale copy of another length
+    {"p_value": [None, "nan", {}]},  # values Panel cannot convert
+])
+def test_the_comparison_table_ignores_rows_a_page_sends_back(data):
+    """Panel's merge of a page's rows raised "Must have equal len keys ..." and a
+    TypeError in the server log of /data (issue 45, finding 11); the table's rows are the
+    server's alone."""
+    import pandas as pd
+    from kmeviz_apps._comparison import ComparisonTable
+
+    table = ComparisonTable(lambda name: None)
+    rows = pd.DataFrame({"test": ["a", "b", "c"], "p_value": [0.1, 0.2, 0.3]})
+    table.table.value = rows
+    table.table._process_data(data)  # what Panel calls with a page's data
+    assert table.table.value.equals(rows)
