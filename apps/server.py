@@ -34,6 +34,10 @@ from kmeviz.apps import EXPLORERS, explorer_class
 _configured = threading.Lock()
 #: Seconds one computation of a served explorer may take (``kmeviz serve --time-budget``).
 BUDGET = {"seconds": 20.0}
+#: How long a page's session waits for the page's websocket: under load a browser's
+#: websocket arrived more than 5 s after its page, and Bokeh built the session again
+#: (11 of 30, 85 of 100 sessions built twice)
+UNUSED_SESSION_SECONDS = 60.0
 #: The largest file a session may upload (``kmeviz serve --max-upload-mb``).
 UPLOAD = {"max_bytes": 50 * 1024**2}
 _compute_limits = []  # the BLAS limit of the served process, kept alive
@@ -68,7 +72,8 @@ def refuse_foreign_websockets() -> None:
     drive a lecturer's loopback server. Bokeh's ``WSHandler.prepare`` (public Tornado
     hook) now runs Bokeh's own allowlist check first and answers 403 to a foreign Origin
     (loopback origins are this machine's own pages, as under ``panel serve``).
-    ``tests/ui/test_served_security.py`` pins it with such a request.
+    ``tests/ui/test_served_security.py`` pins it with such a request. A closed websocket
+    also asks Bokeh to end its session at the next check (``request_expiration``).
     """
     if getattr(WSHandler, "kmeviz_checks_origin", False):
         return
@@ -84,6 +89,17 @@ def refuse_foreign_websockets() -> None:
 
     WSHandler.prepare = prepare
     WSHandler.kmeviz_checks_origin = True
+    closing = WSHandler.on_close
+
+    def on_close(self):
+        # the page is gone: its session ends at the next check (a page whose websocket has
+        # not arrived yet keeps its session for UNUSED_SESSION_SECONDS)
+        session = self.connection.session if self.connection is not None else None
+        closing(self)
+        if session is not None:
+            session.request_expiration()
+
+    WSHandler.on_close = on_close
 
 
 #: what a client is told when the server cannot apply its message (the log has the rest)
@@ -144,9 +160,20 @@ def defuse_query(query: str) -> str:
                                    for k, v in pairs])
 
 
+def known_host(host: str, origins) -> bool:
+    """Whether a page request's Host header names this server: a loopback name, or one of
+    the origins its websockets accept (``--allow-websocket-origin``; a name without a port
+    is port 80). Any other Host (a DNS-rebinding name) built a session for nothing."""
+    host = (host or "").lower()
+    if is_loopback(f"http://{host}"):
+        return True
+    return host in origins or (":" not in host and f"{host}:80" in origins)
+
+
 def defuse_page_queries() -> None:
     """Apply ``defuse_query`` to every page request before Bokeh and Panel read it (the
-    page handler's ``prepare``, the public Tornado hook). Pinned by the fuzz test
+    page handler's ``prepare``, the public Tornado hook), after refusing a Host that is not
+    this server's (``known_host``). Pinned by the fuzz test
     (``tests/ui/test_fuzz.py``): a link with '²' answers 200, not 500."""
     if getattr(DocHandler, "kmeviz_defuses_queries", False):
         return
@@ -154,6 +181,8 @@ def defuse_page_queries() -> None:
 
     async def prepare(self):
         request = self.request
+        if not known_host(request.host, self.application.websocket_origins):
+            raise HTTPError(403, "unknown Host")  # before a session is built for it
         query = defuse_query(request.query)
         if query != request.query:
             request.query, request.uri = query, f"{request.path}?{query}"
@@ -300,9 +329,11 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
                       websocket_origin=origins, threaded=False, num_procs=num_procs,
                       basic_auth=basic_auth, cookie_secret=cookie_secret, admin=admin,
                       warm=warm, **(oauth or {}), **extra,
-                      # a closed tab's session (and its computation) ends within ~8 s
+                      # a closed tab's session (and its computation) ends within ~3 s
+                      # (``refuse_foreign_websockets``: expired when its websocket closes);
+                      # a page waits for its websocket this long before its session goes
                       check_unused_sessions_milliseconds=3000,
-                      unused_session_lifetime_milliseconds=5000)
+                      unused_session_lifetime_milliseconds=int(1000 * UNUSED_SESSION_SECONDS))
     freeze_startup_heap()
     host = "localhost" if address in ("127.0.0.1", "0.0.0.0", "") else address
     return server, f"http://{host}:{server.port}{server.prefix}/"
