@@ -272,6 +272,22 @@ def freeze_startup_heap() -> None:
     gc.freeze()
 
 
+def release_memory() -> None:
+    """Give the memory a closed session freed back to the system: glibc keeps freed
+    blocks of every thread's arena for reuse, so a server's RSS stayed at its peak after
+    heavy sessions (217 MB -> 1.2 GB, still 1.2 GB after an hour idle). ``malloc_trim``
+    returns the free pages (a no-op elsewhere than glibc)."""
+    import ctypes
+    import ctypes.util
+
+    gc.collect()
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 def index_page():
     """The landing page: every app with its title, description and link."""
     pn.extension(notifications=False)
@@ -329,10 +345,10 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
                       websocket_origin=origins, threaded=False, num_procs=num_procs,
                       basic_auth=basic_auth, cookie_secret=cookie_secret, admin=admin,
                       warm=warm, **(oauth or {}), **extra,
-                      # a closed tab's session (and its computation) ends within ~3 s
+                      # a closed tab's session (and its computation) ends within ~1 s
                       # (``refuse_foreign_websockets``: expired when its websocket closes);
                       # a page waits for its websocket this long before its session goes
-                      check_unused_sessions_milliseconds=3000,
+                      check_unused_sessions_milliseconds=1000,
                       unused_session_lifetime_milliseconds=int(1000 * UNUSED_SESSION_SECONDS))
     freeze_startup_heap()
     host = "localhost" if address in ("127.0.0.1", "0.0.0.0", "") else address

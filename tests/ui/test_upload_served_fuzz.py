@@ -1,0 +1,176 @@
+"""Hostile uploads against a served "Your data" explorer (issue 45): sizes, shapes,
+encodings, archive tricks and names, each dropped into a fresh page of one `kmeviz
+serve`. Every case: the page shows a message or a table and never "Something went wrong"
+or a traceback; the server logs no unexpected error; once the tab closes the server is
+idle within 2 s. Over the run, the server's RSS growth stays bounded (its peak is
+printed).
+
+``KMEVIZ_UPLOAD_FUZZ_CASES`` sets the number of cases (default 24, the CI subset; the
+slow test runs 200).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import time
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+from playwright.sync_api import expect
+
+from ..browser import SERVER_LOGS, running_server, server_pid
+from .test_classroom import server_cpu_seconds
+from .test_data_app import open_data, upload
+
+NAMES = ['<img src=x onerror="window.kmevizPwned=1">', "<script>window.kmevizPwned=2</script>",
+         "../../etc/passwd", "\u202eevil", "a" * 300, "naïve données", "`code` **b**", "x"]
+#: log lines that are not errors of kmeviz's making (a tab closed while a reply was sent)
+BENIGN = ("WebSocketClosedError", "StreamClosedError", "Task exception was never retrieved",
+          "Stream is closed", "closing connection")
+
+
+def _npy(array) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=True)
+    return buffer.getvalue()
+
+
+def _npz(**arrays) -> bytes:
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def _table(rng, rows: int, columns: int) -> pd.DataFrame:
+    frame = pd.DataFrame(rng.normal(size=(rows, columns)),
+                         columns=[f"c{j}" for j in range(columns)])
+    return frame.assign(group=rng.choice(["a", "b"], rows))
+
+
+def hostile_file(rng, kind: str) -> tuple[bytes, str]:
+    """(content, extension) of one hostile file of ``kind``."""
+    csv = _table(rng, int(rng.integers(4, 300)), int(rng.integers(1, 6))).to_csv(index=False)
+    if kind == "random-bytes":
+        return rng.bytes(int(rng.integers(1, 200_000))), str(rng.choice([".csv", ".npy", ".npz"]))
+    if kind == "empty":
+        return b"", ".csv"
+    if kind == "header-only":
+        return b"a,b,group\n", ".csv"
+    if kind == "wide":  # past the column limit, from the first line
+        return (",".join(f"c{j}" for j in range(10_050)) + "\n" + "1," * 10_049 + "1\n").encode(), ".csv"
+    if kind == "wide-ok":  # just under it, six rows
+        return _table(rng, 6, 3000).to_csv(index=False).encode(), ".csv"
+    if kind == "tall":
+        return _table(rng, 60_000, 2).to_csv(index=False).encode(), ".csv"
+    if kind == "ragged":
+        return (csv + "1,2,3,4,5,6,7,8,9\n").encode(), ".csv"
+    if kind == "utf16":
+        return csv.encode("utf-16"), ".csv"
+    if kind == "latin1":
+        return ("café,b\n" + "1,2\n" * 20).encode("latin-1"), ".csv"
+    if kind == "gzip":
+        return gzip.compress(csv.encode()), ".csv"
+    if kind == "nul":
+        return csv.encode()[:50] + b"\x00" * 20 + csv.encode()[50:], ".csv"
+    if kind == "crlf-bom":
+        return b"\xef\xbb\xbf" + csv.replace("\n", "\r\n").encode(), ".csv"
+    if kind == "nan-inf":
+        return ("a,b,group\n" + "nan,inf,a\n-inf,1,b\n" * 10).encode(), ".csv"
+    if kind == "tsv":
+        return csv.replace(",", "\t").encode(), ".tsv"
+    if kind == "npz-bomb":
+        return _npz(a=np.zeros((2_000_000, 2)), b=np.zeros((2_000_000, 2))), ".npz"
+    if kind == "npz-object":
+        return _npz(a=np.array([{"x": 1}, None], dtype=object)), ".npz"
+    if kind == "npz-3d":
+        return _npz(a=np.zeros((4, 3, 2))), ".npz"
+    if kind == "npz-truncated":
+        return _npz(a=rng.normal(size=(50, 2)), b=rng.normal(size=(50, 2)))[:-40], ".npz"
+    if kind == "zip-not-npy":
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            archive.writestr("a.npy", b"not an array")
+        return buffer.getvalue(), ".npz"
+    if kind == "npz-ok":
+        return _npz(x=rng.normal(size=(40, 3)), y=rng.normal(size=(30, 3)) + 1), ".npz"
+    if kind == "npy-forged":  # a header claiming 10^12 values
+        header = _npy(np.zeros((2, 2)))
+        return header.replace(b"(2, 2)", b"(1000000, 1000000)"), ".npy"
+    if kind == "npy-object":
+        return _npy(np.array([1, "a"], dtype=object)), ".npy"
+    if kind == "npy-ok":
+        return _npy(rng.normal(size=(50, 3))), ".npy"
+    return csv.encode(), ".csv"  # "plain"
+
+
+KINDS = ["random-bytes", "empty", "header-only", "wide", "wide-ok", "tall", "ragged", "utf16",
+         "latin1", "gzip", "nul", "crlf-bom", "nan-inf", "tsv", "npz-bomb", "npz-object",
+         "npz-3d", "npz-truncated", "zip-not-npy", "npz-ok", "npy-forged", "npy-object",
+         "npy-ok", "plain"]
+
+
+def random_case(rng, index: int) -> list[dict]:
+    """One to three files; the first cases go through every kind once."""
+    kinds = [KINDS[index]] if index < len(KINDS) else list(
+        rng.choice(KINDS, size=int(rng.integers(1, 4))))
+    files = []
+    for k, kind in enumerate(kinds):
+        content, extension = hostile_file(rng, kind)
+        name = f"{rng.choice(NAMES)}{k}{extension}"
+        files.append({"name": name, "mimeType": "application/octet-stream", "buffer": content})
+    return files
+
+
+def rss_mb(pid: int) -> float:
+    return int(open(f"/proc/{pid}/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def unexpected_log_lines(lines) -> list[str]:
+    return [line for line in lines if (" ERROR " in line or "Traceback" in line)
+            and not any(benign in line for benign in BENIGN)]
+
+
+def run_fuzz(browser, cases: int) -> None:
+    rng = np.random.default_rng(45)
+    with running_server(args=("--max-upload-mb", "8")) as url:
+        pid = server_pid(int(url.rsplit(":", 1)[1].strip("/")))
+        start_rss, peak, failures, errors = rss_mb(pid), 0.0, [], set()
+        for index in range(cases):
+            files = random_case(rng, index)
+            page = browser.new_context().new_page()
+            open_data(page, url)
+            upload(page, *files)
+            message = page.locator(".kmeviz-upload-ok, .kmeviz-upload-error, "
+                                   ".kmeviz-upload-note")
+            expect(message.first).to_be_visible(timeout=60_000)
+            page.wait_for_timeout(1500)  # the views and the comparison of what was read
+            shown = page.locator("body").inner_text()
+            if "Something went wrong" in shown or "Traceback" in shown or page.evaluate(
+                    "() => window.kmevizPwned !== undefined"):
+                failures.append((index, [f["name"][:40] for f in files], "page"))
+            page.context.close()
+            time.sleep(2.0)  # the tab's close, then 2 s
+            before = server_cpu_seconds(pid)
+            time.sleep(1.0)
+            busy = server_cpu_seconds(pid) - before
+            if busy > 0.2:
+                failures.append((index, [f["name"][:40] for f in files], f"busy {busy:.0%}"))
+            peak = max(peak, rss_mb(pid))
+            errors |= set(unexpected_log_lines(SERVER_LOGS[url]))  # the log keeps 120 lines
+    print(f"\n{cases} hostile uploads: RSS {start_rss:.0f} MB at the start, peak {peak:.0f} MB; "
+          f"{len(failures)} failures, {len(errors)} unexpected log lines")
+    assert failures == [] and not errors, (failures, sorted(errors))
+    assert peak - start_rss < 800, f"RSS grew from {start_rss:.0f} to {peak:.0f} MB"
+
+
+def test_hostile_uploads_to_a_served_explorer(browser):
+    run_fuzz(browser, int(os.environ.get("KMEVIZ_UPLOAD_FUZZ_CASES", len(KINDS))))
+
+
+@pytest.mark.slow
+def test_two_hundred_hostile_uploads_to_a_served_explorer(browser):
+    run_fuzz(browser, 200)
