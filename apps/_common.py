@@ -18,7 +18,7 @@ import panel as pn
 import param
 from kmeviz_apps._progressive import Parts
 from kmeviz_apps._url import plain, sync_with_url, url_parameters
-from kmeviz_apps.server import BUDGET, configure_server, release_memory
+from kmeviz_apps.server import BUDGET, configure_server
 
 import kmeviz as K
 from kmeviz import viz
@@ -53,10 +53,6 @@ def use_bokeh() -> None:
 
 #: A view that takes longer than this is logged with its app, URL and parameters.
 SLOW_SECONDS = 5.0
-
-
-#: seconds after a session closes before its freed memory goes back to the system
-RELEASE_AFTER_SECONDS = 2.0
 
 
 def session_tag() -> str:
@@ -335,10 +331,6 @@ class Explorer(pn.viewable.Viewer):
         def closed(_context):
             explorer.close()
             log.info("session closed: %s", explorer.served_at[0])
-            # once its computation has stopped (within a tile), its memory goes back
-            release = threading.Timer(RELEASE_AFTER_SECONDS, release_memory)
-            release.daemon = True
-            release.start()
 
         pn.state.on_session_destroyed(closed)
         log.info("session opened: %s", describe(explorer))

@@ -110,15 +110,34 @@ def no_group_message(sources, candidates: list) -> str:
 
 
 def group_candidates(frame: pd.DataFrame) -> list:
-    """Columns that can split the rows: text columns, and numeric ones with few values."""
+    """Columns that can split the rows: text columns, and numeric ones with few values.
+    Linear in the table's cells: the numeric columns are counted together (sorted once),
+    the others one by one (3000 columns took 0.7 s one by one)."""
+    numeric = frame.select_dtypes(include=["number", "bool"])
+    counts = dict(zip(map(str, numeric.columns), distinct_counts(
+        numeric.to_numpy(dtype=float, na_value=np.nan)), strict=True))
     out = []
-    for column in frame.columns:
-        check_budget()  # up to MAX_COLUMNS columns: a session's budget holds here too
-        values = frame[column].dropna().unique()
-        numeric = pd.api.types.is_numeric_dtype(frame[column])
-        if 2 <= len(values) <= MAX_GROUPS and (not numeric or len(values) <= 10):
-            out.append(str(column))
+    for position, column in enumerate(frame.columns):
+        check_budget()  # a session's budget holds here too
+        name = str(column)
+        if name in counts and not isinstance(frame.columns, pd.MultiIndex):
+            values = counts[name]
+        else:
+            values = frame.iloc[:, position].nunique(dropna=True)
+        if 2 <= values <= MAX_GROUPS and (name not in counts or values <= 10):
+            out.append(name)
     return out
+
+
+def distinct_counts(values: np.ndarray) -> np.ndarray:
+    """The number of distinct non-NaN values of each column of ``values`` (n, d)."""
+    if values.shape[0] == 0:
+        return np.zeros(values.shape[1], dtype=int)
+    ordered = np.sort(values, axis=0)  # NaN sort last
+    present = ~np.isnan(ordered)
+    new = np.ones_like(present)
+    new[1:] = ordered[1:] != ordered[:-1]
+    return (new & present).sum(axis=0)
 
 
 def plane_directions(axes: tuple, columns: tuple, pooled: np.ndarray) -> np.ndarray:

@@ -257,6 +257,8 @@ class DataExplorer(Explorer):
                 row = rows.get()
                 if row is not None:
                     shown.append(row)
+            if self.closed.is_set():
+                cancel.set()  # the page closed: the comparison stops at its next tile
             if cancel.is_set():  # a newer change took over; its error, if any, is dropped
                 future.add_done_callback(lambda done: done.exception())
                 return

@@ -272,22 +272,6 @@ def freeze_startup_heap() -> None:
     gc.freeze()
 
 
-def release_memory() -> None:
-    """Give the memory a closed session freed back to the system: glibc keeps freed
-    blocks of every thread's arena for reuse, so a server's RSS stayed at its peak after
-    heavy sessions (217 MB -> 1.2 GB, still 1.2 GB after an hour idle). ``malloc_trim``
-    returns the free pages (a no-op elsewhere than glibc)."""
-    import ctypes
-    import ctypes.util
-
-    gc.collect()
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
-
-
 def index_page():
     """The landing page: every app with its title, description and link."""
     pn.extension(notifications=False)
