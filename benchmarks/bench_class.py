@@ -102,7 +102,7 @@ async def alpha_steps(url: str, stop: asyncio.Event, latencies: list) -> None:
     while True:  # drain what the page's start sent
         try:
             await asyncio.wait_for(read_message(socket), 0.5)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             break
     value = 0.05
     while not stop.is_set():

@@ -62,7 +62,8 @@ def hostile_file(rng, kind: str) -> tuple[bytes, str]:
     if kind == "header-only":
         return b"a,b,group\n", ".csv"
     if kind == "wide":  # past the column limit, from the first line
-        return (",".join(f"c{j}" for j in range(10_050)) + "\n" + "1," * 10_049 + "1\n").encode(), ".csv"
+        header = ",".join(f"c{j}" for j in range(10_050))
+        return (header + "\n" + "1," * 10_049 + "1\n").encode(), ".csv"
     if kind == "wide-ok":  # just under it, six rows
         return _table(rng, 6, 3000).to_csv(index=False).encode(), ".csv"
     if kind == "tall":
