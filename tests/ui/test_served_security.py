@@ -60,11 +60,20 @@ async def reply_to_a_malformed_patch(url: str) -> list[str]:
     return replies
 
 
+def run_coroutine(coroutine):
+    """``asyncio.run(coroutine)`` in a thread of its own: after a browser test, the
+    Playwright sync API's event loop is running in this thread."""
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def test_a_malformed_message_gets_no_traceback():
     """Bokeh answered with the full traceback (server paths, Python version); now one
     fixed line, and the server keeps serving."""
     with running_server() as url:
-        header, _, content = asyncio.run(reply_to_a_malformed_patch(url))
+        header, _, content = run_coroutine(reply_to_a_malformed_patch(url))
         assert json.loads(header)["msgtype"] == "ERROR"
         content = json.loads(content)
         assert content["traceback"] is None
@@ -142,7 +151,7 @@ def test_a_late_websocket_finds_its_pages_session():
     from ..browser import SERVER_LOGS
 
     with running_server() as url:
-        asyncio.run(late_websocket(url, delay=9.0))  # past the old 5 s + 3 s check
+        run_coroutine(late_websocket(url, delay=9.0))  # past the old 5 s + 3 s check
         time.sleep(1.0)
         opened = [line for line in SERVER_LOGS[url] if "session opened" in line]
     assert len(opened) == 1, opened
