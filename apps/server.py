@@ -236,8 +236,8 @@ def configure_server(compute_threads: int | None = None,
     ``compute_threads`` and ``time_budget`` when given): no link hook, a real origin check
     of websockets, no traceback to a client, page queries Panel can parse, callback errors
     logged instead of sent to the browser, one session's events in order (``_ordered``),
-    ``compute_threads``
-    cores per computation (default 1), and the upload limit of the "Your data" explorer."""
+    ``compute_threads`` cores per computation (default 1), and the upload limit of the
+    "Your data" explorer."""
     with _configured:
         first = not getattr(configure_server, "done", False)
         configure_server.done = True
