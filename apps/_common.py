@@ -17,6 +17,7 @@ import holoviews as hv
 import panel as pn
 import param
 from kmeviz_apps._progressive import Parts
+from kmeviz_apps._seats import CURRENT_SEAT
 from kmeviz_apps._url import plain, sync_with_url, url_parameters
 from kmeviz_apps.server import BUDGET, configure_server
 
@@ -60,6 +61,28 @@ def session_tag() -> str:
     doc = pn.state.curdoc
     context = doc.session_context if doc is not None else None
     return f"session {context.id[:12]}" if context is not None else ""
+
+
+def hold_seat(owner: str):
+    """The seat of the page request building this page (``_seats``), or None: it is given
+    up once the page's first views are drawn (an ``onload`` callback registered during the
+    first round of ``onload`` runs after every view deferred in it, in the session's
+    order; its release is queued on the event loop behind their drawing). ``onload``
+    also tells the seat that the page's websocket arrived (``Seat.connected``)."""
+    seat = CURRENT_SEAT.get()
+    if seat is None:
+        return None
+    seat.claimed, seat.owner = True, owner
+
+    def after_views():
+        pn.state.execute(seat.release, schedule=True)
+
+    def connected():
+        seat.connected = True
+        pn.state.onload(after_views, threaded=True)
+
+    pn.state.onload(connected)
+    return seat
 
 
 def describe(explorer) -> str:
@@ -264,16 +287,27 @@ class Explorer(pn.viewable.Viewer):
 
     def plot_tabs(self) -> pn.Tabs:
         """Every plot of ``PLOTS`` in a tab of its own (``viz.TAB_TITLES``), with its
-        caption. Only the open tab is built (``dynamic``): a served page opens with one
-        plot, and each other plot is computed and drawn when its tab is chosen. Each plot
-        is 50–100 Bokeh models, which the server builds for every session: most of the CPU
-        that opening a page costs, and what a class opening one link together waits for
-        (issue 29)."""
-        self._tabs = pn.Tabs(*((viz.TAB_TITLES[key],
-                                with_caption(self.view_pane(view), viz.CAPTIONS[key]))
-                               for view, key in self.plots()),
+        caption. Only the open tab is built: a served page opens with one plot, and each
+        other plot's pane is made, computed (in the session's thread) and drawn when its
+        tab is first chosen. Each plot is 50–100 Bokeh models, which the server builds for
+        every session: most of the CPU that opening a page costs, and what a class opening
+        one link together waits for (issue 29; issue 45: making the other tabs' panes up
+        front cost ~40 ms of each page's build)."""
+        plots = self.plots()
+        holders = [pn.Column(sizing_mode="stretch_width") for _ in plots]
+
+        def fill(index: int) -> None:
+            if not holders[index].objects:
+                view, key = plots[index]
+                holders[index].objects = [with_caption(self.view_pane(view),
+                                                       viz.CAPTIONS[key])]
+
+        fill(0)
+        self._tabs = pn.Tabs(*((viz.TAB_TITLES[key], holder)
+                               for (_, key), holder in zip(plots, holders, strict=True)),
                              dynamic=True, sizing_mode="stretch_width",
                              css_classes=["kmeviz-plots"], stylesheets=[TABS_WRAP])
+        self._tabs.param.watch(lambda event: fill(event.new), "active")
         return self._tabs
 
     def show_plot(self, view: str) -> None:
@@ -328,8 +362,12 @@ class Explorer(pn.viewable.Viewer):
         explorer.served_at = (session_tag() or "not served",
                               location.href if location is not None else "(no page)")
 
+        seat = hold_seat(f"[{explorer.served_at[0]}]")
+
         def closed(_context):
             explorer.close()
+            if seat is not None:
+                seat.release()
             log.info("session closed: %s", explorer.served_at[0])
 
         pn.state.on_session_destroyed(closed)

@@ -143,6 +143,12 @@ def main(argv=None) -> int:
     serve.add_argument("--max-upload-mb", type=float, default=50.0, metavar="MB",
                        help="largest file a session may upload to the 'Your data' explorer "
                             "(default 50; it is held in that session's memory only)")
+    serve.add_argument("--seats", type=int, default=2, metavar="N",
+                       help="pages the server builds at once (default 2); the next page "
+                            "requests wait their turn, and open pages stay responsive")
+    serve.add_argument("--max-waiting", type=int, default=300, metavar="N",
+                       help="page requests that may wait for a seat (default 300); beyond "
+                            "them a request gets a 'waiting for a seat' page that retries")
     serve.add_argument("--log-level", default="info",
                        choices=["debug", "info", "warning", "error"],
                        help="what the server log (stderr, with timestamps) shows: sessions "
@@ -188,7 +194,8 @@ def main(argv=None) -> int:
             parser.error(f"--max-upload-mb must be in (0, 2048], got {args.max_upload_mb}")
         if not 0 < args.time_budget <= 3600:
             parser.error(f"--time-budget must be in (0, 3600] seconds, got {args.time_budget}")
-        for name, low in (("num_threads", 1), ("num_procs", 0), ("compute_threads", 1)):
+        for name, low in (("num_threads", 1), ("num_procs", 0), ("compute_threads", 1),
+                          ("seats", 1), ("max_waiting", 0)):
             value = getattr(args, name)
             if value is not None and value < low:
                 parser.error(f"--{name.replace('_', '-')} must be >= {low}, got {value}")
@@ -202,7 +209,7 @@ def main(argv=None) -> int:
             basic_auth=args.basic_auth, cookie_secret=args.cookie_secret, admin=args.admin,
             warm=args.warm, reuse_sessions=args.reuse_sessions, oauth=oauth_settings(args),
             time_budget=args.time_budget, max_upload_mb=args.max_upload_mb,
-            admin_user=args.admin_user)
+            admin_user=args.admin_user, seats=args.seats, max_waiting=args.max_waiting)
         server.start()
         print(f"kmeviz dashboards at {url}  (Ctrl+C to stop)", flush=True)
         if args.show:

@@ -23,6 +23,7 @@ from bokeh.server.protocol_handler import ProtocolHandler
 from bokeh.server.views.doc_handler import DocHandler
 from bokeh.server.views.ws import WSHandler
 from kmeviz_apps._ordered import order_sessions
+from kmeviz_apps._seats import CURRENT_SEAT, Seats, waiting_page
 from panel.param import link_param_method
 from panel.viewable import Viewable
 from threadpoolctl import threadpool_limits
@@ -41,6 +42,8 @@ UNUSED_SESSION_SECONDS = 60.0
 #: The largest file a session may upload (``kmeviz serve --max-upload-mb``).
 UPLOAD = {"max_bytes": 50 * 1024**2}
 _compute_limits = []  # the BLAS limit of the served process, kept alive
+#: the pages built at once and the queue of pages waiting (``kmeviz serve --seats``)
+SEATS = {"seats": Seats()}
 
 
 def drop_link_hook() -> None:
@@ -171,18 +174,30 @@ def known_host(host: str, origins) -> bool:
 
 
 def defuse_page_queries() -> None:
-    """Apply ``defuse_query`` to every page request before Bokeh and Panel read it (the
-    page handler's ``prepare``, the public Tornado hook), after refusing a Host that is not
-    this server's (``known_host``). Pinned by the fuzz test
-    (``tests/ui/test_fuzz.py``): a link with '²' answers 200, not 500."""
+    """Every page request, before Bokeh and Panel read it (the page handler's ``prepare``,
+    the public Tornado hook): a Host that is not this server's is refused
+    (``known_host``); an explorer's page waits for a seat (``_seats``: the server builds a
+    few pages at a time, and a full queue gets the "waiting for a seat" page); and
+    ``defuse_query`` is applied. A seat that no explorer took charge of (the index page, a
+    failed request) is released when the response is finished (``on_finish``). Pinned by
+    ``tests/ui/test_fuzz.py`` (a link with '²' answers 200, not 500) and
+    ``tests/ui/test_seats.py``."""
     if getattr(DocHandler, "kmeviz_defuses_queries", False):
         return
-    original = DocHandler.prepare
+    original, finishing = DocHandler.prepare, DocHandler.on_finish
 
     async def prepare(self):
         request = self.request
         if not known_host(request.host, self.application.websocket_origins):
             raise HTTPError(403, "unknown Host")  # before a session is built for it
+        seats, slug = SEATS["seats"], request.path.rstrip("/").rsplit("/", 1)[-1]
+        self.kmeviz_seat = await seats.take() if slug in EXPLORERS else None
+        if self.kmeviz_seat is None and slug in EXPLORERS:
+            self.set_status(503)
+            self.set_header("Retry-After", "5")
+            self.finish(waiting_page(seats.queued))
+            return
+        CURRENT_SEAT.set(self.kmeviz_seat)  # the explorer built by this request claims it
         query = defuse_query(request.query)
         if query != request.query:
             request.query, request.uri = query, f"{request.path}?{query}"
@@ -191,7 +206,15 @@ def defuse_page_queries() -> None:
                 k: [v.encode() for v in vs] for k, vs in arguments.items()}
         await original(self)
 
-    DocHandler.prepare = prepare
+    def on_finish(self):
+        seat = getattr(self, "kmeviz_seat", None)
+        if seat is not None and seat.claimed:
+            seat.page_sent()
+        elif seat is not None:
+            seat.release()
+        finishing(self)
+
+    DocHandler.prepare, DocHandler.on_finish = prepare, on_finish
     DocHandler.kmeviz_defuses_queries = True
 
 
@@ -297,7 +320,8 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
                  basic_auth: str | None = None, cookie_secret: str | None = None,
                  admin: bool = False, warm: bool = False, reuse_sessions: bool = False,
                  oauth: dict | None = None, time_budget: float = 20.0,
-                 max_upload_mb: float = 50.0, admin_user: str | None = None):
+                 max_upload_mb: float = 50.0, admin_user: str | None = None,
+                 seats: int = 2, max_waiting: int = 300):
     """A started-but-not-running Panel server for all apps; returns (server, url).
 
     Sessions' callbacks run in a pool of ``num_threads`` threads (``pn.config.nthreads``),
@@ -309,11 +333,13 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     ``time_budget`` seconds; it is then stopped with a message (``kmeviz.budget``). A
     session may upload files of up to ``max_upload_mb`` (sent in chunks of at most 10 MB,
     under Bokeh's websocket message limit). With ``admin_user``, the admin page (and its
-    websocket) is that logged-in user's alone.
+    websocket) is that logged-in user's alone. At most ``seats`` pages are built at once
+    and ``max_waiting`` more wait for a seat (``_seats``).
     """
     if pn.config.nthreads != num_threads and "PANEL_NUM_THREADS" not in os.environ:
         pn.config.nthreads = num_threads  # PANEL_NUM_THREADS, when set, has started its pool
     configure_server(compute_threads, time_budget, int(max_upload_mb * 1024**2))
+    SEATS["seats"] = Seats(seats, max_waiting)
     if reuse_sessions:
         pn.config.reuse_sessions = True
     ADMIN.update(user=admin_user if admin else None, path=f"{prefix}/admin")

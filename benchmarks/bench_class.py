@@ -9,7 +9,8 @@ lines beyond one per page).
 A client is what a browser does over the wire, without drawing: GET the page, open its
 websocket with the page's token, pull the document, send ``document_ready`` (which
 starts the page's deferred views), and wait for the first PATCH-DOC that holds a
-figure. Run ``python -m benchmarks.bench_class [N ...]``.
+figure. Run ``python -m benchmarks.bench_class [N ...] [kmeviz serve options]``, e.g.
+``python -m benchmarks.bench_class 30 100 --seats=1``.
 """
 
 from __future__ import annotations
@@ -159,15 +160,15 @@ async def run_class(url: str, pid: int, n: int) -> dict:
             "alpha_max": max(during) if during else float("nan")}
 
 
-def serve(log) -> tuple[subprocess.Popen, str]:
-    """A fresh ``kmeviz serve`` on a free port, its log to ``log``."""
+def serve(log, options=()) -> tuple[subprocess.Popen, str]:
+    """A fresh ``kmeviz serve`` on a free port with ``options``, its log to ``log``."""
     import socket
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     process = subprocess.Popen([sys.executable, "-m", "kmeviz_apps", "serve", "--port",
-                                str(port)], stdout=log, stderr=subprocess.STDOUT)
+                                str(port), *options], stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
     import urllib.request
 
@@ -180,12 +181,12 @@ def serve(log) -> tuple[subprocess.Popen, str]:
     raise RuntimeError("kmeviz serve did not start")
 
 
-def main(sizes=(30, 60, 100)) -> None:
+def main(sizes=(30, 60, 100), options=()) -> None:
     print("sessions  failed  first plot p50 / p90 / max (s)  CPU s/session  RSS peak MB  "
           "α step median / max (s)  built twice")
     for n in sizes:
         with tempfile.TemporaryFile("w+") as log:
-            process, url = serve(log)
+            process, url = serve(log, options)
             try:
                 row = asyncio.run(run_class(url, process.pid, n))
             finally:
@@ -201,4 +202,5 @@ def main(sizes=(30, 60, 100)) -> None:
 
 
 if __name__ == "__main__":
-    main(tuple(int(a) for a in sys.argv[1:]) or (30, 60, 100))
+    sizes = tuple(int(a) for a in sys.argv[1:] if a.isdigit())
+    main(sizes or (30, 60, 100), [a for a in sys.argv[1:] if not a.isdigit()])

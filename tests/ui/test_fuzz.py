@@ -54,7 +54,8 @@ def test_300_fuzzed_links_are_answered_without_a_traceback():
     """Two server processes and two clients, so the 300 page builds take half the time."""
     from concurrent.futures import ThreadPoolExecutor
 
-    with running_server(args=("--num-procs", "2")) as url:
+    # bare requests never open a websocket: each holds its seat for --seats' connect wait
+    with running_server(args=("--num-procs", "2", "--seats", "16")) as url:
         with ThreadPoolExecutor(2) as pool:
             answers = list(pool.map(lambda link: (link, *get(url + link)), fuzzed_links(300)))
         for link, status, body in answers:
