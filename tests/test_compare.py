@@ -41,6 +41,8 @@ def test_ksd_test_without_a_kernel_is_imq_or_the_median_gaussian(pair, estimator
     target = K.NormalTarget(np.zeros(3))
     explicit = (K.GaussianKernel(K.median_heuristic(X)) if estimator == "fssd-opt"
                 else K.ksdagg_kernels(X) if estimator == "ksdagg"
+                # L1 IMQ's base kernel: Huggins & Mackey's c = 4 × the median distance
+                else K.IMQKernel(c=4.0 * K.median_heuristic(X)) if estimator == "l1-imq"
                 else None if estimator == "l2-sechexp"  # builds its kernel from X
                 else K.IMQKernel(c=1.0, beta=-0.5))
     a = K.ksd_test(X, target, estimator=estimator, n_resamples=99, rng=2)

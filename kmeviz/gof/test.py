@@ -39,7 +39,7 @@ from .._validation import (
 from ..chunked import check_chunked_samples, is_dask_array
 from ..kernels import SteinKernel, checked_score, prepared_rows, symmetric_quadratic_forms
 from ..kernels.collection import KernelCollection
-from ..kernels.defaults import default_gof_kernel
+from ..kernels.defaults import L1_IMQ_BASE, default_gof_kernel
 from ..kernels.engine import single_threaded_blas
 from ..registry import GOF_TESTS, Outcome
 from ..results import TestResult, normal_outcome, result_from_outcome
@@ -254,7 +254,7 @@ def rff_test(X, target, kernel, *, n_resamples, rng, n_locations, null_covarianc
 
 
 @GOF_TESTS.register("l1-imq", "feature-normal", cost="linear",
-                    options=("n_locations", "null_covariance"),
+                    options=("n_locations", "null_covariance"), needs=(L1_IMQ_BASE,),
                     summary="L1 IMQ random feature Stein discrepancy (Huggins & Mackey 2018)")
 def l1_imq_test(X, target, kernel, *, n_resamples, rng, n_locations,
                 null_covariance) -> Outcome:
@@ -292,11 +292,14 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
     target : object with ``score(X)``, the gradient of log p, shape (n, d)
     kernel : Kernel, optional
         Default: ``IMQKernel(c=1, beta=-0.5)`` (Gorham & Mackey 2017's choice; see
-        ``kmeviz.kernels.defaults``), and for fssd-opt ``GaussianKernel`` at the median
-        heuristic of X (``result.kernel`` shows it). Otherwise the base kernel: a
+        ``kmeviz.kernels.defaults``), for fssd-opt ``GaussianKernel`` at the median
+        heuristic of X, and for l1-imq ``IMQKernel(c=4 × median)``, Huggins & Mackey's
+        (``result.kernel`` shows it). Otherwise the base kernel: a
         RadialKernel for the Stein kernel (full, nystrom, linear, fssd), a GaussianKernel
         for fssd-opt (its bandwidth is the start), a ShiftInvariantKernel for rff
-        (GaussianKernel: Gauss RFF, CauchyKernel: Cauchy RFF), an IMQKernel for l1-imq;
+        (GaussianKernel: Gauss RFF, CauchyKernel: Cauchy RFF), an IMQKernel for l1-imq
+        (its c is the construction's c: c' = (1 - γ/6) c/2 and β' follow, so pass the base
+        kernel, not ``l1_imq_kernel(X)``, which is already c', β');
         None for l2-sechexp, which builds its kernel from the sample.
     estimator : str
         The statistic, one of the registered estimators (``kmeviz.registry.GOF_TESTS``,
