@@ -135,8 +135,11 @@ assert K.mmd_witness(X, Y, kernel, np.zeros((1, 2)))[0] > 0  # positive at the c
 # ## 3. Permutation vs Gamma vs spectral
 #
 # Permutations cost B statistics. Two shortcuts use what theory says about T for large
-# samples. Under H0 ([Gretton et al. 2012](https://jmlr.org/papers/v13/gretton12a.html),
-# [Thm 12](https://jmlr.org/papers/v13/gretton12a.html)), with N = m + n,
+# samples. Under H0, with N = m + n, the biased statistic has the limit law of
+# [Gretton et al. 2012](https://jmlr.org/papers/v13/gretton12a.html) (Thm 12 states it for
+# the unbiased one; the biased one adds a constant) and
+# [Gretton et al. 2009](https://papers.nips.cc/paper/2009/hash/9246444d94f081e3549803b928260f56-Abstract.html),
+# which also gives the spectral null below:
 #
 # $$\widehat{\mathrm{MMD}}^2_b \approx \Big(\frac1m + \frac1n\Big) \sum_l \lambda_l z_l^2,
 # \qquad z_l \sim \mathcal N(0,1) \text{ independent},$$
@@ -227,8 +230,11 @@ assert np.allclose(power_plot.traverse(lambda e: e, [hv.Scatter])[0].dimension_v
 # holds its level is a theorem, not something this table shows.
 #
 # The linear-time test is cheap but weak. It averages n/2 terms of 4 kernel values each,
-# 2n values in all, where the quadratic statistic uses all n² pairs: its variance is of
-# order 1/n instead of 1/n², so a difference must be much larger for it to stand out.
+# 2n values in all, where the quadratic statistic uses all n² pairs. Under H0 its
+# standard deviation is of order 1/√n against the quadratic statistic's 1/n (variances
+# 1/n and 1/n²); under H1, the case that decides power, both are of order 1/√n, but the
+# linear statistic's constant is much larger (Gretton et al. 2012, Sec. 6), so a
+# difference must be larger for it to stand out.
 # FastMMD with 64 frequencies keeps less than half of the exact test's power here (0.30
 # against 0.70): 64 random directions see the blobs' shape only roughly. Section 5 shows
 # how its power grows with L.
@@ -244,7 +250,9 @@ assert np.allclose(power_plot.traverse(lambda e: e, [hv.Scatter])[0].dimension_v
 #
 # and permuting the rows of the n × 2L random-feature matrix gives its null at O(L n)
 # per replicate. With few frequencies the statistic is a noisy estimate of MMD²
-# (notebook 01, §8), and that noise is not in the null: it is spread over both.
+# (notebook 01, §8). The level does not suffer: given the frequencies, the statistic is
+# an exact MMD² of the feature map z, and permuting rows gives its exact null. What few
+# frequencies cost is power, since z sees the samples along only L directions.
 #
 # **Predict first.** With L = 1 the test looks at the samples along a single random
 # direction. Will its type-II error be near 0, near 0.5, or near 1 − α? And at L = 256?
@@ -328,8 +336,9 @@ assert 1.4 < np.sqrt(fit["shape"]) * fit["scale"] / first.null_samples.std() < 2
 # *wide* does that: every statistic looks ordinary. The Gamma fit takes its variance from
 # the large-sample formula; with σ = 0.2, each point sees almost only itself and 30
 # points are far from that regime: on the first draw the fitted standard deviation is
-# about 1.7 times the permutation null's. The test is valid but **conservative**: it
-# keeps H0 too often, and will miss real differences. At small n, or with a kernel far
+# about 1.7 times the permutation null's. Here the test is **conservative**: it keeps H0
+# too often, and will miss real differences. (The Gamma null carries no level guarantee
+# at all; in other settings it can reject too often.) At small n, or with a kernel far
 # narrower than the data, prefer permutations. Every asymptotic null, the linear-time
 # test's normal one included, needs the same caution.
 

@@ -166,13 +166,15 @@ assert np.isclose(K.effective_dimension(toy, 0.01), 2.8604, atol=1e-4)
 # − δ,
 #
 # $$\|\mu - \hat\mu_m\| \le \frac{c_1}{\sqrt n} + \frac{c_2}{m}
-# + c_3 \sqrt{\frac{\log(m/\delta)\, \mathcal N(\lambda(m))}{m}},
+# + \frac{c_3}{m} \sqrt{\log(m/\delta)\, \mathcal N(\lambda(m))},
 # \qquad \lambda(m) = \frac{12 K^2 \log(m/\delta)}{m},$$
 #
 # provided m ≥ max(67, 12K²/‖C‖) log(m/δ), with K² = sup k(x, x) = 1 here. The first
 # term is the empirical embedding's own error; the others are the price of projecting on
-# m landmarks. That price is below 1/√n once m/N(λ(m)) exceeds about n log(m/δ): the
-# fewer directions matter at scale λ(m), the fewer landmarks are needed.
+# m landmarks. That price is below 1/√n once m exceeds about √(n N(λ(m)) log(m/δ))
+# (and √n, for the middle term): the fewer directions matter at scale λ(m), the fewer
+# landmarks are needed. (The third term is √(3λ(m)) · √(N log/m) in the proof of App. C,
+# which is √(log · N)/m once λ(m) is put in.)
 # [Cor. 4.1](https://arxiv.org/abs/2201.13055) turns a decay assumption on N into a count: about √n
 # log n landmarks when N grows like a logarithm (exponential decay), n^{1/(2−γ)} log n when it
 # grows like λ^{−γ}.

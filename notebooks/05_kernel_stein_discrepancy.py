@@ -157,7 +157,8 @@ assert abs(alt.loc[4000, "V-statistic"] - alt.loc[4000, "U-statistic"]) < 0.005
 # ## 4. The Stein witness
 #
 # As MMD has its witness, so does KSD: g(t) = E_{X∼Q} h_p(X, t), estimated by
-# ĝ(t) = (1/n) Σ_i h_p(x_i, t) ([Eq. 6](https://arxiv.org/abs/2406.08401), `K.stein_witness`).
+# ĝ(t) = (1/n) Σ_i h_p(x_i, t) (`K.stein_witness`; the Stein kernel's mean embedding of Q,
+# the function whose RKHS norm is KSD).
 # Averaged over the sample it gives back the V-statistic: (1/n) Σ_j ĝ(x_j) = KSD²_V. Where is it
 # large for the sample scaled by 1.3 — at the modes, between them, or in the tails? Predict, then
 # look.
@@ -266,7 +267,9 @@ for overlay, r in zip(nulls, (full, nys), strict=True):
 # %% [markdown]
 # Repeating the experiment estimates the power; under H0 (a sample from p itself) the
 # rejection rate estimates the level α = 0.05. **Predict first**: with 200 draws under
-# H0, how far from 0.05 can an exact test's rate fall by chance alone? A small version
+# H0, how far from 0.05 can the rate of a test that holds its level exactly fall by
+# chance alone? (The wild bootstrap holds it only asymptotically, so this also checks how
+# close n = 500 is to that limit.) A small version
 # (40 draws for the power, 200 for the size; the full tables are in `docs/results/`):
 
 # %%

@@ -56,11 +56,18 @@ hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 # This is the paper's point: the conditional mean embedding *is* this regressor. As in
 # scalar kernel ridge regression, the minimiser is a combination of the training targets,
 # μ̂(x) = Σᵢ αᵢ(x) L(yᵢ, ·) with α(x) = (K + nλI)⁻¹ k_x and k_x = (k(x₁, x), …, k(x_n, x)).
-# The weights depend on the inputs only. For any h in 𝒢 the reproducing property,
+# The weights depend on the inputs only. For h in 𝒢 the reproducing property,
 # h(yᵢ) = ⟨h, L(yᵢ, ·)⟩, turns the embedding into conditional expectations:
 #
 # $$\mathbb E[h(Y)\mid X = x] \;\approx\; \langle h, \hat\mu(x)\rangle_{\mathcal G}
 # = \sum_{i=1}^n \alpha_i(x)\, h(y_i).$$
+#
+# Below, h(y) = y and h(y) = y², which are *not* in 𝒢: a Gaussian RKHS holds no non-zero
+# polynomial. The right-hand side still makes sense for them, for another reason: it is
+# the kernel ridge regression of the numbers h(yᵢ) on the xᵢ (the same α(x) = (K + nλI)⁻¹
+# k_x), a consistent estimate of E[h(Y) | X = x] for any h with finite variance. The RKHS
+# reading explains *why* one set of weights serves every h; the regression reading is what
+# licenses the polynomials.
 #
 # One linear solve serves every h. The weights look like those of a local average
 # (Nadaraya–Watson), but nothing constrains them: they may be negative and need not sum to 1.

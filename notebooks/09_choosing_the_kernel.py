@@ -147,9 +147,11 @@ assert low > 0.1 and high < 0.4
 #    \Lambda .$$
 #
 # The B2 replicates play the role of H0 itself: u_α is chosen so that the *aggregated*
-# rule rejects at most a fraction α of them. When the ten tests are strongly dependent,
-# u_α is much larger than α (less correction than Bonferroni); when they are
-# independent, it falls back to about α/K. The test is exact in the same sense as a
+# rule rejects at most a fraction α of them. With uniform weights w_λ = 1/K, each
+# kernel's own level is u_α/K. When the ten tests are strongly dependent, u_α is much
+# larger than α (less correction than Bonferroni); when they are independent, u_α falls
+# to about α (Šidák: 1 − (1 − α)^{1/K} ≈ α/K per kernel), and each kernel's level
+# u_α/K to about α/K, the Bonferroni level. The test is exact in the same sense as a
 # permutation test (Schrab et al. 2023, [Prop. 1](https://arxiv.org/abs/2110.15073)), and its power
 # adapts to the unknown smoothness of the difference (their minimax results).
 #

@@ -35,6 +35,16 @@ def test_source_is_what_jupyterlab_would_save(source):
     assert jupytext.writes(jupytext.reads(text, fmt="py:percent"), fmt="py:percent") == text
 
 
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_no_source_holds_a_control_character(source):
+    """Issue 43: ``\\big`` written as ``\big`` in a Python string became a backspace byte
+    and the equation of 01 §6 did not render. Only newlines may be below U+0020."""
+    text = source.read_text()
+    bad = [(text.count("\n", 0, i) + 1, hex(ord(ch))) for i, ch in enumerate(text)
+           if ord(ch) < 0x20 and ch != "\n" or 0x7F <= ord(ch) < 0xA0]
+    assert bad == [], f"control characters (line, code): {bad[:10]}"
+
+
 def assert_pair_agrees(source: Path, paired: Path) -> None:
     """The paired ``.ipynb`` has exactly the cells (type, tags, text) of the source."""
     def cells(nb):
