@@ -160,7 +160,7 @@ assert abs((exact_b - exact_u) - 2 / m) < 0.2 * 2 / m
 # - The biased value is larger than the unbiased one by almost exactly 2/1000: the m + n
 #   diagonal terms k(x, x) = 1 enter with weights 1/m² and 1/n², which adds about
 #   1/m + 1/n whatever P and Q are. That floor matters when MMD² is small, as here.
-# - The linear-time estimate is **negative**, −0.0033. An unbiased estimator has no floor:
+# - The linear-time estimate is *negative*, −0.0033. An unbiased estimator has no floor:
 #   its fluctuations go both ways. Its standard error, 0.0064, is three times the
 #   unbiased MMD² (0.0022), so −0.0033 lies 0.86 standard errors below the value 0.0022
 #   that both estimate — a typical draw. Cheap estimators pay in variance; notebook 02

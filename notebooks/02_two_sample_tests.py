@@ -145,7 +145,7 @@ assert K.mmd_witness(X, Y, kernel, np.zeros((1, 2)))[0] > 0  # positive at the c
 # \qquad z_l \sim \mathcal N(0,1) \text{ independent},$$
 #
 # where λ_l are the eigenvalues of the kernel's covariance operator. The **spectral** null
-# estimates them by the eigenvalues of the centred Gram matrix H K H **divided by N**
+# estimates them by the eigenvalues of the centred Gram matrix H K H *divided by N*
 # (H = I − 11ᵀ/N) and simulates the sum. The **Gamma** null only matches the mean and
 # variance of that law with a Gamma distribution: no eigenvalues, O(N²) once.
 
@@ -286,7 +286,7 @@ assert fig8a.type2_ci_high.iloc[-1] < fig8a.type2_ci_low.iloc[:2].min()
 #
 # Take 30 points per sample from the *same* law, N(0, I₂), and a narrow kernel, σ = 0.2,
 # far below the typical distance between points (about 1.8). H0 is true, so a level-5 %
-# test should reject about 5 % of the time, and its p-values should be **uniform** on
+# test should reject about 5 % of the time, and its p-values should be *uniform* on
 # (0, 1): P(p ≤ t) = t for every t.
 #
 # **Predict first.** Will the Gamma test reject more than 5 % of the time, about 5 %, or

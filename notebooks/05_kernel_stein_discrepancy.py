@@ -54,7 +54,7 @@ hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 #
 # $$\mathbb{E}_{X\sim P}\,(T_p f)(X) = \int \nabla\cdot\big(p f\big)\,dx = 0,$$
 #
-# by the divergence theorem, **provided p f vanishes at infinity** (p(x) f(x) → 0 fast
+# by the divergence theorem, *provided p f vanishes at infinity* (p(x) f(x) → 0 fast
 # enough as ‖x‖ → ∞; f is then in the *Stein class* of p). The boundary condition is not
 # a technicality: for p uniform on (0, 1) and f(x) = x, the score is 0 inside, so
 # (T_p f)(x) = 1 everywhere and E (T_p f) = 1, because p f = x does not vanish at x = 1.

@@ -73,12 +73,12 @@ print(report)
 # %% [markdown]
 # The report says what the loader did, so nothing happens silently:
 #
-# - **text columns** (`island`, `sex`) are dropped and listed; the group column is used
+# - *text columns* (`island`, `sex`) are dropped and listed; the group column is used
 #   to split the rows and is not a measurement;
-# - **rows with a missing value** in a column that is used are dropped and counted (one
+# - *rows with a missing value* in a column that is used are dropped and counted (one
 #   Adélie penguin has no measurements at all); a missing `sex` does not drop a row,
 #   since `sex` is not used;
-# - **standardize** centres and scales each column by the *pooled* mean and standard
+# - *standardize* centres and scales each column by the *pooled* mean and standard
 #   deviation. Body mass is in grams and flipper length in millimetres: without it, the
 #   Gaussian kernel's one bandwidth would see almost nothing but the body mass.
 #
@@ -157,7 +157,7 @@ assert by_test.loc["mmdagg/permutation", "reject"]
 # - **MMDAgg** (`mmdagg/permutation`) does not use the median-heuristic kernel: it tests
 #   with a whole collection of 20 Laplace and Gaussian bandwidths at once, and corrects
 #   its level for having looked 20 times (notebook 09). It rejects too.
-# - Three tests are **not run**: the wild bootstrap, the Pearson curve and MMDAgg's wild
+# - Three tests are *not run*: the wild bootstrap, the Pearson curve and MMDAgg's wild
 #   bootstrap need paired samples of equal size (m = n), and these are 151 against 68.
 #   Their rows say so instead of failing.
 #

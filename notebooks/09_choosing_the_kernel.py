@@ -168,7 +168,7 @@ print("Gaussian σ of the collection:", np.round(authors.kernel.scales()[10:], 2
 # It keeps H0 here (p ≈ 0.25). Look at the collection: its smallest Gaussian σ is about
 # 2.7. The
 # authors' rule starts the bandwidths at half the smallest distance between X and Y, or,
-# when that is below 0.1 (it is, with 500 points), at half the **5 % quantile** of the
+# when that is below 0.1 (it is, with 500 points), at half the *5 % quantile* of the
 # distances. On this grid only 1 pair in 25 (4 %) lies in the same blob, so the 5 %
 # quantile is already a distance *between* blobs. The rule was designed for data where
 # close pairs are common; the blob grid is a case where they are rare. A lower quantile
