@@ -17,7 +17,7 @@ import holoviews as hv
 import panel as pn
 import param
 from kmeviz_apps._progressive import Parts
-from kmeviz_apps._seats import CURRENT_SEAT
+from kmeviz_apps._seats import hold_seat
 from kmeviz_apps._url import plain, sync_with_url, url_parameters
 from kmeviz_apps.server import BUDGET, configure_server
 
@@ -61,28 +61,6 @@ def session_tag() -> str:
     doc = pn.state.curdoc
     context = doc.session_context if doc is not None else None
     return f"session {context.id[:12]}" if context is not None else ""
-
-
-def hold_seat(owner: str):
-    """The seat of the page request building this page (``_seats``), or None: it is given
-    up once the page's first views are drawn (an ``onload`` callback registered during the
-    first round of ``onload`` runs after every view deferred in it, in the session's
-    order; its release is queued on the event loop behind their drawing). ``onload``
-    also tells the seat that the page's websocket arrived (``Seat.connected``)."""
-    seat = CURRENT_SEAT.get()
-    if seat is None:
-        return None
-    seat.claimed, seat.owner = True, owner
-
-    def after_views():
-        pn.state.execute(seat.release, schedule=True)
-
-    def connected():
-        seat.connected = True
-        pn.state.onload(after_views, threaded=True)
-
-    pn.state.onload(connected)
-    return seat
 
 
 def describe(explorer) -> str:

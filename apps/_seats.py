@@ -24,6 +24,8 @@ import html
 import logging
 from collections import deque
 
+import panel as pn
+
 log = logging.getLogger("kmeviz.apps")
 
 #: the seat of the page request being handled (set by the page handler, read by the
@@ -125,3 +127,25 @@ def waiting_page(queued: int, retry_seconds: int = 5) -> str:
             "<h1>Waiting for a seat</h1>"
             f"<p class='kmeviz-waiting'>The server is busy opening {html.escape(str(queued))} "
             "pages. This page tries again by itself in a few seconds.</p></body></html>")
+
+
+def hold_seat(owner: str):
+    """The seat of the page request building this page (``_seats``), or None: it is given
+    up once the page's first views are drawn (an ``onload`` callback registered during the
+    first round of ``onload`` runs after every view deferred in it, in the session's
+    order; its release is queued on the event loop behind their drawing). ``onload``
+    also tells the seat that the page's websocket arrived (``Seat.connected``)."""
+    seat = CURRENT_SEAT.get()
+    if seat is None:
+        return None
+    seat.claimed, seat.owner = True, owner
+
+    def after_views():
+        pn.state.execute(seat.release, schedule=True)
+
+    def connected():
+        seat.connected = True
+        pn.state.onload(after_views, threaded=True)
+
+    pn.state.onload(connected)
+    return seat

@@ -503,3 +503,20 @@ check_narrow_kernel_floor(answer)
 # %%
 answer = None  # the witness at the origin (one number)
 check_witness_at_origin(answer)
+
+
+# %% [markdown]
+# **4. Implement.** Write the biased MMD² from the three Gram matrices
+# Kxx = [k(xᵢ, xⱼ)], Kyy and Kxy (section 3's formula, with means). The checker runs your
+# function on two pairs of samples and compares it with `K.mmd2`.
+
+# %%
+from kmeviz.exercises import check_mmd2_from_grams
+
+
+def answer(Kxx, Kyy, Kxy):
+    """The biased MMD² from the three Gram matrices."""
+    return None  # your code
+
+
+check_mmd2_from_grams(answer)

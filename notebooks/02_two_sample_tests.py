@@ -404,3 +404,22 @@ check_size_interval_upper(answer)
 # %%
 answer = None  # the measured rejection rate
 check_gamma_size_small_n(answer)
+
+
+# %% [markdown]
+# **4. Implement.** Write a permutation test: given samples X, Y, a function
+# `statistic(X, Y)`, the number B of permutations and a seed, return the p-value
+# (1 + #{b : T_b ≥ T}) / (1 + B), where T_b is the statistic on the b-th random relabelling
+# of the pooled sample (`np.random.default_rng(rng)`). The checker tries samples far apart,
+# a constant statistic and samples of one law.
+
+# %%
+from kmeviz.exercises import check_permutation_test_function
+
+
+def answer(X, Y, statistic, n_resamples, rng):
+    """The permutation p-value of statistic(X, Y)."""
+    return None  # your code
+
+
+check_permutation_test_function(answer)

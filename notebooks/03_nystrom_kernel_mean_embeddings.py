@@ -392,3 +392,21 @@ check_weight_sum(answer)
 print("candidates:", LANDMARK_COUNTS)
 answer = None  # one of them
 check_landmarks_for_error(answer)
+
+
+# %% [markdown]
+# **3. Implement.** Write the Nyström weights α = (1/n) K_mm⁺ K_mn 1_n
+# (section 2) from K_mm, the Gram matrix of the m landmarks, and K_mn, their kernel values
+# with the n points (`np.linalg.pinv` is the pseudo-inverse). The checker compares the
+# embedding your weights give with `K.NystromKME`'s.
+
+# %%
+from kmeviz.exercises import check_nystrom_weights
+
+
+def answer(K_mm, K_mn):
+    """The Nyström weights (m,) of the landmarks."""
+    return None  # your code
+
+
+check_nystrom_weights(answer)

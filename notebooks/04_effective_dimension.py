@@ -307,3 +307,19 @@ check_effective_dimension(answer)
 # %%
 answer = None  # N(0.01) of the halving spectrum
 check_halving_effective_dimension(answer)
+
+
+# %% [markdown]
+# **3. Implement.** Write N(λ) = Σᵢ σᵢ/(σᵢ + λ) from an array of eigenvalues and
+# one λ, and say in a sentence what each term counts.
+
+# %%
+from kmeviz.exercises import check_effective_dimension_function
+
+
+def answer(eigenvalues, lam):
+    """N(λ) of the eigenvalues."""
+    return None  # your code
+
+
+check_effective_dimension_function(answer)

@@ -368,3 +368,37 @@ check_ksd2(answer)
 # %%
 answer = None  # the p-value
 check_close_modes_p_value(answer)
+
+
+# %% [markdown]
+# **3. Implement.** Write the Stein kernel matrix h_p(xᵢ, yⱼ) of a Gaussian base
+# kernel k(x, y) = exp(−‖x − y‖²/(2σ²)) (section 2's four terms), given the points, their
+# scores ∇ log p and σ. Derive ∇ₓk, ∇ᵧk and tr ∇ₓ∇ᵧk first. The checker compares with
+# `K.SteinKernel(K.GaussianKernel(sigma), target).gram(X, Y)`.
+
+# %%
+from kmeviz.exercises import check_stein_kernel_gaussian
+
+
+def answer(X, Y, score_X, score_Y, sigma):
+    """The Stein kernel matrix, shape (len(X), len(Y))."""
+    return None  # your code
+
+
+check_stein_kernel_gaussian(answer)
+
+
+# %% [markdown]
+# **4. Implement.** From a Stein Gram matrix H = [h_p(xᵢ, xⱼ)], write the unbiased
+# KSD² (a U-statistic). Which terms does it leave out, and why is it unbiased?
+
+# %%
+from kmeviz.exercises import check_ksd2_unbiased_from_stein_gram
+
+
+def answer(H):
+    """The unbiased KSD² from the Stein Gram matrix."""
+    return None  # your code
+
+
+check_ksd2_unbiased_from_stein_gram(answer)

@@ -362,3 +362,21 @@ check_conditional_mean(answer)
 print("candidates:", GAMMAS)
 answer = None  # one of them
 check_sparsest_gamma(answer)
+
+
+# %% [markdown]
+# **3. Implement.** Write the CME weights α(x) = (K + nλI)⁻¹ k_x (section 1) from
+# the Gram matrix K of the n inputs, the kernel values k_x (one column per new point) and
+# λ; use `np.linalg.solve`, not an inverse. The checker compares with
+# `K.ConditionalMeanEmbedding(...).weights`.
+
+# %%
+from kmeviz.exercises import check_cme_weights
+
+
+def answer(K, k_x, lam):
+    """The CME weights, one column per new point."""
+    return None  # your code
+
+
+check_cme_weights(answer)

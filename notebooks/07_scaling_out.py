@@ -254,3 +254,39 @@ check_chunk_count(answer)
 # %%
 answer = None  # the estimator's name
 check_exact_on_dask(answer)
+
+
+# %% [markdown]
+# **3. Implement.** Write the linear-time MMD² from disjoint pairs (x₁, x₂), (x₃, x₄), …
+# (the formula of notebook 08, §2), given `k(A, B)`, the kernel values of the rows of A
+# and B pair by pair. Why is it O(n) in time *and* memory, and why do dask chunks suit
+# it?
+
+# %%
+from kmeviz.exercises import check_linear_mmd2
+
+
+def answer(X, Y, k):
+    """The linear-time MMD² of X and Y."""
+    return None  # your code
+
+
+check_linear_mmd2(answer)
+
+
+# %% [markdown]
+# **4. Implement.** Write the B-test statistic: the mean of the unbiased MMD²
+# (`K.mmd2(..., estimator="unbiased")`) of consecutive disjoint blocks of `block_size`
+# points of each sample. Where does it sit between the linear-time and the quadratic
+# estimate, in cost and in variance?
+
+# %%
+from kmeviz.exercises import check_block_mmd2
+
+
+def answer(X, Y, kernel, block_size):
+    """The B-test statistic."""
+    return None  # your code
+
+
+check_block_mmd2(answer)

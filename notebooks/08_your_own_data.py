@@ -315,3 +315,19 @@ check_narrow_kernel_decision(answer)
 # %%
 answer = None  # "biased/permutation", "linear/normal", "both" or "neither"
 check_small_sample_tests(answer)
+
+
+# %% [markdown]
+# **4. Implement.** Write the witness f̂(t) = μ̂_X(t) − μ̂_Y(t) at the rows of T
+# (section 3's formula), given a kmeviz kernel (`kernel(A, B)` is the Gram matrix).
+
+# %%
+from kmeviz.exercises import check_witness_function
+
+
+def answer(X, Y, kernel, T):
+    """The witness at each row of T."""
+    return None  # your code
+
+
+check_witness_function(answer)

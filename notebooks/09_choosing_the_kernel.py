@@ -293,3 +293,20 @@ check_min_p_size(answer)
 # %%
 answer = None  # a number
 check_smallest_collection_sigma(answer)
+
+
+# %% [markdown]
+# **3. Implement.** Write the median heuristic: the median of the distances
+# between the points of the pooled sample, each pair once. Which distances must you leave
+# out?
+
+# %%
+from kmeviz.exercises import check_median_heuristic_function
+
+
+def answer(X, Y):
+    """The median heuristic σ."""
+    return None  # your code
+
+
+check_median_heuristic_function(answer)

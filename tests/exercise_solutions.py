@@ -122,3 +122,140 @@ SOLUTIONS = {
         lambda: float(K.mmdagg_kernels(*K.blobs_two_sample(500, epsilon=3.0, rng=5),
                                        family="gaussian").scales().min()), lambda: 0.5),
 }
+
+
+# --- exercises that ask for code: each solution returns the student's function ---------
+
+def mmd2_from_grams(Kxx, Kyy, Kxy):
+    return Kxx.mean() + Kyy.mean() - 2 * Kxy.mean()
+
+
+def mmd2_from_grams_unbiased(Kxx, Kyy, Kxy):  # wrong: drops the diagonal
+    m, n = len(Kxx), len(Kyy)
+    return ((Kxx.sum() - np.trace(Kxx)) / (m * (m - 1)) + (Kyy.sum() - np.trace(Kyy))
+            / (n * (n - 1)) - 2 * Kxy.mean())
+
+
+def permutation_test(X, Y, statistic, n_resamples, rng):
+    rng = np.random.default_rng(rng)
+    Z, m = np.vstack([X, Y]), len(X)
+    observed = statistic(X, Y)
+    count = 0
+    for _ in range(n_resamples):
+        Zp = Z[rng.permutation(len(Z))]
+        count += statistic(Zp[:m], Zp[m:]) >= observed
+    return (1 + count) / (1 + n_resamples)
+
+
+def permutation_test_strict(X, Y, statistic, n_resamples, rng):  # wrong: ties not counted
+    rng = np.random.default_rng(rng)
+    Z, m = np.vstack([X, Y]), len(X)
+    observed = statistic(X, Y)
+    count = sum(statistic(*np.split(Z[rng.permutation(len(Z))], [m])) > observed
+                for _ in range(n_resamples))
+    return (1 + count) / (1 + n_resamples)
+
+
+def nystrom_weights(K_mm, K_mn):
+    return np.linalg.pinv(K_mm) @ K_mn.mean(axis=1)
+
+
+def nystrom_weights_sum(K_mm, K_mn):  # wrong: sums instead of averaging
+    return np.linalg.pinv(K_mm) @ K_mn.sum(axis=1)
+
+
+def effective_dimension(eigenvalues, lam):
+    return np.sum(eigenvalues / (eigenvalues + lam))
+
+
+def stein_kernel_gaussian(X, Y, score_X, score_Y, sigma):
+    diff = X[:, None, :] - Y[None, :, :]
+    sq = (diff**2).sum(-1)
+    k = np.exp(-sq / (2 * sigma**2))
+    cross = score_X @ score_Y.T
+    grad_terms = ((score_X[:, None, :] * diff).sum(-1)
+                  - (score_Y[None, :, :] * diff).sum(-1)) / sigma**2
+    trace = X.shape[1] / sigma**2 - sq / sigma**4
+    return k * (cross + grad_terms + trace)
+
+
+def stein_kernel_gaussian_no_trace(X, Y, score_X, score_Y, sigma):  # wrong: no trace term
+    diff = X[:, None, :] - Y[None, :, :]
+    k = np.exp(-(diff**2).sum(-1) / (2 * sigma**2))
+    grad_terms = ((score_X[:, None, :] * diff).sum(-1)
+                  - (score_Y[None, :, :] * diff).sum(-1)) / sigma**2
+    return k * (score_X @ score_Y.T + grad_terms)
+
+
+def ksd2_unbiased(H):
+    n = len(H)
+    return (H.sum() - np.trace(H)) / (n * (n - 1))
+
+
+def cme_weights(K, k_x, lam):
+    return np.linalg.solve(K + len(K) * lam * np.eye(len(K)), k_x)
+
+
+def cme_weights_no_n(K, k_x, lam):  # wrong: λ instead of nλ
+    return np.linalg.solve(K + lam * np.eye(len(K)), k_x)
+
+
+def linear_mmd2(X, Y, k):
+    p = min(len(X), len(Y)) // 2
+    x1, x2, y1, y2 = X[0:2 * p:2], X[1:2 * p:2], Y[0:2 * p:2], Y[1:2 * p:2]
+    return np.mean(k(x1, x2) + k(y1, y2) - k(x1, y2) - k(x2, y1))
+
+
+def linear_mmd2_overlapping(X, Y, k):  # wrong: overlapping pairs
+    return np.mean(k(X[:-1], X[1:]) + k(Y[:-1], Y[1:]) - k(X[:-1], Y[1:]) - k(X[1:], Y[:-1]))
+
+
+def block_mmd2(X, Y, kernel, block_size):
+    blocks = range(0, min(len(X), len(Y)) - block_size + 1, block_size)
+    return np.mean([K.mmd2(X[i:i + block_size], Y[i:i + block_size], kernel,
+                           estimator="unbiased") for i in blocks])
+
+
+def block_mmd2_biased(X, Y, kernel, block_size):  # wrong: biased blocks
+    blocks = range(0, min(len(X), len(Y)) - block_size + 1, block_size)
+    return np.mean([K.mmd2(X[i:i + block_size], Y[i:i + block_size], kernel)
+                    for i in blocks])
+
+
+def witness(X, Y, kernel, T):
+    return kernel(T, X).mean(axis=1) - kernel(T, Y).mean(axis=1)
+
+
+def median_heuristic(X, Y):
+    Z = np.vstack([X, Y])
+    distances = np.sqrt(((Z[:, None] - Z[None]) ** 2).sum(-1))
+    return np.median(distances[np.triu_indices(len(Z), 1)])
+
+
+def median_heuristic_with_zeros(X, Y):  # wrong: the diagonal's zeros included
+    Z = np.vstack([X, Y])
+    return np.median(np.sqrt(((Z[:, None] - Z[None]) ** 2).sum(-1)))
+
+
+IMPLEMENTATIONS = {
+    "check_mmd2_from_grams": (lambda: mmd2_from_grams, lambda: mmd2_from_grams_unbiased),
+    "check_permutation_test_function": (lambda: permutation_test,
+                                        lambda: permutation_test_strict),
+    "check_nystrom_weights": (lambda: nystrom_weights, lambda: nystrom_weights_sum),
+    # the count of eigenvalues above λ
+    "check_effective_dimension_function": (lambda: effective_dimension,
+                                           lambda: lambda s, lam: np.sum(s > lam)),
+    "check_stein_kernel_gaussian": (lambda: stein_kernel_gaussian,
+                                    lambda: stein_kernel_gaussian_no_trace),
+    # the V-statistic (the diagonal kept)
+    "check_ksd2_unbiased_from_stein_gram": (lambda: ksd2_unbiased, lambda: np.mean),
+    "check_cme_weights": (lambda: cme_weights, lambda: cme_weights_no_n),
+    "check_linear_mmd2": (lambda: linear_mmd2, lambda: linear_mmd2_overlapping),
+    "check_block_mmd2": (lambda: block_mmd2, lambda: block_mmd2_biased),
+    # μ̂_Y − μ̂_X
+    "check_witness_function": (lambda: witness,
+                               lambda: lambda X, Y, kernel, T: -witness(X, Y, kernel, T)),
+    "check_median_heuristic_function": (lambda: median_heuristic,
+                                        lambda: median_heuristic_with_zeros),
+}
+SOLUTIONS.update(IMPLEMENTATIONS)

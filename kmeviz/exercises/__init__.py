@@ -19,6 +19,19 @@ from .embeddings import (
     check_weight_sum,
     nystrom_data,
 )
+from .implement import (
+    check_block_mmd2,
+    check_cme_weights,
+    check_effective_dimension_function,
+    check_ksd2_unbiased_from_stein_gram,
+    check_linear_mmd2,
+    check_median_heuristic_function,
+    check_mmd2_from_grams,
+    check_nystrom_weights,
+    check_permutation_test_function,
+    check_stein_kernel_gaussian,
+    check_witness_function,
+)
 from .mmd import (
     SMALL_SAMPLE,
     check_gamma_size_small_n,
@@ -55,6 +68,17 @@ from .stein_cme import (
 
 __all__ = [
     "Feedback",
+    "check_block_mmd2",
+    "check_cme_weights",
+    "check_effective_dimension_function",
+    "check_ksd2_unbiased_from_stein_gram",
+    "check_linear_mmd2",
+    "check_median_heuristic_function",
+    "check_mmd2_from_grams",
+    "check_nystrom_weights",
+    "check_permutation_test_function",
+    "check_stein_kernel_gaussian",
+    "check_witness_function",
     "mmd_data",
     "check_mmd2",
     "check_narrow_kernel_floor",
