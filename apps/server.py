@@ -177,9 +177,11 @@ def defuse_page_queries() -> None:
     """Every page request, before Bokeh and Panel read it (the page handler's ``prepare``,
     the public Tornado hook): a Host that is not this server's is refused
     (``known_host``); an explorer's page waits for a seat (``_seats``: the server builds a
-    few pages at a time, and a full queue gets the "waiting for a seat" page); and
-    ``defuse_query`` is applied. A seat that no explorer took charge of (the index page, a
-    failed request) is released when the response is finished (``on_finish``). Pinned by
+    few pages at a time, and a full queue gets the "waiting for a seat" page); and a query
+    that ``defuse_query`` changes is redirected to its defused form first (the browser's
+    address is what its Location sends back later). A seat that no explorer took charge
+    of (the index page, a failed request) is released when the response is finished
+    (``on_finish``). Pinned by
     ``tests/ui/test_fuzz.py`` (a link with '²' answers 200, not 500) and
     ``tests/ui/test_seats.py``."""
     if getattr(DocHandler, "kmeviz_defuses_queries", False):
@@ -190,6 +192,12 @@ def defuse_page_queries() -> None:
         request = self.request
         if not known_host(request.host, self.application.websocket_origins):
             raise HTTPError(403, "unknown Host")  # before a session is built for it
+        query = defuse_query(request.query)
+        if query != request.query:
+            # the browser's own address must hold the defused query too: its Location
+            # sends the address back, and Panel's parsing of it failed on the raw one
+            self.redirect(f"{request.path}?{query}")
+            return
         seats, slug = SEATS["seats"], request.path.rstrip("/").rsplit("/", 1)[-1]
         self.kmeviz_seat = await seats.take() if slug in EXPLORERS else None
         if self.kmeviz_seat is None and slug in EXPLORERS:
@@ -198,12 +206,6 @@ def defuse_page_queries() -> None:
             self.finish(waiting_page(seats.queued))
             return
         CURRENT_SEAT.set(self.kmeviz_seat)  # the explorer built by this request claims it
-        query = defuse_query(request.query)
-        if query != request.query:
-            request.query, request.uri = query, f"{request.path}?{query}"
-            arguments = urllib.parse.parse_qs(query, keep_blank_values=True)
-            request.arguments = request.query_arguments = {
-                k: [v.encode() for v in vs] for k, vs in arguments.items()}
         await original(self)
 
     def on_finish(self):

@@ -113,3 +113,21 @@ def test_a_hostile_link_runs_no_script_and_shows_no_traceback(page, server_url, 
     assert page.title() == "kmeviz · Bootstrap null explorer"
     expect(page.get_by_text("Traceback")).to_have_count(0)
     assert not [f for f in frames if "Traceback" in f or '"msgtype":"ERROR"' in f]
+
+
+def test_a_link_panel_cannot_parse_is_redirected_to_its_defused_form(server_url):
+    """A value such as '²' (``str.isdigit`` is true, ``int`` fails) is quoted by the server
+    before Panel reads the query; the page answers with a redirect to that quoted form, so
+    the browser's own address, which its Location sends back after loading, is the
+    defused one too (Panel's parsing of the raw address failed in a callback, and once the
+    page never drew its first views)."""
+    import http.client
+
+    host, port = server_url.split("//")[1].strip("/").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    connection.request("GET", "/bootstrap?seed=" + "9" * 300 + "&n=%C2%B2")
+    reply = connection.getresponse()
+    assert reply.status == 302
+    location = reply.getheader("Location")
+    assert location.startswith("/bootstrap?") and "n=%27%C2%B2%27" in location
+    assert get(server_url + location.lstrip("/"))[0] == 200
