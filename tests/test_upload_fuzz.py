@@ -22,7 +22,9 @@ HOSTILE = ['<img src=x onerror="alert(1)">', "<script>alert(2)</script>", "</div
 PLAIN = ["alpha", "beta", "gamma", "delta", "rate", "time"]
 #: an element made from one of HOSTILE in HTML sent to the page
 MARKUP = re.compile(r"<(img|script|b|i|u)\b|</div>", re.IGNORECASE)
-CASES = 100
+#: random cases of the fuzz in the default run; the slow test runs SLOW_CASES
+CASES = 40
+SLOW_CASES = 200
 
 
 class Drop:
@@ -79,9 +81,18 @@ def unexpected(shown) -> bool:
 
 
 def test_fuzzed_uploads_raise_nothing_unexpected_and_send_no_markup():
+    run_upload_fuzz(CASES)
+
+
+@pytest.mark.slow
+def test_many_fuzzed_uploads_raise_nothing_unexpected_and_send_no_markup():
+    run_upload_fuzz(SLOW_CASES)
+
+
+def run_upload_fuzz(cases: int) -> None:
     rng = np.random.default_rng(44)
     errors, markup = [], []
-    for case in range(CASES):
+    for case in range(cases):
         files = random_case(rng)
         explorer = DataExplorer()
         explorer._box.receive(Drop(files))

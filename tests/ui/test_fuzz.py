@@ -50,14 +50,25 @@ def get(url: str) -> tuple[int, str]:
         return err.code, err.read().decode(errors="replace")
 
 
+def test_100_fuzzed_links_are_answered_without_a_traceback():
+    """Two server processes and two clients, so the page builds take half the time (the
+    slow run asks 300)."""
+    answer_fuzzed_links(100)
+
+
+@pytest.mark.slow
 def test_300_fuzzed_links_are_answered_without_a_traceback():
-    """Two server processes and two clients, so the 300 page builds take half the time."""
+    answer_fuzzed_links(300)
+
+
+def answer_fuzzed_links(count: int) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     # bare requests never open a websocket: each holds its seat for --seats' connect wait
     with running_server(args=("--num-procs", "2", "--seats", "16")) as url:
         with ThreadPoolExecutor(2) as pool:
-            answers = list(pool.map(lambda link: (link, *get(url + link)), fuzzed_links(300)))
+            answers = list(pool.map(lambda link: (link, *get(url + link)),
+                                    fuzzed_links(count)))
         for link, status, body in answers:
             assert status == 200 and "Traceback" not in body, (link[:200], status)
         assert get(url)[0] == 200  # still answering
