@@ -181,9 +181,8 @@ def defuse_page_queries() -> None:
     that ``defuse_query`` changes is redirected to its defused form first (the browser's
     address is what its Location sends back later). A seat that no explorer took charge
     of (the index page, a failed request) is released when the response is finished
-    (``on_finish``). Pinned by
-    ``tests/ui/test_fuzz.py`` (a link with '²' answers 200, not 500) and
-    ``tests/ui/test_seats.py``."""
+    (``on_finish``). Pinned by ``tests/ui/test_fuzz.py`` (a link with '²' is redirected,
+    then answers 200, not 500) and ``tests/ui/test_seats.py``."""
     if getattr(DocHandler, "kmeviz_defuses_queries", False):
         return
     original, finishing = DocHandler.prepare, DocHandler.on_finish
@@ -198,9 +197,10 @@ def defuse_page_queries() -> None:
             # sends the address back, and Panel's parsing of it failed on the raw one
             self.redirect(f"{request.path}?{query}")
             return
-        seats, slug = SEATS["seats"], request.path.rstrip("/").rsplit("/", 1)[-1]
-        self.kmeviz_seat = await seats.take() if slug in EXPLORERS else None
-        if self.kmeviz_seat is None and slug in EXPLORERS:
+        seats = SEATS["seats"]
+        explorer_page = request.path.rstrip("/").rsplit("/", 1)[-1] in EXPLORERS
+        self.kmeviz_seat = await seats.take() if explorer_page else None
+        if explorer_page and self.kmeviz_seat is None:
             self.set_status(503)
             self.set_header("Retry-After", "5")
             self.finish(waiting_page(seats.queued))

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..conditional import ConditionalMeanEmbedding
-from ..embeddings import NystromKME
+from ..embeddings import NystromKME, effective_dimension
+from ..gof import ksd2
 from ..kernels import GaussianKernel, median_heuristic
 from ..kernels.stein import SteinKernel
 from ..twosample import mmd2, mmd2_block, mmd2_linear, mmd_witness
@@ -75,12 +76,11 @@ def _implementation(function, name: str, cases, truth, mistakes=(), why: str = "
 
 
 def _gram_cases():
+    """(Kxx, Kyy, Kxy) of two pairs of samples, and kmeviz's biased MMD² of each."""
     X, Y = mmd_data()
     k = GaussianKernel(1.0)
-    cases = []
-    for A, B in ((X, Y), (X[:50], Y[:80])):
-        cases.append((k(A), k(B), k(A, B)))
-    return cases
+    pairs = ((X, Y), (X[:50], Y[:80]))
+    return [(k(A), k(B), k(A, B)) for A, B in pairs], [mmd2(A, B, k) for A, B in pairs]
 
 
 def check_mmd2_from_grams(function) -> Feedback:
@@ -98,8 +98,8 @@ def check_mmd2_from_grams(function) -> Feedback:
         (lambda a, b, c: a.sum() + b.sum() - 2 * c.sum(),
          "sums, not means: divide each block by its number of pairs (m², n², mn)"),
     ]
-    return _implementation(function, "biased MMD²", _gram_cases(),
-                           lambda a, b, c: a.mean() + b.mean() - 2 * c.mean(), mistakes,
+    cases, truth = _gram_cases()
+    return _implementation(function, "biased MMD²", cases, truth, mistakes,
                            why="three means of three Gram blocks, O(n²) in all")
 
 
@@ -109,9 +109,9 @@ def check_permutation_test_function(function) -> Feedback:
     def mean_gap(A, B):
         return float(np.sum((A.mean(axis=0) - B.mean(axis=0)) ** 2))
 
-    far = np.random.default_rng(11).standard_normal((30, 2))
-    near = np.random.default_rng(12).standard_normal((30, 2)) + 5.0
-    p = _call(function, (far, near, mean_gap, 99, 0), "permutation_test")
+    X = np.random.default_rng(11).standard_normal((30, 2))
+    Y = np.random.default_rng(12).standard_normal((30, 2)) + 5.0  # 5 SD away
+    p = _call(function, (X, Y, mean_gap, 99, 0), "permutation_test")
     if isinstance(p, Feedback):
         return p
     if p.shape != ():
@@ -126,7 +126,7 @@ def check_permutation_test_function(function) -> Feedback:
     if not np.isclose(p, 1 / 100):
         return Feedback(False, "with B = 99 and samples this far apart, no permutation "
                         "reaches T: p should be the smallest possible value, 1/(1 + B)")
-    tied = _call(function, (far, near, lambda A, B: 1.0, 99, 0), "permutation_test")
+    tied = _call(function, (X, Y, lambda A, B: 1.0, 99, 0), "permutation_test")
     if isinstance(tied, Feedback):
         return tied
     if not np.isclose(tied, 1.0):
@@ -177,7 +177,7 @@ def check_effective_dimension_function(function) -> Feedback:
                 (lambda s, lam: float(np.sum(s > lam)),
                  "that counts the eigenvalues above λ; N(λ) weighs each by σᵢ/(σᵢ + λ)")]
     return _implementation(function, "effective dimension", cases,
-                           lambda s, lam: float(np.sum(s / (s + lam))), mistakes)
+                           lambda s, lam: effective_dimension(s, lam), mistakes)
 
 
 def _stein_gaussian(X, Y, score_X, score_Y, sigma, trace=True, sign=1.0):
@@ -213,17 +213,12 @@ def check_stein_kernel_gaussian(function) -> Feedback:
 
 def check_ksd2_unbiased_from_stein_gram(function) -> Feedback:
     """``function(H)``: the unbiased KSD² from a Stein Gram matrix H: the mean of its
-    off-diagonal entries (a U-statistic)."""
-    rng = np.random.default_rng(15)
-    cases = []
-    for n in (20, 50):
-        A = rng.standard_normal((n, n))
-        cases.append((A @ A.T / n,))
-
-    def truth(H):
-        n = len(H)
-        return (H.sum() - np.trace(H)) / (n * (n - 1))
-
+    off-diagonal entries (a U-statistic), against ``kmeviz.ksd2`` of the same sample."""
+    target, same, laplace = stein_data()
+    kernel = GaussianKernel(1.0)
+    samples = (same[:40], laplace[:60])
+    cases = [(SteinKernel(kernel, target).gram(X, X),) for X in samples]
+    truth = [ksd2(X, target, kernel, estimator="unbiased") for X in samples]
     mistakes = [(lambda H: H.mean(), "that is the V-statistic: leave out the diagonal i = j"),
                 (lambda H: (H.sum() - np.trace(H)) / len(H) ** 2,
                  "n(n − 1) off-diagonal terms remain: divide by that, not by n²")]
