@@ -56,7 +56,7 @@ class ComparisonTable:
             disabled=True, css_classes=["kmeviz-download"], width=240)
         self.result: pd.DataFrame | None = None
 
-    def card(self, caption: str) -> pn.Column:
+    def card(self, caption: str = viz.CAPTIONS["data_table"]) -> pn.Column:
         """The table with its message, effect size, note, download and caption."""
         return with_caption(pn.Column(self.message, self.effect, self.table, self.note,
                                       self.download, sizing_mode="stretch_width"), caption)

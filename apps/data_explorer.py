@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
+from functools import partial
 
 import pandas as pd
 import panel as pn
@@ -235,19 +236,26 @@ class DataExplorer(Explorer):
 
     # -- the comparison, filled in as each test finishes ---------------------------------
     @param.depends(*COMPARISON, watch=True)
-    async def run_comparison(self):
-        """Run ``compare_tests`` in a worker thread; rows reach the table as they come,
-        under a loading spinner. A newer change cancels this one (``kmeviz.budget``)."""
+    def restart_comparison(self):
+        """Cancel the running comparison and empty the table in the change itself (never
+        this data's summary beside another's p-values), then ``run_comparison``."""
         self._cancel.set()
         self._cancel = cancel = threading.Event()
-        rows: queue.SimpleQueue = queue.SimpleQueue()
+        self.comparison = None
         if SOURCES[self.source] == "upload" and (self._upload is None or not self.group):
             # nothing to compare until a usable file and its group column: the upload's
             # message (or the summary) says what is missing; no table of other data stays
             self._table.clear(loading=False)
-            self.comparison = None
             return
         self._table.clear(loading=True)
+        pn.state.execute(partial(self.run_comparison, cancel))
+
+    async def run_comparison(self, cancel: threading.Event):
+        """Run ``compare_tests`` in a worker thread; rows reach the table as they come.
+        A newer change sets ``cancel`` (``kmeviz.budget``), maybe before this starts."""
+        if cancel.is_set():
+            return
+        rows: queue.SimpleQueue = queue.SimpleQueue()
         future = asyncio.get_running_loop().run_in_executor(None, self._compare, rows,
                                                             cancel)
         shown = []
@@ -273,7 +281,6 @@ class DataExplorer(Explorer):
             return
         except Exception as exc:  # noqa: BLE001 - shown as a message, never raised
             self._table.fail(error_message(exc, self).object)
-            self.comparison = None
             return
         self.comparison = table
         self._relevel()
@@ -345,10 +352,6 @@ class DataExplorer(Explorer):
         xs, ys, values = witness_on_plane(X, Y, kernel, U, mean, offset, P, Q)
         return viz.witness_map(xs, ys, values, P, Q, (self.x_axis, self.y_axis))
 
-    def table_card(self) -> pn.Column:
-        """The comparison table (one widget, filled in place) with its caption."""
-        return self._table.card(viz.CAPTIONS["data_table"])
-
     @param.depends("comparison", "test", "alpha", "question")
     @guarded
     def null_view(self):
@@ -380,19 +383,17 @@ class DataExplorer(Explorer):
     def __panel__(self):
         self._kick_off()
         layout = super().__panel__()
-        layout.insert(len(layout) - 1, pn.Column(self.table_card(), width=viz.NOTEBOOK_WIDTH))
+        layout.insert(len(layout) - 1, pn.Column(self._table.card(), width=viz.NOTEBOOK_WIDTH))
         return layout
 
     def main(self) -> list:
-        """The summary beside the plots' tabs, then the table of every test (built with the
-        page, not deferred, so its Tabulator code loads with it)."""
+        """The summary and plots, then the table (not deferred: its code loads with it)."""
         pn.state.onload(self._kick_off)
-        return [*super().main(), pn.Row(self.table_card(), sizing_mode="stretch_width")]
+        return [*super().main(), pn.Row(self._table.card(), sizing_mode="stretch_width")]
 
-    def _kick_off(self):
-        """Start the first comparison once there is an event loop to run it."""
+    def _kick_off(self):  # the first comparison, once an event loop can run it
         if self.comparison is None:
-            pn.state.execute(self.run_comparison)
+            self.restart_comparison()
 
 
 create_app = DataExplorer.create_app

@@ -74,9 +74,9 @@ def test_the_comparison_fills_the_table_and_a_newer_change_cancels_the_older():
     explorer._box.receive(Drop({"trial.csv": table_text(shift=2.0)}))
 
     async def two_changes():
-        older = asyncio.ensure_future(explorer.run_comparison())
-        await asyncio.sleep(0.05)
         cancel = explorer._cancel
+        older = asyncio.ensure_future(explorer.run_comparison(cancel))
+        await asyncio.sleep(0.05)
         explorer.param.update(bandwidth_log10=0.5)  # its watcher runs a newer comparison
         for _ in range(300):
             await asyncio.sleep(0.1)
@@ -98,6 +98,16 @@ def test_the_comparison_fills_the_table_and_a_newer_change_cancels_the_older():
     assert explorer.null_view() is not None
     explorer.alpha = 0.005  # α moves the decisions only: the same table, relevelled
     assert explorer.comparison is table and table.attrs["alpha"] == 0.005
+    # new samples empty the table in the change itself, before any other work: the page
+    # never shows their summary beside the p-values of the samples before
+    async def change():
+        explorer.param.update(bandwidth_log10=0.25)
+        seen = explorer.comparison, len(explorer._table.table.value)
+        explorer._cancel.set()  # the comparison it started stops at its next tile
+        return seen
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        assert pool.submit(asyncio.run, change()).result() == (None, 0)
     ran = table.p_value.notna()
     assert (table.reject[ran] == (table.p_value[ran] <= 0.005)).all()
 
