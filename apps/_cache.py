@@ -11,6 +11,7 @@ Keys are typed: ``1``, ``1.0`` and ``True`` are three keys.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import threading
@@ -20,7 +21,7 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 import pandas as pd
 
-from kmeviz.budget import BudgetExceeded, Cancelled
+from kmeviz.budget import check_budget
 
 CacheInfo = namedtuple("CacheInfo", "hits misses maxsize currsize")
 
@@ -39,8 +40,9 @@ def frozen_array(array: np.ndarray) -> np.ndarray:
 def freeze(value):
     """An immutable version of ``value`` for sharing between sessions: arrays as
     ``frozen_array``, dicts as read-only mappings, lists and tuples as tuples (named tuples
-    keep their type), frozen dataclasses rebuilt with frozen fields, kmeviz objects with
-    frozen attributes; pandas tables are copied for each reader (``share``)."""
+    keep their type), frozen dataclasses rebuilt with frozen fields, kmeviz objects
+    copied with frozen attributes (the caller's object never changes); pandas tables are
+    copied for each reader (``share``)."""
     if isinstance(value, np.ndarray):
         return frozen_array(value)
     if isinstance(value, (dict, types.MappingProxyType)):
@@ -54,7 +56,8 @@ def freeze(value):
                   if f.init}
         return dataclasses.replace(value, **fields)
     if type(value).__module__.startswith("kmeviz") and hasattr(value, "__dict__"):
-        for name, item in vars(value).items():  # fitted estimators: frozen attributes
+        value = copy.copy(value)  # fitted estimators: a copy with frozen attributes
+        for name, item in vars(value).items():
             setattr(value, name, freeze(item))
     return value
 
@@ -85,8 +88,10 @@ def typed_key(value):
 def shared_cache(maxsize: int = 16, key=None):
     """Decorator: a thread-safe LRU cache of at most ``maxsize`` results, keyed on the
     (hashable) arguments, or on ``key(*args, **kwargs)`` when given; each key computed
-    once, results frozen. ``cache_info()`` and ``cache_clear()`` as in
-    ``functools.lru_cache``."""
+    once, results frozen. A failure is never cached: a computation stopped by its
+    session's time budget (a moment of load, a closed page) is tried again by the next
+    caller, and a caller waiting for another's computation stops at its own budget.
+    ``cache_info()`` and ``cache_clear()`` as in ``functools.lru_cache``."""
 
     def decorate(fn):
         results: OrderedDict = OrderedDict()
@@ -103,23 +108,16 @@ def shared_cache(maxsize: int = 16, key=None):
                     if k in results:
                         results.move_to_end(k)
                         counts["hits"] += 1
-                        if isinstance(results[k], BudgetExceeded):
-                            raise results[k]
                         return share(results[k])
                     done = running.get(k)
                     if done is None:
                         running[k] = done = threading.Event()
                         counts["misses"] += 1
                         break
-                done.wait()  # another session is computing this key: use its result
+                while not done.wait(0.1):  # another session computes this key: wait,
+                    check_budget()  # within this caller's own budget
             try:
-                try:
-                    value = freeze(fn(*args, **kwargs))
-                except BudgetExceeded as exc:
-                    if not isinstance(exc, Cancelled):  # too slow for anyone: remember it
-                        with lock:
-                            results[k] = exc
-                    raise
+                value = freeze(fn(*args, **kwargs))
                 with lock:
                     results[k] = value
                     while len(results) > maxsize:

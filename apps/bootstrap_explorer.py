@@ -163,7 +163,8 @@ class BootstrapExplorer(Explorer):
                               label="Features (FastMMD)")
     n_features = param.Integer(default=256, bounds=(1, 4096), label="L (FastMMD)")
     bandwidth_rule = param.Selector(default=list(BANDWIDTH_RULES)[1],
-                                    objects=list(BANDWIDTH_RULES), label="MMDAgg λ_min at")
+                                    objects=list(BANDWIDTH_RULES),
+                                    label="MMDAgg smallest bandwidth at")
     repeat_result = param.Parameter(default=None, precedence=-1)
     power_result = param.Parameter(default=None, precedence=-1)
 

@@ -25,6 +25,7 @@ from .distributions.real import load_dataset
 from .embeddings import (
     EmpiricalKME,
     FastfoodFeatures,
+    GreedyDeterminantKME,
     KernelHerding,
     NystromKME,
     RandomFeatureKME,
@@ -88,6 +89,7 @@ __all__ = [
     "sparse_cme",
     "EmpiricalKME",
     "GaussianMixture",
+    "GreedyDeterminantKME",
     "KernelHerding",
     "NystromKME",
     "RandomFeatureKME",

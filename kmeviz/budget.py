@@ -2,10 +2,14 @@
 
 The tile engine checks it before each tile and the experiment runners before each trial,
 so a computation inside ``time_budget(seconds)`` stops within about one tile (or trial)
-of its deadline, or of ``cancel.set()``, with ``BudgetExceeded``. Per thread, like the
-engine's settings: a served dashboard bounds each session's computation this way, and a
-closed session cancels its own. A dense LAPACK call (an eigendecomposition) cannot be
-interrupted in the middle; it is checked before and after.
+of its deadline, or of ``cancel.set()``, with ``BudgetExceeded``. The budget lives in a
+``contextvars.ContextVar``: it follows a computation into ``asyncio`` tasks and into
+threads started with ``asyncio.to_thread`` or ``contextvars.copy_context().run`` (a
+``threading.local`` did not: a dashboard's "Repeat 100 times" once ran without its
+deadline), and stays out of other threads and other sessions' tasks. A served dashboard
+bounds each session's computation this way, and a closed session cancels its own. A
+dense LAPACK call (an eigendecomposition) cannot be interrupted in the middle; it is
+checked before and after.
 
 Examples
 --------
@@ -18,10 +22,13 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import threading
 import time
 
-_local = threading.local()
+#: (deadline, cancel event, seconds) of the innermost ``time_budget``, or None
+_budget: contextvars.ContextVar[tuple | None] = contextvars.ContextVar("kmeviz_budget",
+                                                                      default=None)
 
 
 class BudgetExceeded(RuntimeError):
@@ -41,8 +48,9 @@ class Cancelled(BudgetExceeded):
 @contextlib.contextmanager
 def time_budget(seconds: float | None = None, *, cancel: threading.Event | None = None):
     """Inside the block, engine passes and runner trials raise ``BudgetExceeded`` once
-    ``seconds`` have passed or ``cancel`` is set (this thread only; nested budgets keep
-    the earlier deadline, and the outer cancel signal when they have none).
+    ``seconds`` have passed or ``cancel`` is set (in this context: the code it runs, the
+    tasks and ``to_thread`` calls it starts; nested budgets keep the earlier deadline,
+    and the outer cancel signal when they have none).
 
     Parameters
     ----------
@@ -55,22 +63,22 @@ def time_budget(seconds: float | None = None, *, cancel: threading.Event | None 
     ------
     None
     """
-    previous = getattr(_local, "budget", None)
+    previous = _budget.get()
     deadline = None if seconds is None else time.monotonic() + float(seconds)
     if previous is not None and previous[0] is not None:
         deadline = previous[0] if deadline is None else min(deadline, previous[0])
     if previous is not None and cancel is None:  # a nested budget keeps the outer signal
         cancel = previous[1]
-    _local.budget = (deadline, cancel, seconds)
+    token = _budget.set((deadline, cancel, seconds))
     try:
         yield
     finally:
-        _local.budget = previous
+        _budget.reset(token)
 
 
 def check_budget() -> None:
-    """Raise ``BudgetExceeded`` if this thread's budget is spent or it was cancelled."""
-    budget = getattr(_local, "budget", None)
+    """Raise ``BudgetExceeded`` if this context's budget is spent or it was cancelled."""
+    budget = _budget.get()
     if budget is None:
         return
     deadline, cancel, seconds = budget

@@ -14,6 +14,7 @@ import numpy as np
 from scipy import stats
 
 from ._validation import check_in_interval
+from .config import get_config
 from .registry import Outcome, TestSpec
 
 #: The keys ``TestResult.runtime`` always has.
@@ -28,8 +29,8 @@ class TestResult:
     ----------
     statistic : float
     p_value : float
-        (1 + #{null >= statistic}) / (1 + B) for a simulated null, the survival function
-        of an analytic one.
+        (1 + #{null >= statistic}) / (1 + B) for a simulated null (ties within
+        ``tie_tolerance``), the survival function of an analytic one.
     threshold : float
         Reject H0 when ``statistic > threshold`` (equivalently ``p_value <= alpha``).
     reject : bool
@@ -258,18 +259,35 @@ def p_value_text(p_value: float, n_resamples: int = 0) -> str:
     return f"< {1.0 / n_resamples:.2g}" if n_resamples else "< 1e-300"
 
 
-def p_value_from_samples(statistic: float, null_samples: np.ndarray) -> float:
-    """(1 + #{null >= statistic}) / (1 + B).
+#: A null value within this many ulps (of the tile precision, relative to the statistic)
+#: counts as a tie: values equal in theory that differ in the last bits, more often with
+#: float32 tiles, count as "at least as large" (scipy.stats.permutation_test: 100 ulps)
+TIE_ULPS = 100
+
+
+def tie_tolerance(dtype=None) -> float:
+    """The relative tolerance of a tie: ``TIE_ULPS`` × the machine epsilon of ``dtype``
+    (default: the Gram tiles' precision in force, ``kmeviz.get_config()["dtype"]``)."""
+    return TIE_ULPS * float(np.finfo(dtype or get_config()["dtype"]).eps)
+
+
+def p_value_from_samples(statistic: float, null_samples: np.ndarray,
+                         rtol: float | None = None) -> float:
+    """(1 + #{null ≥ statistic − rtol·|statistic|}) / (1 + B), ``rtol`` the tie
+    tolerance (``tie_tolerance()`` by default).
 
     Exact (valid at every B) only when the statistic and the null replicates are
     exchangeable under H0, as for permutations; for the wild and Nyström bootstraps of
     KSD (Kalinke et al. Eqs. 9–11) and simulated asymptotic nulls it is asymptotically
     valid only."""
-    return (1.0 + np.count_nonzero(null_samples >= statistic)) / (1.0 + null_samples.size)
+    rtol = tie_tolerance() if rtol is None else rtol
+    floor = statistic - rtol * abs(statistic)
+    return (1.0 + np.count_nonzero(null_samples >= floor)) / (1.0 + null_samples.size)
 
 
 def threshold_from_samples(null_samples: np.ndarray, alpha: float) -> float:
-    """The value t with ``statistic > t`` ⟺ p-value <= alpha (inf if B is too small)."""
+    """The value t with ``statistic > t`` ⟺ p-value <= alpha, up to the tie tolerance (inf
+    if B is too small)."""
     k = int(np.floor(alpha * (null_samples.size + 1) + 1e-12)) - 1
     if k < 0:
         return float("inf")

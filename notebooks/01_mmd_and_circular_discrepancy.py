@@ -79,9 +79,9 @@ assert np.linalg.norm(X.mean(axis=0) - Y.mean(axis=0)) < 1.0
 # its **kernel mean embedding**. It lives in the reproducing kernel Hilbert space H of k
 # (the **RKHS**), where the reproducing property ⟨f, k(x, ·)⟩ = f(x) gives
 # ⟨f, μ_P⟩ = E_P f(X) for every f in H: the embedding knows every expectation of H's
-# functions. From a sample x₁, …, x_m one estimates it by the average of the m bumps,
+# functions. From a sample x₁, …, x_n one estimates it by the average of the n bumps,
 #
-# $$\hat\mu_P(t) = \frac1m \sum_{i=1}^m k(x_i, t).$$
+# $$\hat\mu_P(t) = \frac1n \sum_{i=1}^n k(x_i, t).$$
 #
 # A **characteristic** kernel (the Gaussian is one) loses nothing: μ_P = μ_Q only if
 # P = Q. So the distance between two embeddings is a distance between distributions.
@@ -105,12 +105,14 @@ assert np.linalg.norm(X.mean(axis=0) - Y.mean(axis=0)) < 1.0
 # %% [markdown]
 # - **Biased** (a **V-statistic**): plug in the empirical embeddings, ‖μ̂_P − μ̂_Q‖²:
 #
-# $$\widehat{\mathrm{MMD}}^2_b = \frac1{m^2}\sum_{i,j} k(x_i,x_j)
-# - \frac2{mn}\sum_{i,j} k(x_i,y_j) + \frac1{n^2}\sum_{i,j} k(y_i,y_j).$$
+# $$\widehat{\mathrm{MMD}}^2_b = \frac1{n_X^2}\sum_{i,j} k(x_i,x_j)
+# - \frac2{n_X n_Y}\sum_{i,j} k(x_i,y_j) + \frac1{n_Y^2}\sum_{i,j} k(y_i,y_j),$$
+#
+#   for samples of n_X and n_Y points.
 #
 #   The sums include i = j, the terms k(x, x) = 1 that compare a point with itself.
-# - **Unbiased** (a **U-statistic**): drop those terms and divide by m(m − 1) and
-#   n(n − 1) instead. Its expectation is exactly MMD²; it can be negative.
+# - **Unbiased** (a **U-statistic**): drop those terms and divide by n_X(n_X − 1) and
+#   n_Y(n_Y − 1) instead. Its expectation is exactly MMD²; it can be negative.
 # - **Linear-time**: split the samples into n/2 disjoint pairs and average
 #   h = k(x, x′) + k(y, y′) − k(x, y′) − k(x′, y) over the pairs. Each h uses 4 kernel
 #   values, so the cost is 2n evaluations instead of n², and the variance is much larger.
@@ -139,9 +141,9 @@ Z = np.vstack([X, Y])
 a = np.r_[np.full(len(X), 1 / len(X)), np.full(len(Y), -1 / len(Y))]
 assert np.isclose(exact_b, a @ kernel(Z) @ a, rtol=1e-10)  # the naive (2n)² formula
 Kxx, Kyy, Kxy = kernel(X), kernel(Y), kernel(X, Y)
-m = len(X)
-u = ((Kxx.sum() - np.trace(Kxx)) / (m * (m - 1)) + (Kyy.sum() - np.trace(Kyy)) / (m * (m - 1))
-     - 2 * Kxy.mean())
+n_x, n_y = len(X), len(Y)
+u = ((Kxx.sum() - np.trace(Kxx)) / (n_x * (n_x - 1))
+     + (Kyy.sum() - np.trace(Kyy)) / (n_y * (n_y - 1)) - 2 * Kxy.mean())
 assert np.isclose(exact_u, u, rtol=1e-10)
 assert np.isclose(linear, h.mean(), rtol=1e-10)
 assert np.isclose(exact_b, 0.00418009634, rtol=1e-6)
@@ -151,15 +153,15 @@ assert np.isclose(h.std(ddof=1) / np.sqrt(h.size), 0.0064255, rtol=1e-4)
 # the quoted distance: (0.0022 − (−0.0033)) / 0.0064 = 0.86 standard errors
 assert np.isclose((exact_u - linear) / (h.std(ddof=1) / np.sqrt(h.size)), 0.8557, rtol=1e-3)
 assert exact_b > exact_u  # as the text says: the diagonal k(x, x) = 1 is included
-# the floor: biased − unbiased ≈ (1/m)(1 − mean k(x, x')) + (1/n)(…) is ~2/m here
-assert abs((exact_b - exact_u) - 2 / m) < 0.2 * 2 / m
+# the floor: biased − unbiased ≈ (1/n_X)(1 − mean k(x, x')) + (1/n_Y)(…) is ~2/n_X here
+assert abs((exact_b - exact_u) - 2 / n_x) < 0.2 * 2 / n_x
 
 # %% [markdown]
 # Three things in these numbers deserve a word.
 #
-# - The biased value is larger than the unbiased one by almost exactly 2/1000: the m + n
-#   diagonal terms k(x, x) = 1 enter with weights 1/m² and 1/n², which adds about
-#   1/m + 1/n whatever P and Q are. That floor matters when MMD² is small, as here.
+# - The biased value is larger than the unbiased one by almost exactly 2/1000: the n_X + n_Y
+#   diagonal terms k(x, x) = 1 enter with weights 1/n_X² and 1/n_Y², which adds about
+#   1/n_X + 1/n_Y whatever P and Q are. That floor matters when MMD² is small, as here.
 # - The linear-time estimate is *negative*, −0.0033. An unbiased estimator has no floor:
 #   its fluctuations go both ways. Its standard error, 0.0064, is three times the
 #   unbiased MMD² (0.0022), so −0.0033 lies 0.86 standard errors below the value 0.0022
@@ -207,11 +209,12 @@ assert not blind.reject and np.isclose(blind.p_value, 0.317, atol=1e-9) and sees
 # **witness**: the difference of the two embeddings, normalised,
 #
 # $$f^* = \frac{\mu_P-\mu_Q}{\|\mu_P-\mu_Q\|_H}, \qquad
-# \hat f(t) = \hat\mu_P(t) - \hat\mu_Q(t) = \frac1m\sum_i k(x_i,t) - \frac1n\sum_j k(y_j,t).$$
+# \hat f(t) = \hat\mu_P(t) - \hat\mu_Q(t)
+# = \frac1{n_X}\sum_i k(x_i,t) - \frac1{n_Y}\sum_j k(y_j,t).$$
 #
 # It is positive where P puts more mass than Q (as seen through a bump of width σ),
 # negative where Q does. Averaging it over the samples gives back the biased estimate:
-# (1/m) Σ f̂(x_i) − (1/n) Σ f̂(y_j) = ‖μ̂_P − μ̂_Q‖² = MMD²_b. `K.mmd_witness` evaluates
+# (1/n_X) Σ f̂(x_i) − (1/n_Y) Σ f̂(y_j) = ‖μ̂_P − μ̂_Q‖² = MMD²_b. `K.mmd_witness` evaluates
 # f̂ at any points.
 #
 # **Predict first.** In one blob, P is round and Q is stretched along a tilted axis. Where
@@ -225,7 +228,7 @@ blob_witness
 
 # %% tags=["check", "remove-cell"]
 # The plotted values against a direct evaluation of the formula at the plotted points,
-# and the witness's identity with MMD²_b: (1/m) Σ f̂(x_i) − (1/n) Σ f̂(y_j) = MMD²_b.
+# and the witness's identity with MMD²_b: (1/n_X) Σ f̂(x_i) − (1/n_Y) Σ f̂(y_j) = MMD²_b.
 image = blob_witness.traverse(lambda e: e, [hv.Image])[0]
 at = np.column_stack([image.dimension_values(0), image.dimension_values(1)])
 shown = image.dimension_values("witness")
@@ -275,7 +278,7 @@ assert values[0] < 0.01 * values.max() and values[-1] < 0.05 * values.max()
 # %% [markdown]
 # Both ends go to zero. With a tiny σ, k(x, y) ≈ 0 for every pair of distinct points, so
 # the off-diagonal sums vanish and nothing is left to compare (the biased estimate keeps
-# its floor 1/m + 1/n). With a huge σ, every k(x, y) ≈ 1 and the two samples look alike.
+# its floor 1/n_X + 1/n_Y). With a huge σ, every k(x, y) ≈ 1 and the two samples look alike.
 # The curve peaks near σ ≈ 1.6, the scale of one blob, where the kernel resolves a blob's
 # shape.
 #
@@ -308,8 +311,8 @@ assert np.isclose(at_median / best["unbiased MMD²"], 0.12898, rtol=1e-3)
 # ## 6. The circular picture
 #
 # Back to σ = 1. Bochner's theorem writes a shift-invariant kernel as an average of
-# cosines: for the Gaussian, k(x, y) = E_ω cos(ω′(x − y)) with ω ~ N(0, σ⁻² I). Put it in
-# the biased estimator. With weights aᵢ = 1/m on the points of X and −1/n on those of Y,
+# cosines: for the Gaussian, k(x, y) = E_ω cos(ω′(x − y)) with ω ~ 𝒩(0, σ⁻² I). Put it in
+# the biased estimator. With weights aᵢ = 1/n_X on the points of X and −1/n_Y on those of Y,
 # and z_i their projections ω′x_i,
 #
 # $$\widehat{\mathrm{MMD}}^2_b = \sum_{i,j} a_i a_j\, \mathbb{E}_\omega
@@ -468,7 +471,7 @@ assert explorer.failures() == {} and explorer.n_frequencies == 256
 # shows the answer. When you are right it also says *why*. Worked answers are on the
 # course's [Solutions page](../docs/course/solutions.md).
 #
-# **1.** With `X, Y = mmd_data()` (two samples of 200 points: N(0, I₂) and N((0.5, 0),
+# **1.** With `X, Y = mmd_data()` (two samples of 200 points: 𝒩(0, I₂) and 𝒩((0.5, 0),
 # I₂)), compute the biased MMD² with a Gaussian kernel of bandwidth 1.
 
 # %%
@@ -487,7 +490,7 @@ check_mmd2(answer)
 # **2. Predict, then check.** Take σ = 0.1 on the same data: far below the typical
 # distance between two points, so k(x_i, x_j) ≈ 0 for every pair of *distinct* points.
 # Without running anything, use the biased formula of §3 to predict the biased MMD² as a
-# number (it depends only on m = n = 200). Then compute it, and also for two samples of
+# number (it depends only on n_X = n_Y = 200). Then compute it, and also for two samples of
 # the *same* law. What does that tell you about ranking bandwidths by the raw biased
 # value?
 

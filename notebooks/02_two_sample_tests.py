@@ -135,19 +135,19 @@ assert K.mmd_witness(X, Y, kernel, np.zeros((1, 2)))[0] > 0  # positive at the c
 # ## 3. Permutation vs Gamma vs spectral
 #
 # Permutations cost B statistics. Two shortcuts use what theory says about T for large
-# samples. Under H0, with N = m + n, the biased statistic has the limit law of
+# samples. Under H0, with n = n_X + n_Y pooled points, the biased statistic has the limit law of
 # [Gretton et al. 2012](https://jmlr.org/papers/v13/gretton12a.html) (Thm 12 states it for
 # the unbiased one; the biased one adds a constant) and
 # [Gretton et al. 2009](https://papers.nips.cc/paper/2009/hash/9246444d94f081e3549803b928260f56-Abstract.html),
 # which also gives the spectral null below:
 #
-# $$\widehat{\mathrm{MMD}}^2_b \approx \Big(\frac1m + \frac1n\Big) \sum_l \lambda_l z_l^2,
-# \qquad z_l \sim \mathcal N(0,1) \text{ independent},$$
+# $$\widehat{\mathrm{MMD}}^2_b \approx \Big(\frac1{n_X} + \frac1{n_Y}\Big) \sum_l \nu_l z_l^2,
+# \qquad z_l \sim \mathcal 𝒩(0,1) \text{ independent},$$
 #
-# where λ_l are the eigenvalues of the kernel's covariance operator. The **spectral** null
-# estimates them by the eigenvalues of the centred Gram matrix H K H *divided by N*
-# (H = I − 11ᵀ/N) and simulates the sum. The **Gamma** null only matches the mean and
-# variance of that law with a Gamma distribution: no eigenvalues, O(N²) once.
+# where ν_l are the eigenvalues of the kernel's covariance operator. The **spectral** null
+# estimates them by the eigenvalues of the centred Gram matrix H K H *divided by n*
+# (H = I − 11ᵀ/n) and simulates the sum. The **Gamma** null only matches the mean and
+# variance of that law with a Gamma distribution: no eigenvalues, O(n²) once.
 
 # %%
 rows = []
@@ -168,9 +168,9 @@ assert max(thresholds) / min(thresholds) < 1.05 and all(row["reject"] for row in
 #
 # - **Permutation**: always, for any n (exchangeability under H0); its cost is B
 #   statistics, and its smallest p-value is 1/(B + 1).
-# - **Spectral**: when N is large enough for the Gram eigenvalues to estimate the
-#   operator's; it costs an N × N eigendecomposition.
-# - **Gamma**: when the law is close to a Gamma with those two moments — large N, a
+# - **Spectral**: when n is large enough for the Gram eigenvalues to estimate the
+#   operator's; it costs an n × n eigendecomposition.
+# - **Gamma**: when the law is close to a Gamma with those two moments — large n, a
 #   kernel neither far narrower nor far wider than the data's scale. It is the cheapest.
 #
 # Section 6 shows the Gamma null failing at small n.
@@ -201,7 +201,7 @@ size = rejection_rates(null_sampler(150), tests, n_repeats=100, rng=1)
 power = rejection_rates(lambda g: K.blobs_two_sample(150, epsilon=6.0, rng=g), tests,
                         n_repeats=40, rng=2)
 cols = ["test", "rejections", "repeats", "rate", "ci_low", "ci_high"]
-print("size (P = Q = N(0, I)):")
+print("size (P = Q = 𝒩(0, I)):")
 print(size[cols].round(3).to_string(index=False))
 print("\npower (blob grid, ε = 6):")
 print(power[cols].round(3).to_string(index=False))
@@ -244,9 +244,10 @@ assert np.allclose(power_plot.traverse(lambda e: e, [hv.Scatter])[0].dimension_v
 #
 # FastMMD's statistic is the squared distance of the two samples' mean random features,
 #
-# $$\widehat{\mathrm{MMD}}^2_L = \Big\|\frac1m\sum_{i=1}^m z(x_i) - \frac1n\sum_{j=1}^n
-# z(y_j)\Big\|^2, \qquad z(x) = \tfrac{1}{\sqrt L}\big(\cos\omega_l^\top x,\ \sin\omega_l^\top
-# x\big)_{l=1}^{L},$$
+# $$\widehat{\mathrm{MMD}}^2_L = \Big\|\frac1{n_X}\sum_{i=1}^{n_X} z(x_i)
+# - \frac1{n_Y}\sum_{j=1}^{n_Y} z(y_j)\Big\|^2,$$
+#
+# $$z(x) = \tfrac{1}{\sqrt L}\big(\cos\omega_l^\top x,\ \sin\omega_l^\top x\big)_{l=1}^{L},$$
 #
 # and permuting the rows of the n × 2L random-feature matrix gives its null at O(L n)
 # per replicate. With few frequencies the statistic is a noisy estimate of MMD²
@@ -284,7 +285,7 @@ assert fig8a.type2_ci_high.iloc[-1] < fig8a.type2_ci_low.iloc[:2].min()
 # %% [markdown]
 # ## 6. When an asymptotic null fails, and what a p-value is under H0
 #
-# Take 30 points per sample from the *same* law, N(0, I₂), and a narrow kernel, σ = 0.2,
+# Take 30 points per sample from the *same* law, 𝒩(0, I₂), and a narrow kernel, σ = 0.2,
 # far below the typical distance between points (about 1.8). H0 is true, so a level-5 %
 # test should reject about 5 % of the time, and its p-values should be *uniform* on
 # (0, 1): P(p ≤ t) = t for every t.

@@ -45,7 +45,7 @@ hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 # ## 1. A distribution whose embedding we know
 #
 # The paper's mixture: 8 unit-variance Gaussians in d = 10 with centres drawn from
-# N(0, 5 I); Gaussian kernel with the median inter-point distance as bandwidth. For it,
+# 𝒩(0, 5 I); Gaussian kernel with the median inter-point distance as bandwidth. For it,
 # μ(z) and ||μ||² are closed forms, so the error ||μ − Σ αⱼ φ(xⱼ)|| of *any* weighted
 # point set is exact — no Monte Carlo.
 

@@ -17,7 +17,7 @@
 #
 # **What you will learn**
 # - the spectrum of the Gram matrix K/n and why its decay controls Nyström methods;
-# - the effective dimension N(λ) = Σ σᵢ/(σᵢ + λ) and the regularisation λ(m) of
+# - the effective dimension N(λ) = Σ νᵢ/(νᵢ + λ) and the regularisation λ(m) of
 #   [Thm 4.1](https://arxiv.org/abs/2201.13055);
 # - the landmark counts the theory recommends ([Thm 4.1](https://arxiv.org/abs/2201.13055),
 #   [Cor. 4.1](https://arxiv.org/abs/2201.13055)) compared with the m that actually reaches the
@@ -54,13 +54,13 @@ hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 # ## 1. Gram spectra decay at different speeds
 #
 # Why a spectrum? The Nyström embedding projects μ̂ on the span of m landmark bumps. The
-# kernel's covariance operator C = E k(X, ·) ⊗ k(X, ·) has eigenvalues σ₁ ≥ σ₂ ≥ … that
+# kernel's covariance operator C = E k(X, ·) ⊗ k(X, ·) has eigenvalues ν₁ ≥ ν₂ ≥ … that
 # say how much of the data's "energy" in H lies along each direction; the eigenvalues of
 # the Gram matrix K/n estimate them, and they sum to E k(X, X) = 1 here. If they fall
 # fast, a few directions carry almost everything and a few landmarks can span them.
 #
-# $$\frac1n K = \sum_{i=1}^n \hat\sigma_i\, u_i u_i^\top, \qquad
-# \hat\sigma_1 \ge \hat\sigma_2 \ge \dots \ge 0, \qquad \sum_i \hat\sigma_i = \frac1n
+# $$\frac1n K = \sum_{i=1}^n \hat\nu_i\, u_i u_i^\top, \qquad
+# \hat\nu_1 \ge \hat\nu_2 \ge \dots \ge 0, \qquad \sum_i \hat\nu_i = \frac1n
 # \sum_i k(x_i, x_i) = 1.$$
 #
 # The stakes are computational. The empirical embedding of n points costs O(n²) to
@@ -70,8 +70,8 @@ hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 # needs before the projection error disappears under the statistical error 1/√n.
 #
 # A smooth kernel (Gaussian) has a fast-decaying spectrum, a rough one (Laplace) a slow
-# one. The fit compares log σᵢ against i (exponential) and log i (polynomial); with
-# σᵢ ∝ i^(−1/γ), a small γ means fast decay and few landmarks.
+# one. The fit compares log νᵢ against i (exponential) and log i (polynomial); with
+# νᵢ ∝ i^(−1/γ), a small γ means fast decay and few landmarks.
 
 # %%
 rng = np.random.default_rng(0)
@@ -90,7 +90,7 @@ for name, kern in {"Gaussian": K.GaussianKernel(bw), "Laplace": K.LaplaceKernel(
 # tr(K/n) = k(x, x) = 1 and K/n is PSD: identities up to round-off (1e-10).
 for ev_, _ in spectra.values():
     assert np.isclose(ev_.sum(), 1.0, rtol=1e-10) and ev_.min() > -1e-10
-# The fits use eigenvalues down to 1e-12·σ₁, whose round-off is up to ~1e-4 of their size:
+# The fits use eigenvalues down to 1e-12·ν₁, whose round-off is up to ~1e-4 of their size:
 # fitted values are checked to 1e-4 relative, the top eigenvalue to 1e-8.
 gauss, laplace = spectra["Gaussian"][1], spectra["Laplace"][1]
 assert np.isclose(spectra["Gaussian"][0][0], 0.6192375, rtol=1e-6)
@@ -113,9 +113,9 @@ for overlay, (ev_, _) in zip(spectrum_plots, spectra.values(), strict=True):
 # There is no contradiction. In one dimension a Gaussian kernel's eigenvalues fall like
 # e^{−r i}; in d dimensions they fall like e^{−r i^{1/d}} (Widom 1963, cited in the
 # paper), since there are about i^{(d−1)/d} directions at each frequency. For these d = 5
-# data, i^{1/5} grows so slowly that over the visible range log σᵢ looks linear in log i.
+# data, i^{1/5} grows so slowly that over the visible range log νᵢ looks linear in log i.
 # What matters is the comparison: γ = 0.31 for the Gaussian against 0.91 for the
-# Laplace kernel, a much faster decay. A third fit, log σᵢ against i^{1/5}, does better
+# Laplace kernel, a much faster decay. A third fit, log νᵢ against i^{1/5}, does better
 # than both:
 
 # %%
@@ -125,7 +125,7 @@ i = np.arange(1, kept.size + 1)
 r2 = {name: np.corrcoef(x, np.log(kept))[0, 1] ** 2
       for name, x in (("i (exponential)", i), ("log i (polynomial)", np.log(i)),
                       ("i^(1/5) (Gaussian in d = 5)", i**0.2))}
-print(pd.Series(r2, name="R² of log σᵢ").round(3).to_string())
+print(pd.Series(r2, name="R² of log νᵢ").round(3).to_string())
 
 # %% tags=["check", "remove-cell"]
 assert r2["i^(1/5) (Gaussian in d = 5)"] > max(r2["i (exponential)"], r2["log i (polynomial)"])
@@ -137,9 +137,9 @@ assert np.isclose(r2["i^(1/5) (Gaussian in d = 5)"], 0.9842, atol=1e-3)
 # The **effective dimension** at scale λ is
 #
 # $$\mathcal N(\lambda) = \operatorname{tr}\big(C (C + \lambda I)^{-1}\big)
-# = \sum_i \frac{\sigma_i}{\sigma_i + \lambda}.$$
+# = \sum_i \frac{\nu_i}{\nu_i + \lambda}.$$
 #
-# Each term is close to 1 when σᵢ ≫ λ and close to σᵢ/λ ≈ 0 when σᵢ ≪ λ, so N(λ) is a
+# Each term is close to 1 when νᵢ ≫ λ and close to νᵢ/λ ≈ 0 when νᵢ ≪ λ, so N(λ) is a
 # soft count of the eigenvalues above λ. Take three eigenvalues, 0.6, 0.3 and 0.1.
 # **Predict first**: how many are above λ = 0.1, and is N(0.1) a little above or a
 # little below that count?
@@ -180,7 +180,7 @@ assert np.isclose(K.effective_dimension(toy, 0.01), 2.8604, atol=1e-4)
 # grows like λ^{−γ}.
 #
 # More landmarks give a smaller λ(m) and so resolve more directions. **Predict first**:
-# λ(m) is compared with the largest eigenvalue σ₁ = 0.62. At m = 100, is λ(m) above or
+# λ(m) is compared with the largest eigenvalue ν₁ = 0.62. At m = 100, is λ(m) above or
 # below it?
 
 # %% tags=["plot"]
@@ -194,20 +194,20 @@ n_of_lambda = viz.effective_dimension_plot(lams, K.effective_dimension(ev, lams)
 n_of_lambda
 
 # %% [markdown]
-# λ(100) = 0.91 is *above* σ₁ = 0.62, so N(λ(100)) = 0.80 < 1 (in the plot, the marked
+# λ(100) = 0.91 is *above* ν₁ = 0.62, so N(λ(100)) = 0.80 < 1 (in the plot, the marked
 # λ(m = 100) lies where N has already fallen below 1): at m = 100 the theorem's scale resolves no
 # direction at all, and its condition λ ≤ ‖C‖ fails. The constants 12 log(m/δ) are those
-# of a worst-case proof. λ(m) falls below σ₁ only from m = 156, and the theorem's
+# of a worst-case proof. λ(m) falls below ν₁ only from m = 156, and the theorem's
 # sufficient count (the Lambert W expression of [App. C.2](https://arxiv.org/abs/2201.13055)) is
 # 633.
 
 # %%
 ms = np.arange(1, 2000)
 first = int(ms[np.argmax(lambda_of_m(ms, delta=0.05) <= ev[0])])
-print(f"first m with λ(m) ≤ σ₁: {first}")
+print(f"first m with λ(m) ≤ ν₁: {first}")
 
 # %% tags=["check", "remove-cell"]
-# N(λ) = Σ σᵢ/(σᵢ + λ) by its definition, and it falls from ≈ rank to ≈ 0 as λ grows.
+# N(λ) = Σ νᵢ/(νᵢ + λ) by its definition, and it falls from ≈ rank to ≈ 0 as λ grows.
 N = n_of_lambda.traverse(lambda e: e, [hv.Curve])[0].dimension_values("N(λ)")
 assert np.allclose(N, [np.sum(ev / (ev + lam)) for lam in lams], rtol=1e-10)
 assert np.all(np.diff(N) < 0) and N[-1] < 0.1 < 100 < N[0]
@@ -310,7 +310,7 @@ check_halving_effective_dimension(answer)
 
 
 # %% [markdown]
-# **3. Implement.** Write N(λ) = Σᵢ σᵢ/(σᵢ + λ) from an array of eigenvalues and
+# **3. Implement.** Write N(λ) = Σᵢ νᵢ/(νᵢ + λ) from an array of eigenvalues and
 # one λ, and say in a sentence what each term counts.
 
 # %%

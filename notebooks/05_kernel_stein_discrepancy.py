@@ -60,7 +60,7 @@ hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 # (T_p f)(x) = 1 everywhere and E (T_p f) = 1, because p f = x does not vanish at x = 1.
 # For the smooth, decaying p and bounded k of this notebook it holds.
 #
-# Take p = N(0, I₂) and f(x) = k(x, z)·a for a Gaussian k. Averaging (T_p f)(X) over samples
+# Take p = 𝒩(0, I₂) and f(x) = k(x, z)·a for a Gaussian k. Averaging (T_p f)(X) over samples
 # of P gives ≈ 0 (within Monte Carlo error); over samples of a shifted Q it does not. This
 # is what every Stein discrepancy measures.
 
@@ -237,7 +237,7 @@ print(f"n = 8000, d = 10: Nyström (m = 358) is {'faster' if t_nys < t_full else
 # ([Eq. 9](https://arxiv.org/abs/2406.08401), signs from the Markov chain of
 # [Eq. 10](https://arxiv.org/abs/2406.08401)); the Nyström bootstrap
 # ([Eq. 11](https://arxiv.org/abs/2406.08401)) computes all D = 500 replicates as ‖R K_mn w‖²/n² in
-# one pass. Here: a Laplace sample with unit variance against N(0, I₅), n = 1000 (the setting of
+# one pass. Here: a Laplace sample with unit variance against 𝒩(0, I₅), n = 1000 (the setting of
 # [Fig. 1b](https://arxiv.org/abs/2406.08401)).
 
 # %%
@@ -297,7 +297,7 @@ assert np.allclose(size.set_index("test").rate, [0.06, 0.08])
 # %% [markdown]
 # ## 7. What KSD cannot see: the weights of separated modes
 #
-# Take the target ½ N(−4e₁, I) + ½ N(4e₁, I) and a sample with the right modes but the
+# Take the target ½ 𝒩(−4e₁, I) + ½ 𝒩(4e₁, I) and a sample with the right modes but the
 # wrong weights, 90 % and 10 %. **Predict first**: will the KSD test reject?
 
 # %%
@@ -361,7 +361,7 @@ check_ksd2(answer)
 
 # %% [markdown]
 # **2. Predict, then check.** Section 7's target had its modes 8 apart. Bring them
-# closer: target ½ N(−e₁, I) + ½ N(e₁, I), sample 500 points (`rng=0`) with weights
+# closer: target ½ 𝒩(−e₁, I) + ½ 𝒩(e₁, I), sample 500 points (`rng=0`) with weights
 # 0.9 and 0.1. Predict whether the KSD test (IMQ kernel, `rng=0`) now rejects, then run
 # it and give its p-value. Why does it differ from section 7?
 

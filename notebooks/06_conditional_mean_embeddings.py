@@ -16,8 +16,8 @@
 # # Conditional mean embeddings as regressors
 #
 # **What you will learn**
-# - the conditional mean embedding μ̂(x) = Σᵢ αᵢ(x) L(yᵢ, ·), α(x) = (K + nλI)⁻¹ k_x, is a
-#   kernel ridge regression whose outputs are the feature vectors L(yᵢ, ·) (Grünewälder et
+# - the conditional mean embedding μ̂(x) = Σᵢ αᵢ(x) l(yᵢ, ·), α(x) = (K + nλI)⁻¹ k_x, is a
+#   kernel ridge regression whose outputs are the feature vectors l(yᵢ, ·) (Grünewälder et
 #   al. 2012, [Eq. 1](https://arxiv.org/abs/1205.4656)), so E[h(Y) | X = x] ≈ Σᵢ αᵢ(x) h(yᵢ) for
 #   any h in the RKHS;
 # - choosing λ and the input bandwidth by cross-validating the surrogate loss
@@ -46,18 +46,19 @@ hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 # %% [markdown]
 # ## 1. A conditional expectation from a regression
 #
-# **Where the weights come from.** Treat the feature L(y, ·) of each output as the target
+# **Where the weights come from.** With a kernel k on the inputs and a kernel l on the
+# outputs (K and K_Y their Gram matrices), treat the feature l(y, ·) of each output as the target
 # of a regression, and fit a function μ from inputs to the output RKHS 𝒢 by ridge
 # regression:
 #
-# $$\hat\mu = \arg\min_{\mu}\ \frac1n\sum_{i=1}^n \big\|L(y_i,\cdot) - \mu(x_i)\big\|_{\mathcal
+# $$\hat\mu = \arg\min_{\mu}\ \frac1n\sum_{i=1}^n \big\|l(y_i,\cdot) - \mu(x_i)\big\|_{\mathcal
 # G}^2 + \lambda\,\|\mu\|^2 .$$
 #
 # This is the paper's point: the conditional mean embedding *is* this regressor. As in
 # scalar kernel ridge regression, the minimiser is a combination of the training targets,
-# μ̂(x) = Σᵢ αᵢ(x) L(yᵢ, ·) with α(x) = (K + nλI)⁻¹ k_x and k_x = (k(x₁, x), …, k(x_n, x)).
+# μ̂(x) = Σᵢ αᵢ(x) l(yᵢ, ·) with α(x) = (K + nλI)⁻¹ k_x and k_x = (k(x₁, x), …, k(x_n, x)).
 # The weights depend on the inputs only. For h in 𝒢 the reproducing property,
-# h(yᵢ) = ⟨h, L(yᵢ, ·)⟩, turns the embedding into conditional expectations:
+# h(yᵢ) = ⟨h, l(yᵢ, ·)⟩, turns the embedding into conditional expectations:
 #
 # $$\mathbb E[h(Y)\mid X = x] \;\approx\; \langle h, \hat\mu(x)\rangle_{\mathcal G}
 # = \sum_{i=1}^n \alpha_i(x)\, h(y_i).$$
@@ -121,7 +122,7 @@ estimate = [c for c in regression.traverse(lambda e: e, [hv.Curve]) if "CME" in 
 assert np.allclose(estimate.dimension_values("y"), alpha @ Y[:, 0], rtol=1e-12)
 
 # %% [markdown]
-# The embedding itself is a function of y for each x: μ̂(x)(y) = Σᵢ αᵢ(x) L(yᵢ, y), a
+# The embedding itself is a function of y for each x: μ̂(x)(y) = Σᵢ αᵢ(x) l(yᵢ, y), a
 # smoothed picture of the conditional law.
 
 # %% tags=["plot"]
@@ -130,7 +131,7 @@ embedding_map = viz.cme_embedding_map(grid[:, 0], ys[:, 0], cme.embedding(grid, 
 embedding_map
 
 # %% tags=["check", "remove-cell"]
-# μ̂(x)(y) = Σᵢ αᵢ(x) L(yᵢ, y): the map shows exactly that, on the 120 × 200 grid.
+# μ̂(x)(y) = Σᵢ αᵢ(x) l(yᵢ, y): the map shows exactly that, on the 120 × 200 grid.
 shown = embedding_map.dimension_values(2, flat=False)
 assert shown.shape == (120, 200)
 assert np.allclose(shown, (alpha @ ky(Y, ys)).T, rtol=1e-10, atol=1e-12)
@@ -142,7 +143,7 @@ assert np.mean(np.abs(ys[shown.argmax(axis=0), 0] - np.sin(grid[:, 0]))) < 0.1
 
 # %% [markdown]
 # **Reading the map.** A vertical slice at x₀ is the function y ↦ μ̂(x₀)(y). For the true
-# embedding it is E[L(Y, y) | x₀]: the law of Y given x₀, N(sin x₀, 0.3²), smoothed by
+# embedding it is E[l(Y, y) | x₀]: the law of Y given x₀, 𝒩(sin x₀, 0.3²), smoothed by
 # the output kernel. With Gaussians both ways that is a bump centred at sin x₀, of width
 # √(0.5² + 0.3²) ≈ 0.58 and height 0.5/0.58 ≈ 0.86, and the map shows a ridge of that
 # height along sin x. A slice is not a density (it does not integrate to 1 and can dip
@@ -151,12 +152,12 @@ assert np.mean(np.abs(ys[shown.argmax(axis=0), 0] - np.sin(grid[:, 0]))) < 0.1
 # %% [markdown]
 # ## 2. Choosing λ by cross-validation ([Sec. 3.2](https://arxiv.org/abs/1205.4656))
 #
-# The surrogate risk E‖L(Y, ·) − μ(X)‖² bounds, by Jensen's and the Cauchy–Schwarz
+# The surrogate risk E‖l(Y, ·) − μ(X)‖² bounds, by Jensen's and the Cauchy–Schwarz
 # inequality (Eq. 6 of [Grünewälder et al.](https://arxiv.org/abs/1205.4656)), the worst
 # *mean-square* error over X of the estimated conditional expectations,
 #
 # $$\sup_{\|h\|\le 1} \mathbb{E}_X\big(\mathbb{E}[h(Y)\mid X] - \langle h, \mu(X)\rangle\big)^2
-# \le \mathbb{E}_{(X,Y)} \|L(Y,\cdot) - \mu(X)\|^2 .$$
+# \le \mathbb{E}_{(X,Y)} \|l(Y,\cdot) - \mu(X)\|^2 .$$
 #
 # It is an average over x, not a bound at every x. Its value on held-out pairs is the
 # natural CV score. We compare the 5-fold choice with the held-out optimum on 4000 fresh
@@ -195,9 +196,9 @@ assert shrunk.sum(axis=1).max() < 0.2
 
 # %% [markdown]
 # **Reading the CV curve.** The loss never approaches zero. Even the true embedding
-# leaves E‖L(Y, ·) − μ(X)‖² = 1 − E‖μ(X)‖², because Y stays random given X:
+# leaves E‖l(Y, ·) − μ(X)‖² = 1 − E‖μ(X)‖², because Y stays random given X:
 #
-# $$1 - \mathbb E\,\|\mu(X)\|^2 = 1 - \mathbb E\,L(Y, Y') = 1 - \sqrt{\frac{0.5^2}{0.5^2 + 2\cdot
+# $$1 - \mathbb E\,\|\mu(X)\|^2 = 1 - \mathbb E\,l(Y, Y') = 1 - \sqrt{\frac{0.5^2}{0.5^2 + 2\cdot
 # 0.3^2}} \approx 0.238 ,$$
 #
 # with Y and Y′ independent given the same X. On the 4000 held-out pairs the best λ
@@ -215,7 +216,7 @@ assert shrunk.sum(axis=1).max() < 0.2
 # (sin θ′, cos θ′, ω′). The dense CME has coefficient matrix W = (K + nλI)⁻¹. FISTA
 # solves ([Eq. 17](https://arxiv.org/abs/1205.4656))
 #
-# $$\min_{M}\ \|M - W\|^2_{K\otimes L} + \gamma\,\|M\|_{1,1},
+# $$\min_{M}\ \|M - W\|^2_{k\otimes l} + \gamma\,\|M\|_{1,1},
 # \qquad \|M\|_{1,1} = \sum_{ij} |M_{ij}| ;$$
 #
 # incomplete Cholesky keeps only r pivot rows. [Fig. 1](https://arxiv.org/abs/1205.4656) compares
@@ -224,9 +225,9 @@ assert shrunk.sum(axis=1).max() < 0.2
 # Two measures, both relative to the dense W. The *relative error* is the distance in the
 # norm of the embedding itself ([Eq. 16](https://arxiv.org/abs/1205.4656)),
 #
-# $$\frac{\|M - W\|_{K\otimes L}}{\|W\|_{K\otimes L}}, \qquad
-# \|A\|_{K\otimes L}^2 = \Big\|\sum_{ij} A_{ij}\, k(x_i,\cdot)\otimes L(y_j,\cdot)\Big\|^2
-# = \operatorname{tr}(A^\top K A L),$$
+# $$\frac{\|M - W\|_{k\otimes l}}{\|W\|_{k\otimes l}}, \qquad
+# \|A\|_{k\otimes l}^2 = \Big\|\sum_{ij} A_{ij}\, k(x_i,\cdot)\otimes l(y_j,\cdot)\Big\|^2
+# = \operatorname{tr}(A^\top K A K_Y),$$
 #
 # and the *relative test error* is the surrogate loss on 1000 new transitions divided by
 # that of W: 1 means nothing is lost. **Predict first:** at about 5 % non-zero
@@ -303,8 +304,8 @@ W = linalg.cho_solve(cme_p.cho_, np.eye(200))
 res = K.sparse_cme(W, cme_p.gram_x_, kp(Yp), gamma=1e-2, tol=1e-6)
 print(f"{res.n_iter} iterations, converged = {res.converged}, "
       f"non-increasing: {bool(np.all(np.diff(res.objective_history) <= 1e-12))}")
-L = kp(Yp)
-rel = np.sqrt(kl_norm2(res.M - W, cme_p.gram_x_, L) / kl_norm2(W, cme_p.gram_x_, L))
+K_Y = kp(Yp)
+rel = np.sqrt(kl_norm2(res.M - W, cme_p.gram_x_, K_Y) / kl_norm2(W, cme_p.gram_x_, K_Y))
 nonzero = 100 * np.count_nonzero(res.M) / res.M.size
 print(f"relative error {rel:.4f} at {nonzero:.1f}% non-zero")
 

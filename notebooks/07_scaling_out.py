@@ -69,7 +69,7 @@ print("dask dashboard:", client.dashboard_link)
 #
 # `lazy_sample(draw, n, dim=…, chunk_rows=…)` builds a dask array whose chunk k is
 # `draw(rows, g_k)`, with g_k a generator of its own child seed: a chunk is the same
-# whenever and wherever it is computed. X and Y are N(0, I₅) and the same law with its
+# whenever and wherever it is computed. X and Y are 𝒩(0, I₅) and the same law with its
 # first coordinate shifted by δ = 0.004 — a difference far too small to see with a few
 # thousand points.
 
@@ -104,11 +104,11 @@ print(f"{X.nbytes / 2**20:.0f} MiB per sample if it were loaded; chunks of "
 # pooled features, so that relabelling the pooled sample (the null) leaves them unchanged.
 # Its null is the spectral null of Gretton et al.,
 #
-# $$T \;\overset{H_0}{\approx}\; \Big(\frac1{n_X} + \frac1{n_Y}\Big)\sum_{k=1}^m \lambda_k Z_k^2
+# $$T \;\overset{H_0}{\approx}\; \Big(\frac1{n_X} + \frac1{n_Y}\Big)\sum_{j=1}^m \nu_j Z_j^2
 # ,$$
 #
-# with λ_k the eigenvalues of the covariance of F over the pooled sample (m × m, whatever
-# n is) and Z_k independent standard normals. Both need only Σ F and Σ F Fᵀ, m + m² numbers
+# with ν_j the eigenvalues of the covariance of F over the pooled sample (m × m, whatever
+# n is) and Z_j independent standard normals. Both need only Σ F and Σ F Fᵀ, m + m² numbers
 # per chunk: a chunk of 500 000 × 5 values is reduced where it lives to 100 + 10 000
 # numbers, and only those travel. That is what makes an estimator scale out. The exact
 # MMD, whose n × n Gram matrix couples every pair of points, cannot be cut up this way.
@@ -132,7 +132,7 @@ viz.null_histogram(big, title_prefix="10⁷ points: ")
 # The histogram is the simulated spectral null; the statistic sits far in its tail.
 #
 # **Reading the result.** For two Gaussians the population MMD² is a closed form. With
-# X − X′ ∼ N(0, 2I₅) and bandwidth σ = 2,
+# X − X′ ∼ 𝒩(0, 2I₅) and bandwidth σ = 2,
 #
 # $$\mathrm{MMD}^2 = 2\Big(\frac{\sigma^2}{\sigma^2 + 2}\Big)^{5/2}
 # \Big(1 - e^{-\delta^2 / (2(\sigma^2 + 2))}\Big) \approx 9.7\cdot 10^{-7}
@@ -145,16 +145,16 @@ viz.null_histogram(big, title_prefix="10⁷ points: ")
 # that test sees only noise (p = 0.54).
 #
 # This gives a rule for the sample size. The signal MMD² stays put while the null shrinks
-# like 1/n, so a difference is found once n is a few times Σλ_k / MMD². Since MMD² grows
+# like 1/n, so a difference is found once n is a few times Σν_j / MMD². Since MMD² grows
 # like δ², halving δ needs four times the data.
 
 # %% tags=["check", "remove-cell"]
 # Checks run by the test suite (tests/test_notebooks.py); they compare values, never bytes.
-# δ = 0.004 in N(0, I₅): MMD² ≈ δ² × (k-dependent factor) ~ 1e-6, found at 10⁷, not 10⁴.
+# δ = 0.004 in 𝒩(0, I₅): MMD² ≈ δ² × (k-dependent factor) ~ 1e-6, found at 10⁷, not 10⁴.
 assert big.reject and big.p_value < 0.01
 assert not small.reject
 assert 1e-7 < big.statistic < 1e-5
-# The null is centred at (1/n + 1/n) Σλ, the statistic far above its 99th percentile.
+# The null is centred at (1/n_X + 1/n_Y) Σν, the statistic far above its 99th percentile.
 assert big.statistic > np.quantile(big.null_samples, 0.99)
 # The text's reading: the closed-form MMD² (9.7e-7), the statistic ≈ MMD² + null mean
 # (within 3 null standard deviations and 1e-6 absolute), the null's mean scaling as 1/n,
@@ -205,7 +205,7 @@ assert on_dask.p_value == in_memory.p_value
 # would depend on which worker asked first, and no two runs would agree. A child seed is
 # a function of the parent seed and the draw's index only, so draw 17 is the same draw on
 # a laptop, on this cluster or on a hundred machines. The task here is the KSD power of
-# notebook 05 (Laplace against N(0, I₃), 20 draws): small, so that it runs in seconds, but
+# notebook 05 (Laplace against 𝒩(0, I₃), 20 draws): small, so that it runs in seconds, but
 # the same call runs the paper's 500 draws with `kmeviz reproduce nksd-fig1b --workers 8`.
 
 # %%

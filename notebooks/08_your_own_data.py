@@ -158,7 +158,7 @@ assert by_test.loc["mmdagg/permutation", "reject"]
 #   with a whole collection of 20 Laplace and Gaussian bandwidths at once, and corrects
 #   its level for having looked 20 times (notebook 09). It rejects too.
 # - Three tests are *not run*: the wild bootstrap, the Pearson curve and MMDAgg's wild
-#   bootstrap need paired samples of equal size (m = n), and these are 151 against 68.
+#   bootstrap need paired samples of equal size (n_X = n_Y), and these are 151 against 68.
 #   Their rows say so instead of failing.
 #
 # So, when the sample fits in memory, the quadratic tests are the ones to trust; the
@@ -170,8 +170,8 @@ assert by_test.loc["mmdagg/permutation", "reject"]
 # A test says *whether*; the **witness function** says *where*. It is the difference of
 # the two kernel mean embeddings, evaluated at a point t:
 #
-# $$f(t) = \hat\mu_X(t) - \hat\mu_Y(t) = \frac1m \sum_{i=1}^m k(x_i, t)
-# - \frac1n \sum_{j=1}^n k(y_j, t).$$
+# $$f(t) = \hat\mu_X(t) - \hat\mu_Y(t) = \frac1{n_X} \sum_{i=1}^{n_X} k(x_i, t)
+# - \frac1{n_Y} \sum_{j=1}^{n_Y} k(y_j, t).$$
 #
 # It is positive where X has more mass than Y (as the kernel sees it), negative where Y
 # has more, and its RKHS norm is the biased MMD (Gretton et al. 2012,
@@ -217,11 +217,12 @@ assert np.isclose(gap, by_test.loc["biased/permutation", "statistic"], rtol=1e-1
 # %%
 welch = {name: stats.ttest_ind(X[:, j], Y[:, j], equal_var=False).pvalue
          for j, name in enumerate(report.columns)}
-m, n, d = len(X), len(Y), X.shape[1]
+n_x, n_y, d = len(X), len(Y), X.shape[1]
 gap_of_means = X.mean(axis=0) - Y.mean(axis=0)
-pooled_cov = ((m - 1) * np.cov(X, rowvar=False) + (n - 1) * np.cov(Y, rowvar=False)) / (m + n - 2)
-t2 = m * n / (m + n) * gap_of_means @ np.linalg.solve(pooled_cov, gap_of_means)
-hotelling = stats.f.sf((m + n - d - 1) / (d * (m + n - 2)) * t2, d, m + n - d - 1)
+pooled_cov = ((n_x - 1) * np.cov(X, rowvar=False) + (n_y - 1) * np.cov(Y, rowvar=False)) / (
+    n_x + n_y - 2)
+t2 = n_x * n_y / (n_x + n_y) * gap_of_means @ np.linalg.solve(pooled_cov, gap_of_means)
+hotelling = stats.f.sf((n_x + n_y - d - 1) / (d * (n_x + n_y - 2)) * t2, d, n_x + n_y - d - 1)
 print("Welch's t p-values:", {k: f"{v:.2g}" for k, v in welch.items()})
 print(f"Hotelling's T² p-value: {hotelling:.2g}")
 

@@ -77,7 +77,7 @@ assert 20 < median < 30
 # Let us run the same test with ten bandwidths, from 0.2 to 50 on a log scale. kmeviz
 # computes all ten in one pass: every kernel reads the same distance tile, and all
 # B + 1 wild-bootstrap sign vectors are multiplied with each kernel's tile at once. The
-# p-value of bandwidth λ, p_λ, is the fraction of its B replicates (and the observed
+# p-value of bandwidth j, p_j, is the fraction of its B replicates (and the observed
 # value) at least as large as its observed statistic, the unbiased MMD²
 #
 # MMD²_u = (1 / (n(n − 1))) Σ_{i≠j} [k(xᵢ, xⱼ) + k(yᵢ, yⱼ) − k(xᵢ, yⱼ) − k(xⱼ, yᵢ)].
@@ -128,30 +128,29 @@ assert low > 0.1 and high < 0.4
 #
 # MMDAgg keeps the idea "reject when some bandwidth rejects" but calibrates the
 # per-bandwidth levels on the data, from simulated statistics it computes anyway. With
-# weights w_λ (summing to 1) over the collection Λ:
+# weights w_j (summing to 1) over the collection of J kernels, j = 1, …, J:
 #
-# 1. For each λ, compute the observed statistic and B1 + B2 simulated ones (permutations,
-#    or a wild bootstrap when m = n).
-# 2. For a number u, let q_λ(u) be the (1 − u·w_λ)-quantile of kernel λ's B1 simulated
+# 1. For each j, compute the observed statistic and B1 + B2 simulated ones (permutations,
+#    or a wild bootstrap when n_X = n_Y).
+# 2. For a number u, let q_j(u) be the (1 − u·w_j)-quantile of kernel j's B1 simulated
 #    values (the observed one included).
 # 3. **Level correction**: u_α is the largest u such that, among the other B2 simulated
-#    labellings, at most a fraction α has *some* λ above q_λ(u). Found by bisection:
+#    labellings, at most a fraction α has *some* j above q_j(u). Found by bisection:
 #
 #    $$u_\alpha = \max\Big\{u :\ \frac1{B_2}\sum_{b=1}^{B_2}
-#    \mathbb 1\Big[\max_{\lambda\in\Lambda}\big(\hat T_\lambda^{(b)} - q_\lambda(u)\big) > 0\Big]
+#    \mathbb 1\Big[\max_{1\le j\le J}\big(\hat T_j^{(b)} - q_j(u)\big) > 0\Big]
 #    \le \alpha\Big\}.$$
 #
-# 4. **Decision**: reject when some λ's observed statistic exceeds q_λ(u_α), that is,
+# 4. **Decision**: reject when some j's observed statistic exceeds q_j(u_α), that is,
 #
-#    $$\text{reject } H_0 \iff p_\lambda \le u_\alpha\, w_\lambda \text{ for some } \lambda \in
-#    \Lambda .$$
+#    $$\text{reject } H_0 \iff p_j \le u_\alpha\, w_j \text{ for some } j \le J .$$
 #
 # The B2 replicates play the role of H0 itself: u_α is chosen so that the *aggregated*
-# rule rejects at most a fraction α of them. With uniform weights w_λ = 1/K, each
-# kernel's own level is u_α/K. When the ten tests are strongly dependent, u_α is much
+# rule rejects at most a fraction α of them. With uniform weights w_j = 1/J, each
+# kernel's own level is u_α/J. When the ten tests are strongly dependent, u_α is much
 # larger than α (less correction than Bonferroni); when they are independent, u_α falls
-# to about α (Šidák: 1 − (1 − α)^{1/K} ≈ α/K per kernel), and each kernel's level
-# u_α/K to about α/K, the Bonferroni level. The test is exact in the same sense as a
+# to about α (Šidák: 1 − (1 − α)^{1/J} ≈ α/J per kernel), and each kernel's level
+# u_α/J to about α/J, the Bonferroni level. The test is exact in the same sense as a
 # permutation test (Schrab et al. 2023, [Prop. 1](https://arxiv.org/abs/2110.15073)), and its power
 # adapts to the unknown smoothness of the difference (their minimax results).
 #
@@ -185,16 +184,16 @@ table[["kernel", "weight", "statistic", "p_value", "threshold", "reject"]].round
 assert not authors.reject and authors.kernel.scales()[10:].min() > 2.0
 assert aggregated.reject and table["reject"].any()
 assert wider.scales()[10:].min() < 0.6
-# the decision is the level correction's: some p_λ ≤ u_α w_λ, and p-value ≤ α
+# the decision is the level correction's: some p_j ≤ u_α w_j, and p-value ≤ α
 assert (table["reject"] == (table["p_value"] <= table["threshold"])).all()
 assert aggregated.p_value <= 0.05
 assert 0.012 < table["threshold"].iloc[0] < 0.022 and 2.5 < authors.kernel.scales()[10] < 2.9
 assert 0.2 < authors.p_value < 0.4
 # %% [markdown]
-# The `threshold` column is u_α·w_λ ≈ 0.015: about six times α/20 = 0.0025, what
+# The `threshold` column is u_α·w_j ≈ 0.015: about six times α/20 = 0.0025, what
 # Bonferroni would give every kernel. The twenty tests are so dependent that the
 # correction costs far less than a union bound. Now the kernel-choice picture: each
-# Gaussian bandwidth's statistic over its threshold q_λ(u_α), on a log-σ axis. Above 1,
+# Gaussian bandwidth's statistic over its threshold q_j(u_α), on a log-σ axis. Above 1,
 # that bandwidth rejects.
 
 # %%
@@ -244,7 +243,7 @@ assert low99 <= 0.05 <= high99
 # The kernel Stein discrepancy (notebook 05) has the same problem: its IMQ base kernel
 # has a scale. KSDAgg aggregates the KSD U-statistic over ten IMQ scales (from 1/d to the
 # sample's largest distance over d, as the authors' code does) with a wild bootstrap. A
-# Laplace sample against N(0, I₅):
+# Laplace sample against 𝒩(0, I₅):
 
 # %%
 rng = np.random.default_rng(7)
@@ -261,9 +260,10 @@ assert ksdagg.reject
 # ## 7. In the dashboard
 #
 # The **Bootstrap null explorer** (`kmeviz serve`) has a kernel-choice row: the plot of
-# Section 4 for the data of its widgets, a choice of the λ_min rule, and a button that
-# estimates, over 100 draws, the power of every bandwidth of the collection beside
-# MMDAgg's and the median heuristic's. Move ε and watch which bandwidths reject.
+# Section 4 for the data of its widgets, a choice of the rule for the smallest
+# bandwidth, and a button that estimates, over 100 draws, the power of every bandwidth
+# of the collection beside MMDAgg's and the median heuristic's. Move ε and watch which
+# bandwidths reject.
 
 # %% [markdown]
 # ## Exercises

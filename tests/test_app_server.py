@@ -65,6 +65,60 @@ def test_a_failed_computation_is_not_cached_and_does_not_hang_waiters():
     assert attempts == [3, 3]
 
 
+def test_a_budget_failure_is_not_cached_for_the_next_session():
+    """A computation stopped by one session's budget (a moment of load) is tried again
+    by the next caller, not replayed to every session until eviction (issue 39)."""
+    from kmeviz.budget import BudgetExceeded, time_budget
+
+    attempts = []
+
+    @shared_cache()
+    def heavy(k):
+        attempts.append(k)
+        time.sleep(0.05)
+        from kmeviz.budget import check_budget
+        check_budget()
+        return k * 2
+
+    with time_budget(0.01), pytest.raises(BudgetExceeded):
+        heavy(4)
+    assert heavy(4) == 8 and attempts == [4, 4]  # no budget now: computed and cached
+    assert heavy(4) == 8 and attempts == [4, 4]
+
+
+def test_a_waiting_session_stops_at_its_own_budget():
+    from kmeviz.budget import BudgetExceeded, time_budget
+
+    release = threading.Event()
+
+    @shared_cache()
+    def slow(k):
+        release.wait(5)
+        return k
+
+    first = threading.Thread(target=slow, args=(1,))
+    first.start()
+    time.sleep(0.05)
+    started = time.monotonic()
+    with time_budget(0.2), pytest.raises(BudgetExceeded):
+        slow(1)  # waits for the first caller's computation, within its own 0.2 s
+    assert time.monotonic() - started < 1.0
+    release.set()
+    first.join()
+    assert slow(1) == 1
+
+
+def test_freezing_a_fitted_estimator_leaves_the_callers_object_writable():
+    from kmeviz_apps._cache import freeze
+
+    import kmeviz as K
+
+    est = K.EmpiricalKME(K.GaussianKernel(1.0)).fit(np.zeros((4, 2)))
+    frozen = freeze(est)
+    assert frozen is not est and est.weights_.flags.writeable
+    assert not frozen.weights_.flags.writeable
+
+
 def test_serve_takes_classroom_options(monkeypatch, tmp_path):
     import panel as pn
 

@@ -104,6 +104,24 @@ def test_statistic_matches_the_estimators(pair):
         pytest.approx(K.mmd2_block(X, Y, KERNEL)))
 
 
+def test_a_null_value_equal_in_theory_counts_as_a_tie_in_float32():
+    """MMD² does not depend on the order of the rows, but float32 tiles summed in another
+    order differ in the last bits (here by 3e-7 relative): without a tie tolerance the
+    p-value of a statistic against its own reordered value would be 1/2, not 1."""
+    X, Y = K.blobs_two_sample(700, rng=0)
+    with K.config_context(dtype="float32"):
+        same = K.mmd2(X, Y, KERNEL)
+        reordered = [K.mmd2(X[r.permutation(700)], Y[r.permutation(700)], KERNEL)
+                     for r in map(np.random.default_rng, range(8))]
+        statistic = max(reordered)  # above ``same`` in its last bits, on any CPU seen
+        assert same < statistic and statistic / same - 1 < 1e-6  # equal in theory
+        assert p_value_from_samples(statistic, np.array([same])) == 1.0
+        assert p_value_from_samples(statistic, np.array([same]), rtol=0.0) == 0.5
+    # float64: 100 ulps of 2.2e-16; a genuine difference of 1e-9 relative is no tie
+    assert p_value_from_samples(1.0, np.array([1.0 - 1e-9])) == 0.5
+    assert p_value_from_samples(1.0, np.array([1.0 - 1e-15])) == 1.0
+
+
 def test_p_value_and_threshold_conventions():
     null = np.arange(1.0, 20.0)  # B = 19
     assert p_value_from_samples(19.5, null) == pytest.approx(1 / 20)

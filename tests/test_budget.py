@@ -93,3 +93,22 @@ def test_a_heavy_resampling_test_stops_within_2_s_past_its_budget(settings):
         K.mmd_test(X2, Y2, KERNEL, n_resamples=5000, rng=0, **settings)
     overrun = time.perf_counter() - start - 1.0
     assert overrun < 2.0, f"{overrun:.1f} s past the budget"
+
+
+def test_the_budget_follows_asyncio_to_thread_and_stays_out_of_other_threads():
+    """A ContextVar: ``asyncio.to_thread`` carries it (a ``threading.local`` lost it, so a
+    dashboard's "Repeat 100 times" once ran unbounded); a plain thread does not see it."""
+    import asyncio
+
+    async def spent_budget_in_a_worker():
+        with time_budget(0.0):
+            await asyncio.to_thread(check_budget)
+
+    with pytest.raises(BudgetExceeded, match="time budget of 0 s"):
+        asyncio.run(spent_budget_in_a_worker())
+    seen = []
+    with time_budget(0.0):
+        other = threading.Thread(target=lambda: seen.append(check_budget()))
+        other.start()
+        other.join()
+    assert seen == [None]  # another session's thread runs on

@@ -91,3 +91,50 @@ def test_the_readme_counts_the_notebooks_that_exist():
     readme = (ROOT / "README.md").read_text()
     assert f"Open the {words[len(SOURCES)]} teaching notebooks" in readme
     assert f"`01_*.py` … `{SOURCES[-1].name[:2]}_*.py`" in readme
+
+
+#: One notation (docs/glossary.md, "Notation"): the uses a reader could mix up, each with
+#: the symbol the course writes instead
+MIXED_NOTATION = {
+    r"λ[_ᵢ₀-₉]|\\lambda_|[pqw]_λ|[pqw]_\\lambda": "λ is only the regulariser: eigenvalues "
+                                                  "are νᵢ, an aggregated test's kernels j",
+    r"σ[ᵢ₀-₉]|σ_[ilk0-9]|\\sigma_[ilk]": "σ is only a bandwidth: eigenvalues are νᵢ",
+    r"(?<![\w\\])N\([^()]*,": "N(λ) is the effective dimension: a normal law is 𝒩(μ, Σ)",
+    r"1/m²|1/m \+ 1/n|\bm \+ n\b|\bm = n = |\\frac1m\b.*\\frac1n|\\frac2\{mn\}|\bN = m \+ n":
+        "m counts landmarks: two samples have n_X and n_Y points",
+}
+COURSE_TEXTS = [*SOURCES, ROOT / "docs" / "course" / "solutions.md",
+                ROOT / "docs" / "course" / "instructor.md", ROOT / "docs" / "glossary.md",
+                *sorted((ROOT / "kmeviz" / "exercises").glob("*.py"))]
+
+
+def prose(path: Path) -> str:
+    """What a reader of ``path`` reads: a notebook's markdown and comments, an exercise
+    module's strings, a page without its notation table (which names the symbols)."""
+    text = path.read_text()
+    if path.parent.name == "notebooks":
+        return "\n".join(markdown_lines(path))
+    if path.suffix == ".py":
+        return "\n".join(re.findall(r'"([^"\n]*)"', text))
+    return "\n".join(line for line in text.splitlines() if not line.startswith("|"))
+
+
+@pytest.mark.parametrize("path", COURSE_TEXTS, ids=lambda p: p.stem)
+def test_each_symbol_has_one_meaning(path):
+    found = [f"{match.group(0)!r} ({why})" for pattern, why in MIXED_NOTATION.items()
+             for match in re.finditer(pattern, prose(path))]
+    assert found == [], f"{path.name}: {found}"
+
+
+def test_the_notation_table_names_each_symbol_once():
+    table = [line.split("|")[1].strip() for line in GLOSSARY.splitlines()
+             if line.startswith("| ") and not line.startswith("| symbol")]
+    for symbol in ("n", "m", "k", "σ", "λ", "N(λ)", "νᵢ", "L"):
+        assert table.count(symbol) == 1, symbol
+
+
+@pytest.mark.parametrize("old", ["where λ_l are the eigenvalues", "p-value p_λ", "Σ σᵢ/(σᵢ + λ)",
+                                 r"\hat\sigma_i", "ω ~ N(0, σ⁻² I)", "1/m + 1/n whatever",
+                                 "with N = m + n", r"\frac2{mn}"])
+def test_the_notation_check_flags_what_the_course_wrote_before(old):
+    assert any(re.search(pattern, old) for pattern in MIXED_NOTATION), old

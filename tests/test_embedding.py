@@ -5,9 +5,11 @@ import kmeviz as K
 from kmeviz.distributions import GaussianMixture
 from kmeviz.embeddings import (
     EmpiricalKME,
+    GreedyDeterminantKME,
     KernelHerding,
     NystromKME,
     UniformSubsampleKME,
+    greedy_determinant_landmarks,
 )
 
 KERNEL = K.GaussianKernel(1.5)
@@ -83,8 +85,28 @@ def test_nystrom_beats_uniform_subsample_and_approaches_empirical(mixture):
     unif = np.mean([mixture.error_of(UniformSubsampleKME(KERNEL, 150, rng=s).fit(X))
                     for s in range(3)])
     herd = mixture.error_of(KernelHerding(KERNEL, 150, rng=0).fit(X))
+    greedy = mixture.error_of(GreedyDeterminantKME(KERNEL, 150).fit(X))
     assert ny < 1.1 * emp < unif
-    assert herd < unif
+    assert herd < unif and greedy < 1.1 * emp  # Chatalic et al. Fig. 1: "similarly"
+
+
+def test_greedy_determinant_landmarks_maximise_the_determinant_step_by_step(rng):
+    """Against the obvious greedy: at each step the row that maximises det K_S of the
+    chosen rows plus it, by slogdet of every candidate set (ties cannot occur with
+    continuous data). Then the weights are Nyström's on those landmarks."""
+    X = rng.normal(size=(40, 3))
+    chosen = []
+    for _ in range(8):
+        logdets = [np.linalg.slogdet(KERNEL.gram(X[chosen + [j]], X[chosen + [j]]))[1]
+                   if j not in chosen else -np.inf for j in range(40)]
+        chosen.append(int(np.argmax(logdets)))
+    fast = greedy_determinant_landmarks(KERNEL, X, 8)
+    np.testing.assert_array_equal(fast, chosen)  # first pick: a tie of k(x, x) = 1, row 0
+    est = GreedyDeterminantKME(KERNEL, 8).fit(X)
+    ny = NystromKME(KERNEL, landmarks=fast).fit(X)
+    np.testing.assert_allclose(est.weights_, ny.weights_, rtol=1e-12)
+    # duplicated rows are spanned: the greedy stops at the distinct ones
+    assert greedy_determinant_landmarks(KERNEL, np.repeat(X[:3], 4, axis=0), 10).size == 3
 
 
 def test_bad_inputs(rng):
@@ -105,6 +127,10 @@ def test_bad_inputs(rng):
         GaussianMixture([[0.0]], [1.0], [1.0]).squared_norm(K.LaplaceKernel(1.0))
     with pytest.raises(RuntimeError, match="not fitted"):
         NystromKME(KERNEL, 3).evaluate(X)
+    with pytest.raises(ValueError, match="n_landmarks=11 exceeds n=10"):
+        GreedyDeterminantKME(KERNEL, 11).fit(X)
+    with pytest.raises(TypeError, match="needs n_landmarks"):
+        GreedyDeterminantKME(KERNEL).fit(X)
 
 
 def test_nystrom_mmd_approaches_exact_mmd(rng):

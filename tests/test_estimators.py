@@ -31,6 +31,8 @@ CASES = [
      "kernel", None, (X,), "evaluate"),
     (lambda **kw: K.KernelHerding(**{"kernel": GAUSS, "n_landmarks": 5, **kw}),
      "max_candidates", 0, (X,), "evaluate"),
+    (lambda **kw: K.GreedyDeterminantKME(**{"kernel": GAUSS, "n_landmarks": 5, **kw}),
+     "n_landmarks", 0, (X,), "evaluate"),
     (lambda **kw: K.RandomFeatureKME(**{"kernel": GAUSS, "n_features": 8, **kw}),
      "n_features", 0, (X,), "evaluate"),
     (lambda **kw: K.RandomFourierFeatures(**{"kernel": GAUSS, **kw}), "kernel",

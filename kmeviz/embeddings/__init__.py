@@ -3,7 +3,13 @@ random features (``features``) and Gram spectra with the effective dimension
 (``spectrum``)."""
 
 
-from .baselines import KernelHerding, RandomFeatureKME, UniformSubsampleKME
+from .baselines import (
+    GreedyDeterminantKME,
+    KernelHerding,
+    RandomFeatureKME,
+    UniformSubsampleKME,
+    greedy_determinant_landmarks,
+)
 from .features import (
     FastfoodFeatures,
     RandomFourierFeatures,
@@ -29,6 +35,7 @@ from .spectrum import (
 __all__ = [
     "EmpiricalKME",
     "FastfoodFeatures",
+    "GreedyDeterminantKME",
     "KernelHerding",
     "NystromKME",
     "RandomFeatureKME",
@@ -41,6 +48,7 @@ __all__ = [
     "fit_decay",
     "fwht",
     "gram_spectrum",
+    "greedy_determinant_landmarks",
     "landmarks_for_empirical_accuracy",
     "pinv_psd",
     "psd_inverse_factor",

@@ -50,8 +50,8 @@ def check_effective_dimension(answer) -> Feedback:
     """N(λ) at λ = 1e-3 of the Gram spectrum of ``nystrom_data()``'s first 500 points."""
     _, X, kernel = nystrom_data()
     truth = float(effective_dimension(gram_spectrum(X[:500], kernel), 1e-3))
-    return _close(answer, truth, "effective dimension N(1e-3)", "N(λ) = Σ σ_i / (σ_i + λ) "
-                  "over the eigenvalues σ_i of K/n (kmeviz.gram_spectrum, then "
+    return _close(answer, truth, "effective dimension N(1e-3)", "N(λ) = Σ ν_i / (ν_i + λ) "
+                  "over the eigenvalues ν_i of K/n (kmeviz.gram_spectrum, then "
                   "kmeviz.effective_dimension)", rtol=1e-6)
 
 
@@ -67,10 +67,10 @@ def check_halving_effective_dimension(answer) -> Feedback:
         return value
     if abs(value - truth) <= 1e-6 * truth:
         return Feedback(True, "that is N(0.01), close to the count of eigenvalues above λ "
-                        "but not equal: each of those counts σ/(σ + λ), a little less than 1, "
-                        "and each one below λ still adds σ/(σ + λ) — 0.44 for the eigenvalue "
+                        "but not equal: each of those counts ν/(ν + λ), a little less than 1, "
+                        "and each one below λ still adds ν/(ν + λ) — 0.44 for the eigenvalue "
                         "0.0078 just under λ — so here the soft count ends above the hard one")
     hint = ("that is the count of eigenvalues above λ; N(λ) weighs each eigenvalue by "
-            "σ/(σ + λ): compute the sum" if abs(value - above) < 1e-9 else
+            "ν/(ν + λ): compute the sum" if abs(value - above) < 1e-9 else
             "call kmeviz.effective_dimension(0.5 ** np.arange(1, 13), 0.01)")
     return Feedback(False, hint)

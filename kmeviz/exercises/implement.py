@@ -167,15 +167,15 @@ def check_nystrom_weights(function) -> Feedback:
 
 
 def check_effective_dimension_function(function) -> Feedback:
-    """``function(eigenvalues, lam)``: N(λ) = Σᵢ σᵢ / (σᵢ + λ)."""
+    """``function(eigenvalues, lam)``: N(λ) = Σᵢ νᵢ / (νᵢ + λ)."""
     halving = 0.5 ** np.arange(1, 13)
     spread = np.sort(np.random.default_rng(14).exponential(size=40))[::-1]
     cases = [(halving, 0.01), (halving, 1.0), (spread, 0.1)]
     mistakes = [(lambda s, lam: float(np.sum(lam / (s + lam))),
-                 "that is Σ λ/(σᵢ + λ): each eigenvalue counts σᵢ/(σᵢ + λ), near 1 when it "
+                 "that is Σ λ/(νᵢ + λ): each eigenvalue counts νᵢ/(νᵢ + λ), near 1 when it "
                  "is much larger than λ"),
                 (lambda s, lam: float(np.sum(s > lam)),
-                 "that counts the eigenvalues above λ; N(λ) weighs each by σᵢ/(σᵢ + λ)")]
+                 "that counts the eigenvalues above λ; N(λ) weighs each by νᵢ/(νᵢ + λ)")]
     return _implementation(function, "effective dimension", cases,
                            lambda s, lam: effective_dimension(s, lam), mistakes)
 

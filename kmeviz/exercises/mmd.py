@@ -13,7 +13,7 @@ from ._feedback import Feedback, _close, _number
 # --- 01 MMD and the circular discrepancy -------------------------------------------------
 
 def mmd_data():
-    """X ~ N(0, I₂) and Y ~ N((0.5, 0), I₂), 200 points each (seeds 1 and 2)."""
+    """X ~ 𝒩(0, I₂) and Y ~ 𝒩((0.5, 0), I₂), 200 points each (seeds 1 and 2)."""
     X = np.random.default_rng(1).standard_normal((200, 2))
     Y = np.random.default_rng(2).standard_normal((200, 2)) + np.array([0.5, 0.0])
     return X, Y
@@ -33,7 +33,7 @@ def check_mmd2(answer) -> Feedback:
 
 def check_narrow_kernel_floor(answer) -> Feedback:
     """The predicted biased MMD² of ``mmd_data()`` at σ = 0.1: with every off-diagonal
-    kernel value ≈ 0, only the diagonal terms remain, 1/m + 1/n (within 6 %, so that the
+    kernel value ≈ 0, only the diagonal terms remain, 1/n_X + 1/n_Y (within 6 %, so that the
     computed value 1.04 % above it counts too)."""
     X, Y = mmd_data()
     floor = 1 / X.shape[0] + 1 / Y.shape[0]
@@ -41,8 +41,8 @@ def check_narrow_kernel_floor(answer) -> Feedback:
     if isinstance(value, Feedback):
         return value
     if abs(value - floor) <= 0.06 * floor:
-        return Feedback(True, "that is the diagonal floor 1/m + 1/n: the m + n terms "
-                        "k(x, x) = 1 weighted 1/m² and 1/n². Two samples of the same law get "
+        return Feedback(True, "that is the diagonal floor 1/n_X + 1/n_Y: the n_X + n_Y terms "
+                        "k(x, x) = 1 weighted 1/n_X² and 1/n_Y². Two samples of the same law get "
                         "it too, so the raw biased value ranks narrow bandwidths by sample "
                         "size, not by difference; compare unbiased values, on data you do "
                         "not test")
@@ -52,7 +52,7 @@ def check_narrow_kernel_floor(answer) -> Feedback:
         hint = ("the biased estimator keeps the i = j terms: k(x, x) = 1 for every point; "
                 "count them and their weights in the formula of §3")
     else:
-        hint = ("with the cross sums ≈ 0, only Σ_i k(x_i, x_i) / m² and Σ_j k(y_j, y_j) / n² "
+        hint = ("with the cross sums ≈ 0, only Σ_i k(x_i, x_i) / n_X² and Σ_j k(y_j, y_j) / n_Y² "
                 "remain")
     return Feedback(False, hint)
 

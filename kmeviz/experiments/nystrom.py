@@ -11,7 +11,12 @@ import pandas as pd
 
 from .._validation import check_positive_int, check_rng
 from ..distributions.mixture import GaussianMixture
-from ..embeddings.baselines import KernelHerding, RandomFeatureKME, UniformSubsampleKME
+from ..embeddings.baselines import (
+    GreedyDeterminantKME,
+    KernelHerding,
+    RandomFeatureKME,
+    UniformSubsampleKME,
+)
 from ..embeddings.kme import EmpiricalKME, NystromKME
 from ..experiments.runners import Progress, run_trials, trial_seeds
 from ..kernels import GaussianKernel, median_heuristic
@@ -26,7 +31,8 @@ def paper_mixture(*, d: int = 10, n_centres: int = 8, spread: float = 5.0, rng=N
 
 def nystrom_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, n_centres: int = 8,
                        spread: float = 5.0, n_repeats: int | None = None,
-                       baselines=("uniform",), replace: bool = True, mixture=None,
+                       baselines=("uniform",), nystrom: bool = True,
+                       replace: bool = True, mixture=None,
                        bandwidth: float | None = None, rng=None, progress: Progress = None,
                        executor=None) -> pd.DataFrame:
     """Chatalic et al. Fig. 1: exact embedding error of Nyström and empirical KMEs vs m.
@@ -36,7 +42,9 @@ def nystrom_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, n_centres: i
     Returns one row per (n, m, estimator) with mean_error, its 5% and 95% percentiles
     (p05, p95) over ``n_repeats`` draws (default 10),
     runtime_s (mean fit time) and repeats; the empirical estimator appears with m = n.
-    ``mixture`` and ``bandwidth`` override the defaults (the apps pass their own). Each
+    ``baselines`` adds estimators of ``ESTIMATORS``; ``nystrom=False`` leaves Nyström
+    out (a run of baselines alone; the same seed draws the same mixture, bandwidth and
+    samples). ``mixture`` and ``bandwidth`` override the defaults (the apps pass theirs). Each
     (n, draw) is one trial with its own seed (``run_trials``; ``executor`` runs them in
     parallel with the same table but for runtime_s).
     """
@@ -48,7 +56,8 @@ def nystrom_error_vs_m(ns=(1_000, 10_000), ms=None, *, d: int = 10, n_centres: i
     if bandwidth is None:
         bandwidth = median_heuristic(mixture.sample(1000, rng=rng), rng=rng)
     kernel = GaussianKernel(bandwidth)
-    chosen = ("nystrom", *[b for b in baselines if b in ESTIMATORS and b != "nystrom"])
+    chosen = (*(["nystrom"] if nystrom else []),
+              *[b for b in baselines if b in ESTIMATORS and b != "nystrom"])
     trials = run_trials(partial(_error_trial, mixture, kernel, chosen, replace),
                         _trial_items(ns, ms, n_repeats, rng), executor=executor,
                         progress=progress)
@@ -75,7 +84,7 @@ def _error_summary(trials, **extra) -> pd.DataFrame:
 
 
 #: The estimators ``nystrom_error_vs_m`` compares (``baselines`` picks among them).
-ESTIMATORS = ("nystrom", "uniform", "herding", "rff")
+ESTIMATORS = ("nystrom", "uniform", "herding", "greedy-det", "rff")
 
 
 def _make_estimator(name, kernel, m, replace, rng):
@@ -85,6 +94,8 @@ def _make_estimator(name, kernel, m, replace, rng):
         return UniformSubsampleKME(kernel, m, rng=rng)
     if name == "herding":
         return KernelHerding(kernel, m, rng=rng)
+    if name == "greedy-det":
+        return GreedyDeterminantKME(kernel, m)
     return RandomFeatureKME(kernel, m, rng=rng)
 
 

@@ -19,7 +19,7 @@ CAPTIONS: dict[str, str] = {
     "the true embedding μ(z) of the mixture (App. G closed form).",
     "spectrum": "Eigenvalues of K/n on log-log axes with the fitted decay: fast decay means few "
     "landmarks suffice.",
-    "effective_dimension": "Effective dimension N(λ) = Σ σᵢ/(σᵢ + λ): the number of "
+    "effective_dimension": "Effective dimension N(λ) = Σ νᵢ/(νᵢ + λ): the number of "
     "directions the data really use at scale λ; λ(m) of Thm 4.1 is marked.",
     "rules": "Landmark counts recommended by the theory next to the m that actually brings the "
     "Nyström projection error down to the empirical error.",
@@ -83,17 +83,17 @@ def embedding_map(xs, ys, values, *, title: str, points=None, sizes=None) -> hv.
 
 
 def spectrum_plot(eigenvalues, fit=None) -> hv.Overlay:
-    """σ_i vs i on log-log axes with the fitted exponential or polynomial decay."""
-    sigma = np.asarray(eigenvalues)
-    sigma = sigma[sigma > sigma[0] * 1e-14]
-    i = np.arange(1, sigma.size + 1)
-    layers = [hv.Scatter((i, sigma), "index i", "eigenvalue σᵢ of K/n",
+    """ν_i vs i on log-log axes with the fitted exponential or polynomial decay."""
+    nu = np.asarray(eigenvalues)
+    nu = nu[nu > nu[0] * 1e-14]
+    i = np.arange(1, nu.size + 1)
+    layers = [hv.Scatter((i, nu), "index i", "eigenvalue νᵢ of K/n",
                          label="spectrum").opts(color=COLOR_X, size=4)]
     if fit is not None:
         j = np.arange(1, fit.n_used + 1)
         label = (f"exponential fit, rate {fit.rate:.3g}" if fit.kind == "exponential"
-                 else f"polynomial fit, σᵢ ∝ i^{fit.slope_polynomial:.2f} (γ = {fit.gamma:.2f})")
-        layers.append(hv.Curve((j, fit.predict(j)), "index i", "eigenvalue σᵢ of K/n",
+                 else f"polynomial fit, νᵢ ∝ i^{fit.slope_polynomial:.2f} (γ = {fit.gamma:.2f})")
+        layers.append(hv.Curve((j, fit.predict(j)), "index i", "eigenvalue νᵢ of K/n",
                                label=label).opts(color=COLOR_Y, line_width=2))
     return hv.Overlay(layers).opts(hv.opts.Overlay(
         title="Gram spectrum", logx=True, logy=True, legend_position="bottom_left",

@@ -25,7 +25,7 @@ CAPTIONS: dict[str, str] = {
     "runtime": "Seconds per test for each valid null of the chosen estimator on these data, "
     "at B = min(B, 200) replicates (a resampling null's time grows linearly in B).",
     "kernel_choice": "MMDAgg's Gaussian bandwidths on a log-σ axis: each kernel's statistic "
-    "over its level-corrected threshold q_λ(u_α). Above the dashed line at 1 a bandwidth "
+    "over its level-corrected threshold q_j(u_α). Above the dashed line at 1 a bandwidth "
     "rejects (green), and MMDAgg rejects when any does; the dotted line is the median "
     "heuristic's σ.",
     "kernel_power": "Power of each single bandwidth over repeated draws against σ, beside "
@@ -275,7 +275,7 @@ def runtime_bars(runtimes: dict) -> hv.Bars:
 
 def kernel_choice_plot(table, *, median: float, reject: bool, alpha: float) -> hv.Overlay:
     """MMDAgg's per-kernel table (``TestResult.fitted["kernels"]``) on a log-σ axis: the
-    statistic over its threshold q_λ(u_α) (a bandwidth rejects above 1), the median
+    statistic over its threshold q_j(u_α) (a bandwidth rejects above 1), the median
     heuristic's σ, and the aggregated decision in the title."""
     ratio = table["statistic"] / table["quantile"]
     data = table.assign(ratio=ratio)
@@ -288,7 +288,7 @@ def kernel_choice_plot(table, *, median: float, reject: bool, alpha: float) -> h
     title = (f"MMDAgg {'rejects' if reject else 'keeps'} H0 at α = {alpha:g}: "
              f"{rejecting} of {len(table)} bandwidths reject")
     return hv.Overlay([
-        hv.HLine(1.0, label="threshold q_λ(u_α)").opts(color="black", line_dash="dashed"),
+        hv.HLine(1.0, label="threshold q_j(u_α)").opts(color="black", line_dash="dashed"),
         hv.VLine(median, label="median heuristic").opts(color=COLOR_Y, line_dash="dotted",
                                                         line_width=2),
         *layers]).opts(hv.opts.Overlay(title=title, logx=True, xlabel="Gaussian bandwidth σ",
