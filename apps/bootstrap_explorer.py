@@ -33,7 +33,7 @@ DATASETS = ("Blob grid: eigenvalue ratio ε", "Blob grid: mean shift",
 #: the choices are the test registry's (kmeviz.registry.MMD_TESTS) single-kernel tests;
 #: MMDAgg, which tests with a whole collection, has the kernel-choice row
 ESTIMATORS = tuple(dict.fromkeys(s.estimator for s in K.MMD_TESTS
-                                 if "kernel collection" not in s.needs))
+                                 if K.Needs.KERNEL_COLLECTION not in s.needs))
 NULLS = tuple(dict.fromkeys(s.null for s in K.MMD_TESTS if s.estimator in ESTIMATORS))
 #: λ_min of MMDAgg's bandwidth rule: the authors' 5 % distance quantile, or the 1 % one
 #: that reaches the blobs' own scale on the 5 × 5 grid (``mmdagg_kernels``)

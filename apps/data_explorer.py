@@ -237,8 +237,7 @@ class DataExplorer(Explorer):
     # -- the comparison, filled in as each test finishes ---------------------------------
     @param.depends(*COMPARISON, watch=True)
     def restart_comparison(self):
-        """Cancel the running comparison and empty the table in the change itself (never
-        this data's summary beside another's p-values), then ``run_comparison``."""
+        """Cancel, empty the table in the change itself, then ``run_comparison``."""
         self._cancel.set()
         self._cancel = cancel = threading.Event()
         self.comparison = None
@@ -247,7 +246,7 @@ class DataExplorer(Explorer):
             # message (or the summary) says what is missing; no table of other data stays
             self._table.clear(loading=False)
             return
-        self._table.clear(loading=True)
+        self._table.clear(loading=True)  # never these samples' summary beside old p-values
         pn.state.execute(partial(self.run_comparison, cancel))
 
     async def run_comparison(self, cancel: threading.Event):

@@ -57,6 +57,7 @@ from .kernels.collection import (
 )
 from .kernels.defaults import l1_imq_kernel
 from .loading import LoadReport, load_samples
+from .needs import Needs
 from .registry import GOF_TESTS, MMD_TESTS
 from .results import TestResult
 from .twosample import (
@@ -101,6 +102,7 @@ __all__ = [
     "TestResult",
     "VALID_NULLS",
     "MMD_TESTS",
+    "Needs",
     "GOF_TESTS",
     "mmd_test",
     "mmd_witness",

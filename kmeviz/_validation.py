@@ -10,11 +10,20 @@ import numbers
 
 import numpy as np
 
-#: The public names that take dask arrays (quoted by the errors of the others).
-DASK_ESTIMATORS = ("NystromKME", "mmd2_nystrom", "mmd2_fastmmd", "mmd2_linear", "mmd2_block",
-                   "RandomFeatureKME", "ksd2_nystrom",
-                   "mmd_test(estimator='pooled-nystrom', null='spectral' | 'linear' | 'block')",
-                   "ksd_test(estimator='nystrom')")
+#: The public functions and estimators, other than registered tests, that take dask arrays
+#: (the registered tests say it in their entries: ``TestSpec.dask``).
+DASK_FUNCTIONS = ("NystromKME", "mmd2_nystrom", "mmd2_fastmmd", "mmd2_linear", "mmd2_block",
+                  "RandomFeatureKME", "ksd2_nystrom")
+
+
+def dask_estimators() -> tuple[str, ...]:
+    """Every public name that takes dask arrays: ``DASK_FUNCTIONS`` and the registered
+    tests whose entry says ``dask=True`` (read from the registries, never copied)."""
+    from .registry import GOF_TESTS, MMD_TESTS  # the registries sit above this module
+
+    tests = [f"{registry.function}(estimator={spec.estimator!r}, null={spec.null!r})"
+             for registry in (MMD_TESTS, GOF_TESTS) for spec in registry.dask_capable()]
+    return (*DASK_FUNCTIONS, *tests)
 
 
 def is_dask_array(x) -> bool:
@@ -52,7 +61,7 @@ def check_samples(X, name: str = "X", *, min_samples: int = 1) -> np.ndarray:
         raise TypeError(f"{name} must be a 2-D array of real numbers, got {type(X).__name__}")
     if is_dask_array(X):  # np.asarray would load all of it
         raise TypeError(f"{name} is a dask array, which this function needs in memory; the "
-                        f"estimators that take dask arrays are {', '.join(DASK_ESTIMATORS)} "
+                        f"estimators that take dask arrays are {', '.join(dask_estimators())} "
                         f"(or pass {name}.compute())")
     try:
         arr = np.asarray(X)

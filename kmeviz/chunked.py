@@ -19,11 +19,11 @@ import operator
 import numpy as np
 
 from ._validation import (
-    DASK_ESTIMATORS,  # noqa: F401  (quoted by the errors; kmeviz.chunked's public list)
     check_pair,
     check_positive_int,
     check_rng,
     check_samples,
+    dask_estimators,  # noqa: F401  (quoted by the errors; kmeviz.chunked's public list)
     is_dask_array,
 )
 from .config import config_context

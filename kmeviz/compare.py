@@ -24,6 +24,7 @@ True
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import time
 from collections.abc import Callable
@@ -35,8 +36,9 @@ from ._validation import check_in_interval, check_real, check_rng, check_samples
 from .budget import BudgetExceeded, Cancelled, time_budget
 from .chunked import check_any_pair, check_chunked_samples, is_dask_array
 from .gof.test import ksd_test
-from .kernels import PrecomputedKernel, check_kernel
+from .kernels import check_kernel
 from .kernels.defaults import default_gof_kernel, default_mmd_kernel
+from .needs import Needs
 from .registry import GOF_TESTS, MMD_TESTS, TestRegistry, TestSpec
 from .twosample.effect import mmd_effect_size
 from .twosample.nulls import shared_spectra
@@ -120,19 +122,12 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
     kernel = check_kernel(default_mmd_kernel(X, Y) if kernel is None else kernel)
 
     def run(spec, rng):
-        collection = "kernel collection" in spec.needs  # aggregated: its own kernels
-        return mmd_test(X, Y, None if collection else kernel, estimator=spec.estimator,
+        own = spec.needs.builds_own_kernel  # aggregated: its own kernels
+        return mmd_test(X, Y, None if own else kernel, estimator=spec.estimator,
                         null=spec.null, n_resamples=n_resamples, alpha=alpha, rng=rng)
 
     def unmet(spec):
-        if "equal sample sizes" in spec.needs and X.shape[0] != Y.shape[0]:
-            return f"needs samples of equal size (m = n), got {X.shape[0]} and {Y.shape[0]}"
-        if "shift-invariant kernel" in spec.needs and not kernel.shift_invariant:
-            return f"needs a shift-invariant kernel, got {kernel!r}"
-        if "kernel collection" in spec.needs and isinstance(kernel, PrecomputedKernel):
-            return ("computes its own kernels from the samples' distances, and these are "
-                    "indices into a precomputed Gram matrix")
-        return None
+        return spec.unmet(X, Y, kernel)
 
     def how(spec):
         return (f"kmeviz.mmd_test(X, Y, estimator={spec.estimator!r}, "
@@ -188,17 +183,24 @@ def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
 
     def run(spec, rng):
         # aggregated tests and L2 SechExp build their own kernels
-        collection = "kernel collection" in spec.needs or "own kernel" in spec.needs
-        chosen = default_gof_kernel(X, spec.needs) if kernel is None or collection else kernel
+        own = spec.needs.builds_own_kernel
+        chosen = default_gof_kernel(X, spec.needs) if kernel is None or own else kernel
         return ksd_test(X, target, chosen, estimator=spec.estimator,
                         n_resamples=n_resamples, alpha=alpha, rng=rng)
 
     def how(spec):
         return f"kmeviz.ksd_test(X, target, estimator={spec.estimator!r})"
 
-    return _compare(GOF_TESTS, tests, run, lambda spec: None, how, X.shape[0], X.shape[1],
+    return _compare(GOF_TESTS, tests, run, lambda spec: spec.unmet(X), how, X.shape[0], X.shape[1],
                     n_resamples, alpha, time_budget, rng, progress,
                     {"kernel": kernel, "n": X.shape[0]})
+
+
+def seed_of_test(root: int, name: str) -> np.random.SeedSequence:
+    """A test's seed in a comparison: from the comparison's root seed and the test's name
+    (its bytes' SHA-256), so that registering another test changes no other row."""
+    words = np.frombuffer(hashlib.sha256(name.encode()).digest(), dtype=np.uint32)
+    return np.random.SeedSequence([root, *words.tolist()])
 
 
 def selected_tests(registry: TestRegistry, tests) -> list[TestSpec]:
@@ -224,7 +226,8 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
     specs = selected_tests(registry, tests)
     seed = rng if isinstance(rng, (int, np.integer)) else None
     rng = check_rng(rng)
-    seeds = {spec.name: int(rng.integers(2**63)) for spec in registry}  # whole registry
+    root = int(rng.integers(2**63))
+    seeds = {spec.name: seed_of_test(root, spec.name) for spec in specs}
     estimates = {spec.name: estimated_seconds(spec, N, d, B) for spec in specs}
     rows, results = {}, {}
     deadline = time.monotonic() + budget
@@ -265,7 +268,7 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
                 results[spec.name] = result
                 row.update(statistic=result.statistic, p_value=result.p_value,
                            reject=result.reject, runtime_s=result.runtime["total"])
-                if "kernel collection" in spec.needs:  # not the table's kernel: say so
+                if Needs.KERNEL_COLLECTION in spec.needs:  # not the table's kernel: say so
                     row["note"] = (f"its own {len(result.kernel)} bandwidths: "
                                    f"{result.kernel!r}; statistic: {AGGREGATED_STATISTIC}")
         rows[spec.name] = row

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .needs import Needs
+
 #: Cost classes, cheapest first: time in the sample size N (the O(B N) of replicates of a
 #: linear test is counted as linear).
 COSTS = ("linear", "quadratic", "cubic")
@@ -60,9 +62,9 @@ class TestSpec:
         Whether the samples may be dask arrays (``kmeviz.chunked``).
     options : tuple of str
         The keyword options of the public test that ``compute`` reads.
-    needs : tuple of str
-        Conditions on the input, e.g. ``"shift-invariant kernel"``, ``"equal sample
-        sizes"``.
+    needs : Needs
+        Conditions on the input, typed flags (``Needs.EQUAL_SIZES | ...``); ``unmet``
+        says which one a call lacks.
     summary : str
         One line for the docs table and the explorers.
     work : callable, optional
@@ -82,7 +84,7 @@ class TestSpec:
     cost: str
     dask: bool = False
     options: tuple = ()
-    needs: tuple = ()
+    needs: Needs = Needs.NOTHING
     summary: str = ""
     work: Callable | None = None
     memory: Callable | None = None
@@ -107,6 +109,24 @@ class TestSpec:
         """``"estimator/null"``, the test's name in tables."""
         return f"{self.estimator}/{self.null}"
 
+    def unmet(self, X, Y=None, kernel=None) -> str | None:
+        """Why this test cannot run on samples X (and Y) with ``kernel`` (the kernel it
+        would be given; None: its default), as a sentence starting with a verb, or None
+        when nothing it ``needs`` is missing. The one check of ``needs``: the comparison
+        of every test, the explorers and the docs read it."""
+        needs = self.needs
+        if Needs.EQUAL_SIZES in needs and Y is not None and X.shape[0] != Y.shape[0]:
+            return (f"needs samples of equal size (n_X = n_Y), got {X.shape[0]} and "
+                    f"{Y.shape[0]}")
+        if kernel is None:
+            return None
+        if Needs.SHIFT_INVARIANT_KERNEL in needs and not kernel.shift_invariant:
+            return f"needs a shift-invariant kernel, got {kernel!r}"
+        if Needs.KERNEL_COLLECTION in needs and kernel.points_are_indices:
+            return ("computes its own kernels from the samples' distances, and these are "
+                    "indices into a precomputed Gram matrix")
+        return None
+
 
 class TestRegistry:
     """Ordered (estimator, null) -> :class:`TestSpec` of one public test function.
@@ -129,7 +149,7 @@ class TestRegistry:
         self._specs: dict[tuple[str, str], TestSpec] = {}
 
     def register(self, estimator: str, null: str, *, cost: str, dask: bool = False,
-                 options: tuple = (), needs: tuple = (), summary: str = "",
+                 options: tuple = (), needs: Needs = Needs.NOTHING, summary: str = "",
                  work: Callable | None = None, memory: Callable | None = None):
         """Decorator: register the decorated function as the test (estimator, null).
 
@@ -146,13 +166,16 @@ class TestRegistry:
         """
         if cost not in COSTS:
             raise ValueError(f"cost must be one of {COSTS}, got {cost!r}")
+        if not isinstance(needs, Needs):
+            raise TypeError(f"needs must be kmeviz.Needs flags (Needs.EQUAL_SIZES | ...), "
+                            f"got {needs!r}")
         if (estimator, null) in self._specs:
             raise ValueError(f"{self.function}: ({estimator!r}, {null!r}) is registered "
                              "already")
 
         def decorate(compute):
             self._specs[(estimator, null)] = TestSpec(estimator, null, compute, cost, dask,
-                                                      tuple(options), tuple(needs), summary,
+                                                      tuple(options), needs, summary,
                                                       work, memory)
             return compute
 
@@ -226,7 +249,7 @@ class TestRegistry:
         """The registry as a reStructuredText simple table (the docstrings show it)."""
         rows = [("estimator", "null", "cost", "dask", "needs", "what it is")]
         rows += [(s.estimator, s.null, s.cost, "yes" if s.dask else "-",
-                  ", ".join(s.needs) or "-", s.summary or "-") for s in self]
+                  ", ".join(s.needs.words) or "-", s.summary or "-") for s in self]
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         rule = " ".join("=" * w for w in widths)
 
@@ -240,7 +263,7 @@ class TestRegistry:
         rows = ["| estimator | null | cost | dask | needs | what it is |",
                 "|---|---|---|---|---|---|"]
         rows += [f"| {s.estimator} | {s.null} | {s.cost} | {'yes' if s.dask else ''} | "
-                 f"{', '.join(s.needs)} | {s.summary} |" for s in self]
+                 f"{', '.join(s.needs.words)} | {s.summary} |" for s in self]
         return "\n".join(rows)
 
 

@@ -77,9 +77,10 @@ def test_streamed_feature_permutations_equal_the_in_memory_pass(pair):
                                              for n in ns])
 def test_every_valid_pair_is_seeded_and_consistent(pair, estimator, null):
     X, Y = pair
-    if "equal sample sizes" in K.MMD_TESTS.get(estimator, null).needs:  # pearson, wild
+    if K.Needs.EQUAL_SIZES in K.MMD_TESTS.get(estimator, null).needs:  # pearson, wild
         X = X[: Y.shape[0]]
-    kernel = None if "kernel collection" in K.MMD_TESTS.get(estimator, null).needs else KERNEL
+    spec = K.MMD_TESTS.get(estimator, null)
+    kernel = None if K.Needs.KERNEL_COLLECTION in spec.needs else KERNEL
     a = K.mmd_test(X, Y, kernel, estimator=estimator, null=null, n_resamples=99, rng=7)
     b = K.mmd_test(X, Y, kernel, estimator=estimator, null=null, n_resamples=99, rng=7)
     assert a.statistic == b.statistic and a.p_value == b.p_value
@@ -283,7 +284,7 @@ def test_pearson_null_moments_match_monte_carlo_under_h0():
 
 
 def test_wild_bootstrap_null_equals_a_loop_over_signs(rng):
-    """The wild bootstrap of the biased MMD² (m = n): its statistic is ``mmd2`` and each
+    """The wild bootstrap of the biased MMD² (n_X = n_Y): its statistic is ``mmd2`` and each
     replicate is (1/n²) Σ_ij ε_i ε_j h_ij for Rademacher signs ε, here against a dense h
     with the same signs (the generator is consumed the same way)."""
     X, Y = rng.normal(size=(40, 2)), rng.normal(0.3, 1.0, size=(40, 2))

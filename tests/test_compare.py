@@ -17,7 +17,7 @@ def pair():
 @pytest.mark.parametrize("spec", list(K.MMD_TESTS), ids=lambda s: s.name)
 def test_mmd_test_without_a_kernel_is_the_median_heuristic_gaussian(pair, spec):
     X, Y = pair
-    collection = "kernel collection" in spec.needs  # MMDAgg: the authors' collection
+    collection = K.Needs.KERNEL_COLLECTION in spec.needs  # MMDAgg: the authors' collection
     explicit = (K.mmdagg_kernels(X, Y) if collection
                 else K.GaussianKernel(K.median_heuristic(X, Y)))
     a = K.mmd_test(X, Y, estimator=spec.estimator, null=spec.null, n_resamples=99, rng=3)
@@ -94,10 +94,10 @@ def test_a_row_equals_the_test_run_by_hand(pair):
 def test_unequal_sizes_skip_the_paired_tests_with_their_reason(pair):
     X, Y = pair
     table = K.compare_tests(X, Y[:100], rng=0, n_resamples=99).set_index("test")
-    paired = [s.name for s in K.MMD_TESTS if "equal sample sizes" in s.needs]
+    paired = [s.name for s in K.MMD_TESTS if K.Needs.EQUAL_SIZES in s.needs]
     assert {"biased/wild-bootstrap", "unbiased/pearson", "mmdagg/wild-bootstrap"} <= set(paired)
     for name in paired:
-        assert table.loc[name, "note"] == ("not run: needs samples of equal size (m = n), "
+        assert table.loc[name, "note"] == ("not run: needs samples of equal size (n_X = n_Y), "
                                            "got 120 and 100")
         assert np.isnan(table.loc[name, "p_value"])
     assert table.drop(index=paired).p_value.notna().all()
@@ -166,7 +166,7 @@ def test_a_precomputed_gram_gives_the_kernels_tests(pair):
     table = K.compare_tests(Xi, Yi, kernel=kernel, rng=1, n_resamples=99).set_index("test")
     direct = K.compare_tests(X, Y, kernel=gaussian, rng=1, n_resamples=99).set_index("test")
     exact = [s.name for s in K.MMD_TESTS if s.cost != "linear"
-             and "kernel collection" not in s.needs]
+             and K.Needs.KERNEL_COLLECTION not in s.needs]
     np.testing.assert_allclose(table.loc[exact, "statistic"], direct.loc[exact, "statistic"],
                                rtol=1e-12)
     np.testing.assert_allclose(table.loc[exact, "p_value"], direct.loc[exact, "p_value"],

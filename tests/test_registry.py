@@ -26,7 +26,7 @@ def test_every_reader_sees_the_registry():
     from kmeviz_apps.bootstrap_explorer import BootstrapExplorer
 
     # its single-kernel tests; MMDAgg has the kernel-choice row
-    single = [s for s in MMD_TESTS if "kernel collection" not in s.needs]
+    single = [s for s in MMD_TESTS if K.Needs.KERNEL_COLLECTION not in s.needs]
     assert BootstrapExplorer.param.null.objects == list(dict.fromkeys(s.null for s in single))
     assert BootstrapExplorer.param.estimator.objects == list(
         dict.fromkeys(s.estimator for s in single))
@@ -61,3 +61,32 @@ def test_the_registry_refuses_what_it_cannot_mean():
     with pytest.raises(ValueError, match="null must be one of 'b'"):
         registry.get("a", "q")
     assert registry.get("a").name == "a/b" and registry.default_null("a") == "b"
+    with pytest.raises(TypeError, match="needs must be kmeviz.Needs"):
+        registry.register("a", "d", cost="linear", needs=("equal sample sizes",))
+
+
+def test_registering_a_test_at_run_time_changes_no_other_row_of_a_comparison(monkeypatch):
+    """Each test's seed comes from its name, not its position: a dummy test registered
+    first (so every other test moves one place) leaves every other row as it was."""
+    A, B = K.blobs_two_sample(120, epsilon=2.0, rng=3)
+    kernel = K.GaussianKernel(1.0)
+    before = K.compare_tests(A, B, kernel=kernel, n_resamples=99, rng=5).set_index("test")
+    monkeypatch.setattr(MMD_TESTS, "_specs", dict(MMD_TESTS._specs))
+    draws = []
+
+    @MMD_TESTS.register("dummy", "permutation", cost="linear", summary="a dummy")
+    def dummy(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
+        draws.append(rng.random())  # it draws from its own seed
+        return Outcome(0.0, null_samples=rng.normal(size=n_resamples))
+
+    MMD_TESTS._specs = {("dummy", "permutation"): MMD_TESTS._specs.pop(("dummy",
+                                                                        "permutation")),
+                        **MMD_TESTS._specs}  # first in the registry: every other one moves
+    after = K.compare_tests(A, B, kernel=kernel, n_resamples=99, rng=5).set_index("test")
+    assert list(after.index)[0] == "dummy/permutation" and len(draws) == 1
+    ran = before.p_value.notna()
+    assert ran.sum() >= 12  # every other test ran, in both
+    others = after.drop(index="dummy/permutation")
+    assert list(others.index) == list(before.index)
+    np.testing.assert_array_equal(others.p_value[ran], before.p_value[ran])
+    np.testing.assert_allclose(others.statistic[ran], before.statistic[ran], rtol=1e-12)

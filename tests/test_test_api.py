@@ -24,8 +24,8 @@ def every_test(X, Y):
     for estimator, nulls in K.VALID_NULLS.items():
         for null in nulls:
             needs = K.MMD_TESTS.get(estimator, null).needs
-            n = Y.shape[0] if "equal sample sizes" in needs else X.shape[0]  # m = n
-            kernel = None if "kernel collection" in needs else K.GaussianKernel(1.0)
+            n = Y.shape[0] if K.Needs.EQUAL_SIZES in needs else X.shape[0]  # n_X = n_Y
+            kernel = None if K.Needs.KERNEL_COLLECTION in needs else K.GaussianKernel(1.0)
             yield K.mmd_test(X[:n], Y, kernel, estimator=estimator, null=null,
                              n_resamples=19, n_features=16, rng=0)
     for method in ("full", "nystrom", "linear", "fssd"):

@@ -19,6 +19,7 @@ from ..experiments.runners import (
     trial_seeds,
 )
 from ..kernels import GaussianKernel
+from ..needs import Needs
 from ..registry import MMD_TESTS
 from ..twosample.mmd import FASTMMD_FEATURES, mmd2, mmd2_block, mmd2_fastmmd, mmd2_linear
 
@@ -161,7 +162,7 @@ def registered_tests(pairs=None) -> dict:
         if pairs is not None and (spec.estimator, spec.null) not in pairs:
             continue
         options = {"estimator": spec.estimator, "null": spec.null}
-        if "kernel collection" in spec.needs:  # aggregated: its own bandwidth collection
+        if Needs.KERNEL_COLLECTION in spec.needs:  # aggregated: its own bandwidths
             options["kernel"] = None
         if "features" not in spec.options:
             tests[spec.name.replace("/", " / ")] = options

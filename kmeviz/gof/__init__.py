@@ -13,6 +13,13 @@ from .test import (
     wild_signs,
 )
 
+# isort: split
+# the package registers its tests: the single-kernel ones (``test``), then KSDAgg
+from ..registry import GOF_TESTS
+from . import aggregated  # noqa: F401
+
+GOF_TESTS.document(ksd_test)  # the docstring's table: every test, once all are in
+
 __all__ = [
     "WildSigns",
     "ksd2",

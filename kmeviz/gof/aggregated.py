@@ -19,13 +19,14 @@ from ..aggregation import aggregated_outcome, rademacher_columns
 from ..config import get_config
 from ..kernels.engine import collection_quadratic_forms, prepared_rows
 from ..kernels.stein import SteinKernel, stein_parts
+from ..needs import Needs
 from ..registry import GOF_TESTS, Outcome
 
 #: Kernels in the default collection.
 DEFAULT_KERNELS = 10
 
 
-@GOF_TESTS.register("ksdagg", "wild-bootstrap", cost="quadratic", needs=("kernel collection",),
+@GOF_TESTS.register("ksdagg", "wild-bootstrap", cost="quadratic", needs=Needs.KERNEL_COLLECTION,
                     work=lambda N, d, B: DEFAULT_KERNELS * N * N * (2.0 * B + 60 + 4 * d),
                     memory=lambda N, d, B: 8.0 * N * (2 * B + 1 + 2 * d),
                     summary="KSDAgg: 10 IMQ bandwidths aggregated (Schrab et al. 2022)")

@@ -39,8 +39,9 @@ from .._validation import (
 from ..chunked import check_chunked_samples, is_dask_array
 from ..kernels import SteinKernel, checked_score, prepared_rows, symmetric_quadratic_forms
 from ..kernels.collection import KernelCollection
-from ..kernels.defaults import L1_IMQ_BASE, default_gof_kernel
+from ..kernels.defaults import default_gof_kernel
 from ..kernels.engine import single_threaded_blas
+from ..needs import Needs
 from ..registry import GOF_TESTS, Outcome
 from ..results import TestResult, normal_outcome, result_from_outcome
 from .features import NULL_COVARIANCES, l1_imq_ksd, l2_sechexp_ksd, rff_ksd
@@ -227,7 +228,7 @@ def fssd_random(X, target, kernel, *, n_resamples, rng, n_locations) -> Outcome:
 
 
 @GOF_TESTS.register("fssd-opt", "chi-square-mixture", cost="linear", options=("n_locations",),
-                    needs=("Gaussian kernel",),
+                    needs=Needs.GAUSSIAN_KERNEL,
                     summary="FSSD, locations and bandwidth optimised on 20 % of the sample")
 def fssd_optimised(X, target, kernel, *, n_resamples, rng, n_locations) -> Outcome:
     """FSSD-opt: locations and Gaussian bandwidth chosen by the power criterion."""
@@ -254,7 +255,7 @@ def rff_test(X, target, kernel, *, n_resamples, rng, n_locations, null_covarianc
 
 
 @GOF_TESTS.register("l1-imq", "feature-normal", cost="linear",
-                    options=("n_locations", "null_covariance"), needs=(L1_IMQ_BASE,),
+                    options=("n_locations", "null_covariance"), needs=Needs.L1_IMQ_BASE,
                     summary="L1 IMQ random feature Stein discrepancy (Huggins & Mackey 2018)")
 def l1_imq_test(X, target, kernel, *, n_resamples, rng, n_locations,
                 null_covariance) -> Outcome:
@@ -264,7 +265,7 @@ def l1_imq_test(X, target, kernel, *, n_resamples, rng, n_locations,
 
 
 @GOF_TESTS.register("l2-sechexp", "feature-normal", cost="linear",
-                    options=("n_locations", "null_covariance"), needs=("own kernel",),
+                    options=("n_locations", "null_covariance"), needs=Needs.OWN_KERNEL,
                     summary="L2 SechExp random feature Stein discrepancy (Huggins & Mackey "
                             "2018)")
 def l2_sechexp_test(X, target, kernel, *, n_resamples, rng, n_locations,
@@ -354,10 +355,10 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
                         f"{capable} or ksd2_nystrom; for data that does, pass X.compute().")
     if kernel is None:
         kernel = default_gof_kernel(X, spec.needs)
-    elif ("kernel collection" in spec.needs) != isinstance(kernel, KernelCollection):
+    elif (Needs.KERNEL_COLLECTION in spec.needs) != isinstance(kernel, KernelCollection):
         raise TypeError(f"ksd_test(estimator={estimator!r}) takes "
                         + ("a KernelCollection (default kmeviz.ksdagg_kernels(X))"
-                           if "kernel collection" in spec.needs else
+                           if Needs.KERNEL_COLLECTION in spec.needs else
                            "one base kernel (a KernelCollection is for estimator='ksdagg')")
                         + f", got {kernel!r}")
     options = {"wild": wild, "n_landmarks": n_landmarks, "landmarks": landmarks,
@@ -368,6 +369,3 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
     return result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0, kernel)
 
 
-from . import aggregated  # noqa: E402, F401  (registers KSDAgg after the other tests)
-
-GOF_TESTS.document(ksd_test)

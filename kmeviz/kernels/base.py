@@ -56,6 +56,9 @@ class Kernel:
     """
 
     shift_invariant = False
+    #: whether the "points" are row indices into a user's Gram matrix (PrecomputedKernel),
+    #: so that a test cannot build kernels of its own from their distances
+    points_are_indices = False
     #: Gram-sized temporaries one tile needs; sets the rows per block of ``working_memory``.
     tile_temporaries = 1
 

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from .._validation import check_positive, check_positive_int, check_samples, is_dask_array
+from ..needs import Needs
 from .collection import ksdagg_kernels
 from .radial import GaussianKernel, IMQKernel, median_heuristic
 
@@ -29,21 +30,21 @@ def default_mmd_kernel(X, Y) -> GaussianKernel:
     return GaussianKernel(median_heuristic(X, Y))
 
 
-def default_gof_kernel(X, needs: tuple = ()):
+def default_gof_kernel(X, needs: Needs = Needs.NOTHING):
     """``IMQKernel(c=1, beta=-0.5)``, or ``GaussianKernel(median_heuristic(X))`` for a test
     that ``needs`` a Gaussian kernel, ``IMQKernel(c=4 × median)`` for the L1 IMQ features
     (``L1_IMQ_BASE``: Huggins & Mackey's c, from which c' and β' are built), KSDAgg's
     collection (``ksdagg_kernels``) for one that needs a kernel collection, and None for one
     that builds its own kernel."""
-    if "kernel collection" in needs:
+    if Needs.KERNEL_COLLECTION in needs:
         return ksdagg_kernels(X)
-    if "own kernel" in needs:  # the test builds its kernel from the sample (L2 SechExp)
+    if Needs.OWN_KERNEL in needs:  # the test builds its kernel from the sample (L2 SechExp)
         return None
-    if "Gaussian kernel" in needs or L1_IMQ_BASE in needs:
+    if needs & (Needs.GAUSSIAN_KERNEL | Needs.L1_IMQ_BASE):
         if is_dask_array(X):
             X = X[:CHUNKED_HEURISTIC_ROWS].compute()
         median = median_heuristic(X)
-        if L1_IMQ_BASE in needs:
+        if Needs.L1_IMQ_BASE in needs:
             return IMQKernel(c=L1_IMQ_MEDIAN_FACTOR * median, beta=-0.5)
         return GaussianKernel(median)
     return IMQKernel(c=1.0, beta=-0.5)
@@ -58,7 +59,7 @@ L1_IMQ_MEDIAN_FACTOR = 4.0
 #: authors' c is 4 × the median distance (``L1IMQFastKSD(p, c=4 * med_l2)`` in their
 #: ``gof_testing_experiments.py``); c = 1 made the features far too narrow on data of
 #: ordinary scale (p ≈ 0.3 for a one-standard-deviation shift in d = 4, n = 442)
-L1_IMQ_BASE = "IMQ base kernel (c = 4 × median)"
+L1_IMQ_BASE = Needs.L1_IMQ_BASE
 
 
 def l1_imq_parameters(c: float, dim: int, *, gamma: float = L1_IMQ_GAMMA,

@@ -57,6 +57,8 @@ class PrecomputedKernel(Kernel):
     matrix; the tests' equations are those of ``mmd_test``.)
     """
 
+    points_are_indices = True
+
     def __init__(self, gram, *, rtol: float = 1e-8):
         if isinstance(gram, (str, bytes)) or gram is None:
             raise TypeError(f"gram must be a square 2-D array, got {type(gram).__name__}")

@@ -21,6 +21,13 @@ from .spectra import SpectralNull
 from .test import VALID_NULLS, mmd_test
 from .witness import mmd_witness
 
+# isort: split
+# the package registers its tests: the single-kernel ones (``test``), then MMDAgg
+from ..registry import MMD_TESTS
+from . import aggregated  # noqa: F401
+
+MMD_TESTS.document(mmd_test)  # the docstring's table: every test, once all are in
+
 __all__ = [
     "CircularDiscrepancy",
     "EffectSize",

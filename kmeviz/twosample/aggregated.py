@@ -22,6 +22,7 @@ from ..aggregation import aggregated_outcome, rademacher_columns
 from ..config import get_config
 from ..kernels.collection import distance_parts, kernel_from_parts
 from ..kernels.engine import collection_quadratic_forms, scratch
+from ..needs import Needs
 from ..registry import KERNEL_FLOPS, MMD_TESTS, Outcome
 from .resampling import _block_sums, _mmd2_from_sums, permutation_assignments
 
@@ -46,12 +47,12 @@ def _aggregated_memory(N, d, B, paired) -> float:
 
 
 @MMD_TESTS.register("mmdagg", "wild-bootstrap", cost="quadratic",
-                    needs=("equal sample sizes", "kernel collection"),
+                    needs=Needs.EQUAL_SIZES | Needs.KERNEL_COLLECTION,
                     work=lambda N, d, B: _aggregated_work(N, d, B, True),
                     memory=lambda N, d, B: _aggregated_memory(N, d, B, True),
                     summary="MMDAgg: 20 Laplace/Gaussian bandwidths aggregated (Schrab 2023)")
 def mmdagg_wild_bootstrap(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
-    """MMDAgg of paired samples (m = n) with the wild bootstrap, B1 = B2 = n_resamples."""
+    """MMDAgg of paired samples (n_X = n_Y) with the wild bootstrap, B1 = B2 = n_resamples."""
     n = X.shape[0]
     if Y.shape[0] != n:
         raise ValueError("the wild bootstrap pairs x_i with y_i: it needs samples of equal "
@@ -78,7 +79,7 @@ def mmdagg_wild_bootstrap(X, Y, kernel, *, estimator, n_resamples, rng) -> Outco
     return aggregated_outcome(values, n_resamples, kernel)
 
 
-@MMD_TESTS.register("mmdagg", "permutation", cost="quadratic", needs=("kernel collection",),
+@MMD_TESTS.register("mmdagg", "permutation", cost="quadratic", needs=Needs.KERNEL_COLLECTION,
                     work=lambda N, d, B: _aggregated_work(N, d, B, False),
                     memory=lambda N, d, B: _aggregated_memory(N, d, B, False),
                     summary="MMDAgg: 20 Laplace/Gaussian bandwidths, permutations")

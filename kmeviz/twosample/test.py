@@ -37,6 +37,7 @@ from ..embeddings.kme import default_landmarks
 from ..kernels import check_kernel, symmetric_quadratic_forms
 from ..kernels.collection import KernelCollection, mmdagg_kernels
 from ..kernels.defaults import default_mmd_kernel
+from ..needs import Needs
 from ..registry import KERNEL_FLOPS, MMD_TESTS, RESAMPLE_FLOPS, NullsByEstimator, Outcome
 from ..results import TestResult, normal_outcome, result_from_outcome
 from .mmd import (
@@ -78,10 +79,10 @@ def exact_permutation(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
 
 
 @MMD_TESTS.register("biased", "wild-bootstrap", cost="quadratic", memory=_assignment_bytes,
-                    needs=("equal sample sizes",),
+                    needs=Needs.EQUAL_SIZES,
                     summary="Rademacher signs on the paired h-statistic (Chwialkowski 2014)")
 def exact_wild_bootstrap(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
-    """Biased MMD² of paired samples (m = n), the V-statistic (1/n²) Σ_ij h(z_i, z_j) with
+    """Biased MMD² of paired samples (n_X = n_Y), the V-statistic (1/n²) Σ_ij h(z_i, z_j) with
     h(z_i, z_j) = k(x_i, x_j) + k(y_i, y_j) - k(x_i, y_j) - k(x_j, y_i), and its wild
     bootstrap (Chwialkowski et al. 2014): replicates (1/n²) Σ_ij ε_i ε_j h(z_i, z_j), ε
     i.i.d. Rademacher. With u = [ε; -ε], uᵀ K u over the joint Gram is that double sum, so
@@ -141,7 +142,7 @@ def exact_spectral(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
                    one_pass=False)
 
 
-@MMD_TESTS.register("unbiased", "pearson", cost="cubic", needs=("equal sample sizes",),
+@MMD_TESTS.register("unbiased", "pearson", cost="cubic", needs=Needs.EQUAL_SIZES,
                     work=lambda N, d, B: _pairs(N, N, d) + 100.0 * N * N + N**3 / 4,
                     memory=lambda N, d, B: 4.0 * N * N,
                     summary="Pearson III fitted to three H0 moments (FastMMD Fig. 8b)")
@@ -171,7 +172,7 @@ def block_normal(X, Y, kernel, *, estimator, n_resamples, rng, block_size) -> Ou
 
 
 @MMD_TESTS.register("fastmmd", "permutation", cost="linear",
-                    options=("features", "n_features"), needs=("shift-invariant kernel",),
+                    options=("features", "n_features"), needs=Needs.SHIFT_INVARIANT_KERNEL,
                     work=lambda N, d, B: _feature_work(N, 512, 2 * d * 256 + 40 * 512, B),
                     summary="FastMMD-Fourier or -Fastfood + bootstrap (FastMMD Sec. 4.5)")
 def fastmmd_permutation(X, Y, kernel, *, estimator, n_resamples, rng, features,
@@ -215,7 +216,7 @@ def nystrom_spectral_null(X, Y, kernel, *, estimator, n_resamples, rng,
 def checked_test_kernel(kernel, spec, X, Y):
     """The kernel of test ``spec``: the one given, checked, or its default (a Gaussian at
     the median heuristic; MMDAgg's collection for a test that needs one)."""
-    if "kernel collection" in spec.needs:
+    if Needs.KERNEL_COLLECTION in spec.needs:
         if kernel is None:
             return mmdagg_kernels(X, Y)
         if not isinstance(kernel, KernelCollection):
@@ -228,7 +229,7 @@ def checked_test_kernel(kernel, spec, X, Y):
                         f"estimator={spec.estimator!r} takes one kernel")
     if kernel is None:
         kernel = default_mmd_kernel(X, Y)
-    return check_kernel(kernel, shift_invariant="shift-invariant kernel" in spec.needs)
+    return check_kernel(kernel, shift_invariant=Needs.SHIFT_INVARIANT_KERNEL in spec.needs)
 
 
 def _pairs(rows, cols, d) -> float:
@@ -254,8 +255,6 @@ def _feature_permutation(features_of, m, n, B, rng) -> Outcome:
     statistic, values = streamed_feature_mmd2(features_of, m, n, packed, B)
     return Outcome(statistic, null_samples=values)
 
-
-from . import aggregated  # noqa: E402, F401  (registers MMDAgg after the single-kernel tests)
 
 #: Estimator -> the nulls that are valid for it (a live view of the registry).
 VALID_NULLS = NullsByEstimator(MMD_TESTS)
@@ -332,7 +331,7 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
     X, Y, chunked = check_any_pair(X, Y, min_samples=2)
     if null is None:
         null = next((n for n in VALID_NULLS[estimator]
-                     if "equal sample sizes" not in MMD_TESTS.get(estimator, n).needs
+                     if Needs.EQUAL_SIZES not in MMD_TESTS.get(estimator, n).needs
                      or X.shape[0] == Y.shape[0]), VALID_NULLS[estimator][0])
     spec = MMD_TESTS.get(estimator, null)
     if chunked and not spec.dask:
@@ -352,4 +351,3 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
     return result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0, kernel)
 
 
-MMD_TESTS.document(mmd_test)

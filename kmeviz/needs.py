@@ -1,0 +1,59 @@
+"""What a registered test requires of its input, as typed flags (``Needs``).
+
+A test's registry entry (``kmeviz.registry.TestSpec``) carries a ``Needs`` value; the
+checks that read it (``TestSpec.unmet``, the default kernels, the comparison of every
+test, the explorers) test membership of these flags, never strings. The words of each
+flag are the docs tables' text.
+
+(Infrastructure: implements no paper equation.)
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class Needs(enum.Flag):
+    """Conditions on a test's input; combine them with ``|``, test them with ``in``.
+
+    Parameters
+    ----------
+    value : int
+        The bits of the flags (as for any ``enum.Flag``); write ``Needs.EQUAL_SIZES |
+        Needs.KERNEL_COLLECTION`` rather than a number.
+
+    (Infrastructure: implements no paper equation.)
+    """
+
+    NOTHING = 0
+    #: the two samples pair x_i with y_i (wild bootstrap, Pearson null)
+    EQUAL_SIZES = enum.auto()
+    #: random Fourier features exist only for shift-invariant kernels
+    SHIFT_INVARIANT_KERNEL = enum.auto()
+    #: an aggregated test: a ``KernelCollection``, its own by default
+    KERNEL_COLLECTION = enum.auto()
+    #: a Gaussian kernel (FSSD-opt optimises its bandwidth)
+    GAUSSIAN_KERNEL = enum.auto()
+    #: the test builds its kernel from the sample (L2 SechExp)
+    OWN_KERNEL = enum.auto()
+    #: the L1 IMQ features are built from an IMQ base kernel at 4 × the median
+    L1_IMQ_BASE = enum.auto()
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The docs' words for each flag set here, in declaration order."""
+        return tuple(WORDS[flag] for flag in Needs if flag.value and flag in self)
+
+    @property
+    def builds_own_kernel(self) -> bool:
+        """Whether the test chooses its kernel(s) itself when given none (a comparison
+        with one table kernel leaves it to the test)."""
+        return bool(self & (Needs.KERNEL_COLLECTION | Needs.OWN_KERNEL))
+
+
+WORDS = {Needs.EQUAL_SIZES: "equal sample sizes",
+         Needs.SHIFT_INVARIANT_KERNEL: "shift-invariant kernel",
+         Needs.KERNEL_COLLECTION: "kernel collection",
+         Needs.GAUSSIAN_KERNEL: "Gaussian kernel",
+         Needs.OWN_KERNEL: "own kernel",
+         Needs.L1_IMQ_BASE: "IMQ base kernel (c = 4 × median)"}
