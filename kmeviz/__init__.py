@@ -5,7 +5,6 @@ estimators and never imports plotting; ``kmeviz.viz`` draws them with HoloViews,
 Panel apps with their server (``kmeviz_apps``) put widgets on top.
 """
 
-from . import _deprecated
 from ._validation import NotFittedError
 from .compare import compare_gof, compare_tests, export_table
 from .conditional import ConditionalMeanEmbedding, incomplete_cholesky, sparse_cme
@@ -76,7 +75,7 @@ from .twosample import (
 )
 
 #: The one version source (pyproject.toml, docs/conf.py and CITATION.cff read it).
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "NotFittedError",
@@ -150,4 +149,15 @@ __all__ = [
     "stein_witness",
 ]
 
-_deprecated.install()  # last: the old names and arguments, until kmeviz 0.3
+#: Names removed in 0.3 (deprecated in 0.2) -> what to use: ``kmeviz.<old>`` says so.
+REMOVED = {"mmd_nystrom": "kmeviz.mmd2_nystrom (it returns MMD², like every mmd2_*)",
+           "GaussianMixtureTarget": "kmeviz.GaussianMixture(means, variances, weights)",
+           "NystromStein": "kmeviz.gof.nystrom_stein(X, target, kernel, ...)"}
+
+
+def __getattr__(name: str):
+    """A removed name's AttributeError names its replacement (PEP 562; no import hook)."""
+    if name in REMOVED:
+        raise AttributeError(f"kmeviz.{name} was removed in kmeviz 0.3 (deprecated in "
+                             f"0.2); use {REMOVED[name]}")
+    raise AttributeError(f"module 'kmeviz' has no attribute {name!r}")
