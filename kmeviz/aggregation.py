@@ -181,5 +181,29 @@ def aggregated_outcome(values: np.ndarray, B1: int, collection) -> Outcome:
     the values in ``fitted``."""
     null = aggregated_null(values, B1, collection)
     return Outcome(float(null.statistic()), null_dist=null,
-                   null_params={"distribution": null, "n_kernels": len(collection)},
+                   null_params={"n_kernels": len(collection)},
                    fitted={"collection": collection, "values": values})
+
+
+def describe_aggregated_null(result) -> str:
+    """The printout's words on an aggregated null: kernels, B1 and B2."""
+    first, second = result.null_dist.sizes
+    return f"{result.null_params['n_kernels']} kernels, B1 = {first}, B2 = {second}"
+
+
+def aggregated_resample_counts(result) -> dict:
+    """B1 (the quantiles) as ``n_resamples``, B2 (the level correction) as
+    ``n_resamples_correction``."""
+    first, second = result.null_dist.sizes
+    return {"n_resamples": int(first), "n_resamples_correction": int(second)}
+
+
+def aggregated_kernels_at_level(result, alpha: float) -> dict:
+    """``fitted["kernels"]``: the per-kernel table at level α."""
+    return {"kernels": result.null_dist.kernel_table(alpha)}
+
+
+#: What an aggregated test (MMDAgg, KSDAgg) adds to its ``TestResult``: its registry hooks
+AGGREGATED_RESULT = {"describe_null": describe_aggregated_null,
+                     "resample_counts": aggregated_resample_counts,
+                     "fitted_at_level": aggregated_kernels_at_level}

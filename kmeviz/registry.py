@@ -67,6 +67,12 @@ class TestSpec:
         says which one a call lacks.
     summary : str
         One line for the docs table and the explorers.
+    describe_null, resample_counts, fitted_at_level : callable, optional
+        What the test adds to a ``TestResult`` (which knows no particular test): the
+        words after the null's name in its printout, ``describe_null(result)``; its
+        replicate counts, ``resample_counts(result)`` -> dict (default ``{"n_resamples":
+        B}``); and what ``fitted`` gains at a level α, ``fitted_at_level(result, alpha)``
+        -> dict (an aggregated test's per-kernel table).
     work : callable, optional
         ``work(N, d, B)``: about how many flops the test does on N pooled points in d
         dimensions with B replicates, at its default options (kernel evaluations counted
@@ -88,6 +94,18 @@ class TestSpec:
     summary: str = ""
     work: Callable | None = None
     memory: Callable | None = None
+    describe_null: Callable | None = None
+    resample_counts: Callable | None = None
+    fitted_at_level: Callable | None = None
+    #: the public function of the registry it is in (``"mmd_test"``): pickled by name
+    registry: str = ""
+
+    def __reduce__(self):
+        """A registered entry pickles as its registry's name and key (its functions may
+        be lambdas), so a ``TestResult`` that holds it pickles too."""
+        if self.registry in _REGISTRIES:
+            return (_registered, (self.registry, self.estimator, self.null))
+        return super().__reduce__()
 
     def estimated_memory(self, N: int, d: int, B: int) -> float:
         """``memory(N, d, B)``, or the cost class's default when none was registered."""
@@ -147,10 +165,12 @@ class TestRegistry:
         self.function = function
         self.name = name
         self._specs: dict[tuple[str, str], TestSpec] = {}
+        _REGISTRIES[function] = self
 
     def register(self, estimator: str, null: str, *, cost: str, dask: bool = False,
                  options: tuple = (), needs: Needs = Needs.NOTHING, summary: str = "",
-                 work: Callable | None = None, memory: Callable | None = None):
+                 work: Callable | None = None, memory: Callable | None = None,
+                 **result_hooks):
         """Decorator: register the decorated function as the test (estimator, null).
 
         Parameters
@@ -158,6 +178,9 @@ class TestRegistry:
         estimator, null : str
         cost : {"linear", "quadratic", "cubic"}
         dask, options, needs, summary, work, memory : see :class:`TestSpec`
+        **result_hooks
+            ``describe_null``, ``resample_counts``, ``fitted_at_level`` (see
+            :class:`TestSpec`).
 
         Returns
         -------
@@ -176,7 +199,8 @@ class TestRegistry:
         def decorate(compute):
             self._specs[(estimator, null)] = TestSpec(estimator, null, compute, cost, dask,
                                                       tuple(options), needs, summary,
-                                                      work, memory)
+                                                      work, memory, **result_hooks,
+                                                      registry=self.function)
             return compute
 
         return decorate
@@ -265,6 +289,14 @@ class TestRegistry:
         rows += [f"| {s.estimator} | {s.null} | {s.cost} | {'yes' if s.dask else ''} | "
                  f"{', '.join(s.needs.words)} | {s.summary} |" for s in self]
         return "\n".join(rows)
+
+
+#: public function name -> its registry (how a pickled ``TestSpec`` finds its entry again)
+_REGISTRIES: dict[str, TestRegistry] = {}
+
+
+def _registered(function: str, estimator: str, null: str) -> TestSpec:
+    return _REGISTRIES[function].get(estimator, null)
 
 
 class NullsByEstimator(Mapping):

@@ -45,8 +45,9 @@ class TestResult:
         ``"normal"``, ``"wild-bootstrap"``, ``"nystrom-bootstrap"`` or
         ``"chi-square-mixture"``.
     null_params : dict
-        Parameters of the null only: Gamma ``shape``/``scale``, normal ``scale``, spectral
-        ``eigenvalues``; empty for resampling nulls.
+        Plain numbers (and arrays) of the null only: Gamma ``shape``/``scale``, normal
+        ``scale``, spectral ``eigenvalues``, an aggregated test's ``n_kernels``; empty for
+        resampling nulls.
     runtime : dict
         Seconds: ``statistic``, ``null`` and ``total``. When one pass computes both (a
         permutation or bootstrap pass that includes the identity), ``statistic`` and
@@ -57,6 +58,13 @@ class TestResult:
     kernel : Kernel or None
         The kernel the test used (the default one when none was given: its repr shows
         the bandwidth the median heuristic chose).
+    null_dist : object or None
+        The null's distribution when it is not simulated replicates: a frozen scipy
+        distribution (Gamma, Pearson III, normal) or an aggregated test's null
+        (``kmeviz.aggregation.AggregatedNull``); None for simulated nulls.
+    spec : TestSpec or None
+        The registry entry that computed it (``kmeviz.MMD_TESTS``, ``GOF_TESTS``): what
+        the test adds to the printout and at another level lives there.
 
     (Implements no paper equation: the common result of ``mmd_test`` and ``ksd_test``.)
     """
@@ -75,6 +83,8 @@ class TestResult:
     runtime: dict = field(default_factory=dict)
     fitted: dict = field(default_factory=dict)
     kernel: object | None = None
+    null_dist: object | None = field(default=None, repr=False, compare=False)
+    spec: TestSpec | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         missing = set(RUNTIME_KEYS) - set(self.runtime)
@@ -83,10 +93,8 @@ class TestResult:
 
     def __str__(self) -> str:
         """One line per field that matters; the null samples summarised, not listed."""
-        if "n_kernels" in self.null_params:  # an aggregated test
-            first, second = self.null_distribution().sizes
-            null = (f"{self.null} ({self.null_params['n_kernels']} kernels, B1 = {first}, "
-                    f"B2 = {second})")
+        if self.spec is not None and self.spec.describe_null is not None:
+            null = f"{self.null} ({self.spec.describe_null(self)})"
         elif self.null_samples is None:
             null = f"{self.null} (analytic)"
         else:
@@ -133,9 +141,8 @@ class TestResult:
         """``{"n_resamples": B}`` (0 for an analytic null); an aggregated test's B1 (its
         quantiles) as ``n_resamples`` and B2 (its level correction) as
         ``n_resamples_correction``, the numbers its printout gives."""
-        sizes = getattr(self.null_distribution(), "sizes", None)
-        if sizes is not None:
-            return {"n_resamples": int(sizes[0]), "n_resamples_correction": int(sizes[1])}
+        if self.spec is not None and self.spec.resample_counts is not None:
+            return self.spec.resample_counts(self)
         return {"n_resamples": 0 if self.null_samples is None else int(self.null_samples.size)}
 
     def p_value_text(self) -> str:
@@ -144,18 +151,8 @@ class TestResult:
         return p_value_text(self.p_value, max(self.resample_counts().values()))
 
     def null_distribution(self):
-        """The frozen scipy distribution of an analytic null (Gamma, Pearson III, normal, or
-        a registered test's own, kept in ``null_params["distribution"]``), else None."""
-        if "distribution" in self.null_params:
-            return self.null_params["distribution"]
-        if self.null == "gamma":
-            return stats.gamma(self.null_params["shape"], scale=self.null_params["scale"])
-        if self.null == "pearson":
-            return stats.pearson3(self.null_params["skewness"], loc=self.null_params["mean"],
-                                  scale=np.sqrt(self.null_params["variance"]))
-        if self.null == "normal":
-            return stats.norm(0.0, self.null_params["scale"])
-        return None
+        """``null_dist``: the distribution of an analytic or aggregated null, else None."""
+        return self.null_dist
 
     def at_level(self, alpha: float) -> TestResult:
         """The same test at another level α: only the threshold and decision change."""
@@ -165,9 +162,8 @@ class TestResult:
         else:
             threshold = float(self.null_distribution().isf(alpha))
         fitted = self.fitted
-        distribution = self.null_distribution()
-        if hasattr(distribution, "kernel_table"):  # an aggregated test's per-kernel table
-            fitted = {**fitted, "kernels": distribution.kernel_table(alpha)}
+        if self.spec is not None and self.spec.fitted_at_level is not None:
+            fitted = {**fitted, **self.spec.fitted_at_level(self, alpha)}
         return replace(self, alpha=alpha, threshold=threshold, fitted=fitted,
                        reject=bool(self.p_value <= alpha))
 
@@ -236,10 +232,7 @@ def result_from_outcome(outcome: Outcome, spec: TestSpec, alpha: float,
         runtime = {"statistic": math.nan, "null": math.nan, "total": seconds}
     result = TestResult(statistic, float(p_value), math.nan, False, alpha,
                         outcome.null_samples, spec.estimator, spec.null, outcome.null_params,
-                        runtime, outcome.fitted, kernel)
-    if outcome.null_dist is not None and result.null_distribution() is None:
-        result = replace(result, null_params={**outcome.null_params,
-                                              "distribution": outcome.null_dist})
+                        runtime, outcome.fitted, kernel, outcome.null_dist, spec)
     return result.at_level(alpha)
 
 

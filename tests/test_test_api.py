@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ import pytest
 import kmeviz as K
 
 FIELDS = {"statistic", "p_value", "threshold", "reject", "alpha", "null_samples", "estimator",
-          "null", "null_params", "runtime", "fitted", "kernel"}
+          "null", "null_params", "runtime", "fitted", "kernel", "null_dist", "spec"}
 TARGET = K.NormalTarget(np.zeros(2))
 
 
@@ -40,6 +41,12 @@ def test_every_result_has_the_same_fields_and_runtime_keys(data):
         assert isinstance(res.estimator, str) and isinstance(res.null, str)
         assert res.reject == (res.p_value <= res.alpha)
         assert "landmarks" not in res.null_params and "weights" not in res.null_params
+        # plain numbers and arrays only: the null's distribution object is ``null_dist``
+        assert all(isinstance(v, (int, float, np.number, np.ndarray))
+                   for v in res.null_params.values()), res.null_params
+        assert res.spec is not None and (res.spec.estimator, res.spec.null) == (
+            res.estimator, res.null)
+        assert pickle.loads(pickle.dumps(res)).spec is res.spec  # pickles by its key
 
 
 def test_nystrom_ksd_exposes_what_it_fitted(data):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_samples
-from ..aggregation import aggregated_outcome, rademacher_columns
+from ..aggregation import AGGREGATED_RESULT, aggregated_outcome, rademacher_columns
 from ..config import get_config
 from ..kernels.engine import collection_quadratic_forms, prepared_rows
 from ..kernels.stein import SteinKernel, stein_parts
@@ -29,7 +29,8 @@ DEFAULT_KERNELS = 10
 @GOF_TESTS.register("ksdagg", "wild-bootstrap", cost="quadratic", needs=Needs.KERNEL_COLLECTION,
                     work=lambda N, d, B: DEFAULT_KERNELS * N * N * (2.0 * B + 60 + 4 * d),
                     memory=lambda N, d, B: 8.0 * N * (2 * B + 1 + 2 * d),
-                    summary="KSDAgg: 10 IMQ bandwidths aggregated (Schrab et al. 2022)")
+                    summary="KSDAgg: 10 IMQ bandwidths aggregated (Schrab et al. 2022)",
+                    **AGGREGATED_RESULT)
 def ksdagg_wild_bootstrap(X, target, kernel, *, n_resamples, rng) -> Outcome:
     """KSDAgg with the wild bootstrap, B1 = B2 = n_resamples."""
     X = check_samples(X, "X", min_samples=2)

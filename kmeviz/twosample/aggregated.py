@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..aggregation import aggregated_outcome, rademacher_columns
+from ..aggregation import AGGREGATED_RESULT, aggregated_outcome, rademacher_columns
 from ..config import get_config
 from ..kernels.collection import distance_parts, kernel_from_parts
 from ..kernels.engine import collection_quadratic_forms, scratch
@@ -50,7 +50,8 @@ def _aggregated_memory(N, d, B, paired) -> float:
                     needs=Needs.EQUAL_SIZES | Needs.KERNEL_COLLECTION,
                     work=lambda N, d, B: _aggregated_work(N, d, B, True),
                     memory=lambda N, d, B: _aggregated_memory(N, d, B, True),
-                    summary="MMDAgg: 20 Laplace/Gaussian bandwidths aggregated (Schrab 2023)")
+                    summary="MMDAgg: 20 Laplace/Gaussian bandwidths aggregated (Schrab 2023)",
+                    **AGGREGATED_RESULT)
 def mmdagg_wild_bootstrap(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
     """MMDAgg of paired samples (n_X = n_Y) with the wild bootstrap, B1 = B2 = n_resamples."""
     n = X.shape[0]
@@ -82,7 +83,8 @@ def mmdagg_wild_bootstrap(X, Y, kernel, *, estimator, n_resamples, rng) -> Outco
 @MMD_TESTS.register("mmdagg", "permutation", cost="quadratic", needs=Needs.KERNEL_COLLECTION,
                     work=lambda N, d, B: _aggregated_work(N, d, B, False),
                     memory=lambda N, d, B: _aggregated_memory(N, d, B, False),
-                    summary="MMDAgg: 20 Laplace/Gaussian bandwidths, permutations")
+                    summary="MMDAgg: 20 Laplace/Gaussian bandwidths, permutations",
+                    **AGGREGATED_RESULT)
 def mmdagg_permutation(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
     """MMDAgg with the permutation null, B1 = B2 = n_resamples relabellings."""
     m, n = X.shape[0], Y.shape[0]
