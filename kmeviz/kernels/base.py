@@ -56,6 +56,11 @@ class Kernel:
     """
 
     shift_invariant = False
+    #: the distance between points the kernel is a function of, when it is one: "sq"
+    #: (squared Euclidean: the radial kernels) or "l1" (Laplace); None otherwise. With
+    #: ``from_distance`` it lets a ``KernelCollection`` evaluate many kernels from one
+    #: shared distance tile (MMDAgg), whatever their class.
+    distance: str | None = None
     #: whether the "points" are row indices into a user's Gram matrix (PrecomputedKernel),
     #: so that a test cannot build kernels of its own from their distances
     points_are_indices = False
@@ -70,6 +75,19 @@ class Kernel:
         else:
             X, Y = check_pair(X, Y)
         return self.gram(X, Y)
+
+    @property
+    def scale(self) -> float:
+        """The kernel's length scale: its ``bandwidth`` σ (an IMQ's c), NaN if it has none
+        (what collections, tables and plots label a kernel by)."""
+        return float(getattr(self, "bandwidth", np.nan))
+
+    def from_distance(self, distance: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """k at a tile of ``self.distance`` values, written to ``out`` (``distance`` is
+        shared by other kernels and left unchanged); for a kernel whose ``distance`` is
+        set."""
+        raise TypeError(f"{type(self).__name__} is not a function of a distance between "
+                        "points (its class sets no `distance`)")
 
     # -- implementation hooks ------------------------------------------------------------
     def prepare_validated(self, X: np.ndarray) -> tuple:
@@ -144,9 +162,15 @@ class RadialKernel(Kernel):
     ((φ, φ', φ'') with respect to the squared distance); Gram tiles, paired values and the
     Stein kernel (Kalinke et al. Eq. 3) follow from them."""
 
+    distance = "sq"
+
     def radial(self, sq: np.ndarray) -> np.ndarray:
         """φ at squared distances ``sq``."""
         raise NotImplementedError
+
+    def from_distance(self, distance, out):
+        out[...] = distance
+        return self._radial_in_place(out)
 
     def radial_derivatives(self, sq: np.ndarray, out=None):
         """(φ, φ', φ'') at squared distances ``sq``; ``out``, if given, is three arrays of

@@ -15,7 +15,7 @@ import numpy as np
 from scipy.spatial.distance import cdist, pdist
 
 from .._validation import check_choice, check_in_interval, check_positive_int, check_samples
-from .base import Kernel, RadialKernel
+from .base import Kernel
 from .radial import GaussianKernel, IMQKernel, LaplaceKernel
 
 #: The weightings of MMDAgg Sec. 5.1.
@@ -30,8 +30,9 @@ BANDWIDTH_SAMPLES = 500
 class KernelCollection:
     """Kernels k_λ with weights w_λ > 0: what an aggregated test tests with.
 
-    Every kernel must be radial (a ``RadialKernel``: Gaussian, IMQ, ...) or Laplace, so
-    that all of them are evaluated from the same distance tile. The weights are scaled to
+    Every kernel must be a function of a distance between points (its class sets
+    ``distance``, "sq" or "l1", and ``from_distance``: every ``RadialKernel``, Laplace),
+    so that all of them are evaluated from the shared distance tiles. The weights are scaled to
     sum to 1 (the aggregated test does not depend on their scale, only on their ratios).
 
     Parameters
@@ -55,9 +56,11 @@ class KernelCollection:
             raise TypeError("kernels must be a non-empty sequence of kmeviz kernels, got "
                             f"{type(self.kernels).__name__}")
         for k in kernels:
-            if not isinstance(k, (RadialKernel, LaplaceKernel)):
-                raise TypeError("kernels of a KernelCollection must be radial (Gaussian, "
-                                f"IMQ, ...) or Laplace, got {type(k).__name__}")
+            if getattr(k, "distance", None) not in DISTANCE_METRICS:
+                raise TypeError("kernels of a KernelCollection must be functions of a "
+                                "distance (a class with `distance` 'sq' or 'l1' and "
+                                "`from_distance`: radial kernels, Laplace), got "
+                                f"{type(k).__name__}")
         weights = (np.ones(len(kernels)) if self.weights is None
                    else np.asarray(self.weights, dtype=float).reshape(-1))
         if weights.shape != (len(kernels),):
@@ -82,13 +85,14 @@ class KernelCollection:
 
     def scales(self) -> np.ndarray:
         """Each kernel's length scale: σ (``bandwidth``) or the IMQ's c."""
-        return np.array([getattr(k, "bandwidth", getattr(k, "c", np.nan))
-                         for k in self.kernels])
+        return np.array([k.scale for k in self.kernels])
 
 
 def bandwidth_range(collection: KernelCollection) -> str:
     """'scales a–b' of a collection, for reprs."""
     s = collection.scales()
+    if np.isnan(s).all():
+        return "scales not given"
     return f"scales {np.nanmin(s):.3g}–{np.nanmax(s):.3g}"
 
 
@@ -212,28 +216,20 @@ def ksdagg_kernels(X, *, number_bandwidths: int = 10,
                             bandwidth_weights(number, weighting))
 
 
+#: A kernel's ``distance`` -> scipy's ``cdist`` metric that computes it.
+DISTANCE_METRICS = {"sq": "sqeuclidean", "l1": "cityblock"}
+
+
 def distance_parts(collection: KernelCollection, A: np.ndarray, B: np.ndarray,
                    dtype) -> dict:
     """The distance tiles between the rows of A and B that the collection's kernels read,
-    each computed once: ``"sq"`` (squared Euclidean) and/or ``"l1"`` (computed in float64,
-    then cast to ``dtype``)."""
-    parts = {}
-    if any(isinstance(k, LaplaceKernel) for k in collection.kernels):
-        parts["l1"] = cdist(A, B, "cityblock").astype(dtype, copy=False)
-    if any(isinstance(k, RadialKernel) for k in collection.kernels):
-        # directly, not as |a|² + |b|² - 2ab: no cancellation for near points, and the
-        # d flops per pair are small beside the B labellings each pair is multiplied by
-        parts["sq"] = cdist(A, B, "sqeuclidean").astype(dtype, copy=False)
-    return parts
+    each computed once (in float64, then cast to ``dtype``). Squared distances directly,
+    not as |a|² + |b|² - 2ab: no cancellation for near points, and the d flops per pair
+    are small beside the B labellings each pair is multiplied by."""
+    return {name: cdist(A, B, DISTANCE_METRICS[name]).astype(dtype, copy=False)
+            for name in dict.fromkeys(k.distance for k in collection.kernels)}
 
 
 def kernel_from_parts(kernel, parts: dict, out: np.ndarray) -> np.ndarray:
     """k(a_i, b_j) written to ``out`` from the shared distance tiles of ``distance_parts``."""
-    if isinstance(kernel, LaplaceKernel):
-        np.multiply(parts["l1"], -1.0 / kernel.bandwidth, out=out)
-        return np.exp(out, out=out)
-    if isinstance(kernel, GaussianKernel):
-        np.multiply(parts["sq"], -0.5 / kernel.bandwidth**2, out=out)
-        return np.exp(out, out=out)
-    out[...] = parts["sq"]
-    return kernel._radial_in_place(out)
+    return kernel.from_distance(parts[kernel.distance], out)

@@ -85,6 +85,10 @@ class GaussianKernel(ShiftInvariantKernel, RadialKernel):
     def radial(self, sq):
         return np.exp(-0.5 / self.bandwidth**2 * sq)
 
+    def from_distance(self, distance, out):
+        np.multiply(distance, -0.5 / self.bandwidth**2, out=out)
+        return np.exp(out, out=out)
+
     def radial_derivatives(self, sq, out=None):
         a = 0.5 / self.bandwidth**2
         phi, d1, d2 = out if out is not None else (None, None, None)
@@ -133,6 +137,12 @@ class LaplaceKernel(_CoordinateKernel):
         else:  # scipy's cdist writes float64 only
             out[...] = cdist(a.X, b.X, metric="cityblock")
         np.negative(out, out=out)
+        return np.exp(out, out=out)
+
+    distance = "l1"
+
+    def from_distance(self, distance, out):
+        np.multiply(distance, -1.0 / self.bandwidth, out=out)
         return np.exp(out, out=out)
 
     def paired(self, X, Y):
@@ -210,6 +220,10 @@ class IMQKernel(ShiftInvariantKernel, RadialKernel):
     @property
     def value_at_zero(self) -> float:
         return self.c ** (2 * self.beta)
+
+    @property
+    def scale(self) -> float:
+        return float(self.c)
 
     def _radial_in_place(self, sq):
         sq += self.c**2
