@@ -74,12 +74,12 @@ class WildSigns:
     #: a race is drawn again, equal)
     KEPT_BLOCKS = 4
 
-    def __init__(self, n_bootstrap: int, rng, *, scheme: str = "markov",
+    def __init__(self, n_resamples: int, rng, *, scheme: str = "markov",
                  flip_probability: float = 0.5):
         self.scheme = check_choice(scheme, "wild", WILD)
         self.flip_probability = check_in_interval(flip_probability, "flip_probability", 0.0,
                                                   1.0)
-        self.n_bootstrap = n_bootstrap
+        self.n_resamples = n_resamples
         self.entropy = [int(e) for e in check_rng(rng).integers(0, 2**63, size=4)]
         self._next_row, self._parity, self._cached = 0, None, {}
         self._chain_rng = np.random.default_rng(np.random.SeedSequence(self.entropy))
@@ -105,7 +105,7 @@ class WildSigns:
         data = blocks.get(k)
         if data is None:
             seed = np.random.SeedSequence(self.entropy, spawn_key=(k,))
-            size = (self.BLOCK_ROWS * self.n_bootstrap + 7) // 8
+            size = (self.BLOCK_ROWS * self.n_resamples + 7) // 8
             data = np.frombuffer(np.random.default_rng(seed).bytes(size), np.uint8)
             for old in [key for key in list(blocks) if abs(key - k) >= self.KEPT_BLOCKS]:
                 blocks.pop(old, None)
@@ -120,7 +120,7 @@ class WildSigns:
             raise ValueError("rows(start, stop) needs i.i.d. signs (Rademacher, or flip "
                              "probability 1/2); a chain with flip probability "
                              f"{self.flip_probability} is drawn in row order by take()")
-        D, size = self.n_bootstrap, self.BLOCK_ROWS
+        D, size = self.n_resamples, self.BLOCK_ROWS
         pieces = []
         for k in range(start // size, max(start, stop - 1) // size + 1):
             lo, hi = max(start, k * size) - k * size, min(stop, (k + 1) * size) - k * size
@@ -135,9 +135,9 @@ class WildSigns:
         start, self._next_row = self._next_row, self._next_row + rows
         if self.independent:
             return self.rows(start, start + rows)
-        flips = self._chain_rng.random((rows, self.n_bootstrap)) < self.flip_probability
+        flips = self._chain_rng.random((rows, self.n_resamples)) < self.flip_probability
         if self._parity is None:
-            flips[0] = self._fair_bits(self._chain_rng, 1, self.n_bootstrap)[0]
+            flips[0] = self._fair_bits(self._chain_rng, 1, self.n_resamples)[0]
         else:
             flips[0] ^= self._parity
         parity = np.bitwise_xor.accumulate(flips, axis=0)
@@ -145,10 +145,10 @@ class WildSigns:
         return 1.0 - 2.0 * parity
 
 
-def wild_signs(n: int, n_bootstrap: int, rng, *, scheme: str = "markov",
+def wild_signs(n: int, n_resamples: int, rng, *, scheme: str = "markov",
                flip_probability: float = 0.5) -> np.ndarray:
     """(n, D) signs of ``WildSigns`` in one block."""
-    return WildSigns(n_bootstrap, rng, scheme=scheme,
+    return WildSigns(n_resamples, rng, scheme=scheme,
                      flip_probability=flip_probability).take(n)
 
 

@@ -111,8 +111,10 @@ def single_threaded_blas():
     around the passes (a landmark Gram, a 400 × 400 factorization) would wake the BLAS
     library's own threads, which then spin against the workers (measured on the Nyström
     KSD test, n = 10⁴: median 0.156 s with them, 0.100 s without).
+    The BLAS libraries are inspected once per process (``ThreadpoolController``), so
+    entering the block costs microseconds, not the milliseconds of a fresh inspection.
     """
-    with _controller_lock:
+    with _controller_lock:  # threadpoolctl changes process-wide settings: one at a time
         if "blas" not in _controller:
             _controller["blas"] = ThreadpoolController()
         limiter = _controller["blas"].limit(limits=1, user_api="blas")
@@ -133,17 +135,11 @@ SMALL_RESULTS_IN_FLIGHT = 16
 @contextlib.contextmanager
 def worker_pool(n_threads: int, *, in_flight: int = 2):
     """A ``map`` over ``n_threads`` threads with BLAS held to one thread inside them, at
-    most ``in_flight · n_threads`` tasks submitted ahead (2: results may be tile-sized).
-
-    The BLAS libraries are inspected once per process (``ThreadpoolController``), so
-    entering the pool costs microseconds, not the milliseconds of a fresh inspection.
+    most ``in_flight · n_threads`` tasks submitted ahead (2: results may be tile-sized)
+    (``single_threaded_blas`` for the block).
     A pass started from inside an engine worker runs in that worker (no nested pools,
     so no deadlock).
     """
-    with _controller_lock:  # threadpoolctl changes process-wide settings: one at a time
-        if "blas" not in _controller:
-            _controller["blas"] = ThreadpoolController()
-        limiter = _controller["blas"].limit(limits=1, user_api="blas")
     serial = n_threads <= 1 or getattr(_in_worker, "active", False)
     pool = None if serial else _shared_pool(n_threads)
 
@@ -171,11 +167,8 @@ def worker_pool(n_threads: int, *, in_flight: int = 2):
             check_budget()
             yield fn(item)
 
-    try:
+    with single_threaded_blas():
         yield checked_map if serial else bounded_map
-    finally:
-        with _controller_lock:
-            limiter.restore_original_limits()
 
 
 def run_tasks(work: Callable, tasks: Iterable, n_threads: int) -> list:
@@ -266,8 +259,9 @@ def gram_pass(kernel, A, B, work: Callable, *, inputs: Callable | None = None,
 
 def symmetric_quadratic_forms(kernel, Z, U: np.ndarray, *, side: int | None = None):
     """(uᵀKu for each column u of U, K1, diag K) for the Gram K of a validated sample Z (an
-    array, or a sample the kernel prepared already), in
-    one threaded pass over the tiles on or above the diagonal: half the flops of K·U.
+    array, or a sample the kernel prepared already), in one threaded pass over the tiles
+    on or above the diagonal: half the flops of K·U (``collection_quadratic_forms`` with
+    one kernel: the upper-triangle pass is written once).
 
     The per-column quadratic forms of a tile are formed in the tile's dtype and added
     across tiles in float64. ``side`` is the tile side (default: the configured
@@ -275,33 +269,13 @@ def symmetric_quadratic_forms(kernel, Z, U: np.ndarray, *, side: int | None = No
     """
     config = get_config()
     dtype = np.dtype(config["dtype"])
-    side = side or config["tile_rows"]
     prepared = cast_prepared(
         kernel.prepare_validated(Z) if isinstance(Z, np.ndarray) else Z, dtype)
-    U = U.astype(dtype, copy=False)  # 0/1 or ±1 columns are exact in float32
-    n = prepared[0].shape[0]
-    starts = range(0, n, side)
-    tasks = [(i, j) for i in starts for j in starts if j >= i]
-
-    def work(task):
-        rows, cols = (slice(s, min(s + side, n)) for s in task)
-        T = kernel.tile_into(prepared_rows(prepared, rows), prepared_rows(prepared, cols),
-                         scratch("engine.square", (rows.stop - rows.start,
-                                                   cols.stop - cols.start), dtype))
-        q = np.einsum("ib,ib->b", U[rows], T @ U[cols]).astype(np.float64)
-        if task[0] == task[1]:
-            return rows, cols, q, row_sums(T), None, np.diagonal(T).copy()
-        return rows, cols, 2.0 * q, row_sums(T), column_sums(T), None
-
-    forms, k1, diag = np.zeros(U.shape[1]), np.zeros(n), np.zeros(n)
-    for rows, cols, q, r, c, d in run_tasks(work, tasks, config["n_threads"]):
-        forms += q
-        k1[rows] += r
-        if c is not None:
-            k1[cols] += c
-        if d is not None:
-            diag[rows] = d
-    return forms, k1, diag
+    forms, k1, diag = collection_quadratic_forms(
+        lambda rows, cols: (prepared_rows(prepared, rows), prepared_rows(prepared, cols)),
+        lambda _, parts, out: kernel.tile_into(*parts, out), 1, prepared[0].shape[0], U,
+        side=side or config["tile_rows"])
+    return forms[0], k1[0], diag[0]
 
 
 def collection_quadratic_forms(shared: Callable, kernel_tile: Callable, n_kernels: int,

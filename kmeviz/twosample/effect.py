@@ -41,7 +41,7 @@ class EffectSize:
     low, high : float
         The percentile bootstrap interval at ``level``.
     level : float
-    n_bootstrap : int
+    n_resamples : int
     rows : pair of int
         Rows of X and Y the interval resampled.
     sizes : pair of int
@@ -54,7 +54,7 @@ class EffectSize:
     low: float
     high: float
     level: float
-    n_bootstrap: int
+    n_resamples: int
     rows: tuple
     sizes: tuple
 
@@ -65,7 +65,7 @@ class EffectSize:
                 f"({self.level:.0%} bootstrap interval{sub})")
 
 
-def mmd_effect_size(X, Y, kernel=None, *, level: float = 0.95, n_bootstrap: int = 200,
+def mmd_effect_size(X, Y, kernel=None, *, level: float = 0.95, n_resamples: int = 200,
                     rng=None, unbiased_mmd2: float | None = None) -> EffectSize:
     """The MMD ‖μ̂_X − μ̂_Y‖ = √max(MMD²_u, 0) (Gretton et al. 2012, Eq. (3)) and its
     percentile bootstrap interval (see the module docstring).
@@ -77,7 +77,7 @@ def mmd_effect_size(X, Y, kernel=None, *, level: float = 0.95, n_bootstrap: int 
     kernel : Kernel, optional
         Default: the Gaussian kernel at the median heuristic, as ``mmd_test``.
     level : float in (0, 1)
-    n_bootstrap : int
+    n_resamples : int
     rng : Generator, int or None
     unbiased_mmd2 : float, optional
         MMD²_u of X and Y with ``kernel`` when a test computed it already (the full Gram
@@ -93,7 +93,7 @@ def mmd_effect_size(X, Y, kernel=None, *, level: float = 0.95, n_bootstrap: int 
         raise ValueError(f"X and Y must have the same number of columns, got {X.shape[1]} "
                          f"and {Y.shape[1]}")
     level = check_in_interval(level, "level", 0.0, 1.0)
-    n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap", minimum=10)
+    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=10)
     kernel = check_kernel(default_mmd_kernel(X, Y) if kernel is None else kernel)
     rng = check_rng(rng)
     if unbiased_mmd2 is None:
@@ -102,16 +102,16 @@ def mmd_effect_size(X, Y, kernel=None, *, level: float = 0.95, n_bootstrap: int 
     Xs, Ys = (S if len(S) <= BOOTSTRAP_ROWS else S[rng.choice(len(S), BOOTSTRAP_ROWS,
                                                                replace=False)]
               for S in (X, Y))
-    boot = bootstrap_mmd(kernel(Xs, Xs), kernel(Ys, Ys), kernel(Xs, Ys), n_bootstrap, rng)
+    boot = bootstrap_mmd(kernel(Xs, Xs), kernel(Ys, Ys), kernel(Xs, Ys), n_resamples, rng)
     tail = (1.0 - level) / 2.0
     boot = boot[~np.isnan(boot)]  # tiny samples: resamples of one repeated row left out
     low, high = np.quantile(boot, [tail, 1.0 - tail]) if boot.size else (math.nan,) * 2
-    return EffectSize(value, float(low), float(high), level, n_bootstrap,
+    return EffectSize(value, float(low), float(high), level, n_resamples,
                       (len(Xs), len(Ys)), (len(X), len(Y)))
 
 
-def bootstrap_mmd(Kxx, Kyy, Kxy, n_bootstrap: int, rng) -> np.ndarray:
-    """√max(MMD²_u, 0) of ``n_bootstrap`` resamples of the rows of each sample, from the
+def bootstrap_mmd(Kxx, Kyy, Kxy, n_resamples: int, rng) -> np.ndarray:
+    """√max(MMD²_u, 0) of ``n_resamples`` resamples of the rows of each sample, from the
     Gram matrices, with no loop over resamples. A resample is multinomial weights w
     (summing to 1) on the rows; its within-sample term is the weighted U-statistic
     (wᵀKw − Σ w_i² K_ii) / (1 − Σ w_i²), which leaves out the pairs of a row with
@@ -125,8 +125,8 @@ def bootstrap_mmd(Kxx, Kyy, Kxy, n_bootstrap: int, rng) -> np.ndarray:
         return np.divide(quadratic, distinct, out=np.full_like(distinct, np.nan),
                          where=distinct > 1e-12)
 
-    Wx = rng.multinomial(m, np.full(m, 1.0 / m), size=n_bootstrap) / m
-    Wy = rng.multinomial(n, np.full(n, 1.0 / n), size=n_bootstrap) / n
+    Wx = rng.multinomial(m, np.full(m, 1.0 / m), size=n_resamples) / m
+    Wy = rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples) / n
     squared = within(Wx, Kxx) + within(Wy, Kyy) - 2.0 * np.einsum("bi,bi->b", Wx @ Kxy, Wy)
     return np.sqrt(np.maximum(squared, 0.0), where=~np.isnan(squared),
                    out=np.full_like(squared, np.nan))

@@ -19,7 +19,7 @@ from ..kernels.engine import column_sums, gram_pass, run_tasks
 from .nulls import simulate_spectral
 
 
-def permutation_assignments(m: int, n: int, n_permutations: int, rng, *,
+def permutation_assignments(m: int, n: int, n_resamples: int, rng, *,
                             with_identity: bool = False) -> np.ndarray:
     """(m + n, B) 0/1 matrix; column b marks the points relabelled as X in replicate b
     (with ``with_identity``, (m + n, B + 1) with the observed labelling first).
@@ -31,7 +31,7 @@ def permutation_assignments(m: int, n: int, n_permutations: int, rng, *,
     the thread count.
     A tie at the m-th key (probability about N² 2⁻⁵⁴ per replicate) is redrawn.
     Returned in Fortran order in the configured dtype, so no copy is made later."""
-    U = np.empty((m + n, n_permutations + with_identity), dtype=get_config()["dtype"],
+    U = np.empty((m + n, n_resamples + with_identity), dtype=get_config()["dtype"],
                  order="F")
     if with_identity:
         U[:, 0] = np.arange(m + n) < m
@@ -40,40 +40,40 @@ def permutation_assignments(m: int, n: int, n_permutations: int, rng, *,
         first = start + with_identity
         U[:, first : first + chosen.shape[0]] = chosen.T
 
-    _draw_assignments(m, n, n_permutations, rng, write)
+    _draw_assignments(m, n, n_resamples, rng, write)
     return U
 
 
-def packed_permutation_assignments(m: int, n: int, n_permutations: int,
+def packed_permutation_assignments(m: int, n: int, n_resamples: int,
                                    rng) -> np.ndarray:
     """The B replicates of ``permutation_assignments`` (the same draws for the same
     ``rng``) packed 8 to a byte along the columns: (m + n, ceil(B / 8)) uint8, an eighth of
     a byte per point and replicate, for the tests that stream the rows of the sample
     (``np.unpackbits(..., axis=1, count=B)`` gives rows of U back)."""
-    packed = np.empty((m + n, -(-n_permutations // 8)), dtype=np.uint8)
+    packed = np.empty((m + n, -(-n_resamples // 8)), dtype=np.uint8)
 
     def write(start, chosen):  # chunks of 128 columns start on a byte
         block = np.packbits(chosen.T, axis=1)
         packed[:, start // 8 : start // 8 + block.shape[1]] = block
 
-    _draw_assignments(m, n, n_permutations, rng, write)
+    _draw_assignments(m, n, n_resamples, rng, write)
     return packed
 
 
-def _draw_assignments(m, n, n_permutations, rng, write):
+def _draw_assignments(m, n, n_resamples, rng, write):
     """Draw the replicates in chunks (one generator each, seeded by ``rng``) and
     ``write(start, chosen)`` each chunk's (rows, m + n) boolean marks. Chunks are 128
     replicates up to N = 32768, then fewer (a multiple of 8), so that a chunk's keys stay
     under 32 MB: the draws depend on N and the seed only."""
     N = m + n
     chunk = 128 if N <= 32768 else max(8, (2**22 // N) // 8 * 8)
-    starts = range(0, n_permutations, chunk)
+    starts = range(0, n_resamples, chunk)
     seeds = rng.integers(0, 2**63, size=len(starts))
 
     def draw(task):
         start, seed = task
         child = np.random.default_rng(seed)
-        keys = child.random((min(chunk, n_permutations - start), N))
+        keys = child.random((min(chunk, n_resamples - start), N))
         while True:
             kth = np.partition(keys, m - 1, axis=1)[:, m - 1 : m]
             chosen = keys <= kth
