@@ -17,7 +17,7 @@ from ._util import best_time, peak_memory_mb, print_table
 def _every_tile_full_test(X, target, kernel, D):
     """The full wild bootstrap as first written (and as the issue measured it): H W over
     every tile, not only those on or above the diagonal: twice the flops of ksd_test."""
-    from kmeviz.gof.test import wild_signs
+    from kmeviz.gof.ksd_tests import wild_signs
     from kmeviz.kernels import SteinKernel, row_block_results
 
     stein = SteinKernel(kernel, target)

@@ -35,14 +35,14 @@ import pandas as pd
 from ._validation import check_in_interval, check_real, check_rng, check_samples
 from .budget import BudgetExceeded, Cancelled, time_budget
 from .chunked import check_any_pair, check_chunked_samples, is_dask_array
-from .gof.test import ksd_test
+from .gof.ksd_tests import ksd_test
 from .kernels import check_kernel
 from .kernels.defaults import default_gof_kernel, default_mmd_kernel
 from .needs import Needs
 from .registry import GOF_TESTS, MMD_TESTS, TestRegistry, TestSpec
 from .twosample.effect import mmd_effect_size
+from .twosample.mmd_tests import mmd_test
 from .twosample.nulls import shared_spectra
-from .twosample.test import mmd_test
 
 #: Tests estimated to take less than this many seconds always run.
 FAST_SECONDS = 1.0

@@ -326,7 +326,7 @@ class NullsByEstimator(Mapping):
         return repr(self._registry.valid_nulls())
 
 
-#: The two-sample tests of ``mmd_test`` (entries added by ``kmeviz.twosample.test``).
+#: The two-sample tests of ``mmd_test`` (entries added by ``kmeviz.twosample.mmd_tests``).
 MMD_TESTS = TestRegistry("mmd_test", "kmeviz.MMD_TESTS")
-#: The goodness-of-fit tests of ``ksd_test`` (entries added by ``kmeviz.gof.test``).
+#: The goodness-of-fit tests of ``ksd_test`` (entries added by ``kmeviz.gof.ksd_tests``).
 GOF_TESTS = TestRegistry("ksd_test", "kmeviz.GOF_TESTS")

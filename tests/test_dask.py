@@ -22,7 +22,7 @@ import kmeviz as K
 import kmeviz.experiments  # noqa: F401  (K.experiments)
 from kmeviz.chunked import lazy_sample
 from kmeviz.gof.ksd import nystrom_stein
-from kmeviz.gof.test import WildSigns
+from kmeviz.gof.ksd_tests import WildSigns
 
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")

@@ -16,7 +16,7 @@ import kmeviz as K
 
 def test_import_kmeviz_installs_no_finder_and_wraps_nothing():
     code = ("import sys, json; "
-            "import kmeviz, kmeviz.twosample.test as t, kmeviz.gof.test as g; "
+            "import kmeviz, kmeviz.twosample.mmd_tests as t, kmeviz.gof.ksd_tests as g; "
             "ours = [type(f).__module__ for f in sys.meta_path if "
             "type(f).__module__.startswith('kmeviz')]; "
             "print(json.dumps([ours, hasattr(t.mmd_test, '__wrapped__'), "

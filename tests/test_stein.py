@@ -6,7 +6,7 @@ import pytest
 import kmeviz as K
 from kmeviz.gof.fssd import fssd_features
 from kmeviz.gof.ksd import nystrom_stein
-from kmeviz.gof.test import (
+from kmeviz.gof.ksd_tests import (
     full_wild_bootstrap,
     linear_ksd_terms,
     wild_signs,
@@ -332,7 +332,7 @@ def test_experiment_runners_are_tidy_and_report_progress():
 
 
 def test_sign_stream_continues_the_chain_across_blocks():
-    from kmeviz.gof.test import WildSigns
+    from kmeviz.gof.ksd_tests import WildSigns
 
     stream = WildSigns(400, np.random.default_rng(3), flip_probability=0.2)
     W = np.vstack([stream.take(r) for r in (1, 7, 300, 92)])
@@ -344,7 +344,7 @@ def test_sign_stream_continues_the_chain_across_blocks():
 
 
 def test_streamed_nystrom_pass_equals_projecting_an_array(rng):
-    from kmeviz.gof.test import WildSigns
+    from kmeviz.gof.ksd_tests import WildSigns
 
     X = rng.normal(size=(90, 2))
     target, kernel = K.NormalTarget(np.zeros(2)), K.IMQKernel()

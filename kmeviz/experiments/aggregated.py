@@ -18,7 +18,7 @@ from .._validation import check_choice, check_positive_int, check_rng
 from ..distributions.datasets import blobs_two_sample, rings_two_sample
 from ..kernels import GaussianKernel, median_heuristic
 from ..kernels.collection import KernelCollection, mmdagg_kernels
-from ..twosample.test import mmd_test
+from ..twosample.mmd_tests import mmd_test
 from .runners import Progress, binomial_interval, run_trials, trial_seeds
 
 #: The single Gaussian bandwidths σ compared (log-spaced over the blob and ring scales).

@@ -17,7 +17,7 @@ from .._validation import check_choice, check_positive_int, check_rng
 from ..distributions.targets import GaussBernoulliRBM, NormalTarget, StudentTTarget
 from ..experiments.runners import _nested_progress, rejection_rates, run_trials, trial_seeds
 from ..gof.features import IMQSteinFeatures, feature_stein_test
-from ..gof.test import ksd_test
+from ..gof.ksd_tests import ksd_test
 from ..kernels import CauchyKernel, GaussianKernel, IMQKernel, checked_score, median_heuristic
 from ..kernels.collection import ksdagg_kernels
 from ..kernels.defaults import L1_IMQ_MEDIAN_FACTOR, l1_imq_kernel

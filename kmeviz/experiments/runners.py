@@ -24,7 +24,7 @@ from tqdm import tqdm
 from .._validation import check_in_interval, check_positive_int, check_rng
 from ..budget import check_budget
 from ..config import config_context
-from ..twosample.test import mmd_test
+from ..twosample.mmd_tests import mmd_test
 
 Progress = Callable[[int, int], None] | None
 

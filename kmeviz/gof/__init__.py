@@ -1,4 +1,4 @@
-"""Goodness of fit: KSD² and Nyström KSD² (``ksd``) and the tests (``test``)."""
+"""Goodness of fit: KSD² and Nyström KSD² (``ksd``) and the tests (``ksd_tests``)."""
 
 
 from .ksd import (
@@ -7,14 +7,14 @@ from .ksd import (
     nystrom_stein,
     stein_witness,
 )
-from .test import (
+from .ksd_tests import (
     WildSigns,
     ksd_test,
     wild_signs,
 )
 
 # isort: split
-# the package registers its tests: the single-kernel ones (``test``), then KSDAgg
+# the package registers its tests: the single-kernel ones (``ksd_tests``), then KSDAgg
 from ..registry import GOF_TESTS
 from . import aggregated  # noqa: F401
 

@@ -2,7 +2,7 @@
 Discrepancy*): the Stein kernel, KSD², Nyström KSD² and their statistics.
 
 The Stein kernel h_p itself (Eq. 3) is ``kmeviz.kernels.SteinKernel``, a kernel of the
-protocol; Nyström KSD is ``NystromKME`` applied to it. The tests are in ``kmeviz.gof.test``.
+protocol; Nyström KSD is ``NystromKME`` applied to it. The tests are in ``kmeviz.gof.ksd_tests``.
 """
 
 from __future__ import annotations

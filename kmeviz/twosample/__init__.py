@@ -1,5 +1,5 @@
 """Two-sample testing: MMD² estimators (``mmd``), the circular discrepancy of FastMMD
-(``circular``), the test with its nulls (``test``) and the witness function
+(``circular``), the test with its nulls (``mmd_tests``) and the witness function
 (``witness``)."""
 
 
@@ -16,13 +16,13 @@ from .mmd import (
     mmd2_linear,
     mmd2_nystrom,
 )
+from .mmd_tests import VALID_NULLS, mmd_test
 from .nulls import gamma_null_params, simulate_spectral_null, spectral_eigenvalues, spectral_null
 from .spectra import SpectralNull
-from .test import VALID_NULLS, mmd_test
 from .witness import mmd_witness
 
 # isort: split
-# the package registers its tests: the single-kernel ones (``test``), then MMDAgg
+# the package registers its tests: the single-kernel ones (``mmd_tests``), then MMDAgg
 from ..registry import MMD_TESTS
 from . import aggregated  # noqa: F401
 
