@@ -16,7 +16,7 @@ import time
 import holoviews as hv
 import panel as pn
 import param
-from kmeviz_apps._progressive import Parts
+from kmeviz_apps._jobs import Job
 from kmeviz_apps._seats import hold_seat
 from kmeviz_apps._url import plain, sync_with_url, url_parameters
 from kmeviz_apps.server import BUDGET, configure_server
@@ -195,7 +195,7 @@ class Explorer(pn.viewable.Viewer):
         super().__init__(**params)
         self._streams: dict = {}
         self._tabs: pn.Tabs | None = None  # the served page's plots (``plot_tabs``)
-        self._parts: list = []
+        self._jobs: list = []
         #: set when the browser session closes: its computations stop (``kmeviz.budget``)
         self.closed = threading.Event()
         #: seconds a computation may take: the server's budget when served, else none
@@ -209,14 +209,14 @@ class Explorer(pn.viewable.Viewer):
     def close(self) -> None:
         """The page closed: its running and later computations stop."""
         self.closed.set()
-        for parts in self._parts:
-            parts.cancel()
+        for job in self._jobs:
+            job.cancel()
 
-    def parts(self) -> Parts:
-        """A new progressive computation of this explorer (``_progressive.Parts``), stopped
-        when the page closes."""
-        self._parts.append(Parts(self))
-        return self._parts[-1]
+    def job(self) -> Job:
+        """A slot of background work of this explorer (``_jobs.Job``: off the event loop,
+        part by part, under the session's budget), stopped when the page closes."""
+        self._jobs.append(Job(self))
+        return self._jobs[-1]
 
     def buttons(self) -> list:
         """Widgets under the parameter widgets (e.g. a median-heuristic button)."""

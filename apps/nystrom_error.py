@@ -16,7 +16,7 @@ import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
 from kmeviz_apps._common import Explorer, guarded, live_view
-from kmeviz_apps._progressive import Feeds
+from kmeviz_apps._jobs import Feeds
 
 import kmeviz as K
 from kmeviz import viz
@@ -152,7 +152,7 @@ class NystromErrorExplorer(Explorer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._grid = self.parts()
+        self._grid = self.job()
         self._shown = 0  # the generation of the grid the plots show
         self._feeds = Feeds()  # the streams of the plots shown, fed part by part
 
@@ -188,7 +188,15 @@ class NystromErrorExplorer(Explorer):
             self.grid_key += 1  # the plots show the message
             return
         self.grid_state = None
-        self._grid.start(parts, self._deliver)
+
+        def grid(_emit):  # the table part by part: the results so far after each
+            results = []
+            for part in parts:
+                results.append(part())
+                yield list(results)
+
+        self._grid.start(grid, lambda results, error: self._deliver(
+            results or [], len(results or []), len(parts), error))
 
     def _deliver(self, results, done, total, error):
         records = [record for part in results for record in part]

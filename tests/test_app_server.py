@@ -336,15 +336,15 @@ def test_a_plot_built_while_parts_arrive_ends_with_the_last_part(monkeypatch):
     another publishes 30 results all end at the last one; a new result drops the old
     plots' streams."""
     import holoviews as hv
-    from kmeviz_apps import _progressive
-    from kmeviz_apps._progressive import Feeds
+    from kmeviz_apps import _jobs
+    from kmeviz_apps._jobs import Feeds
 
     class SlowPipe(hv.streams.Pipe):  # a slow build: parts arrive while it is made
         def __init__(self, **params):
             time.sleep(0.001)
             super().__init__(**params)
 
-    monkeypatch.setattr(_progressive.hv.streams, "Pipe", SlowPipe)
+    monkeypatch.setattr(_jobs.hv.streams, "Pipe", SlowPipe)
     feeds, pipes, done = Feeds(), [], threading.Event()
 
     def build():
@@ -372,7 +372,7 @@ def test_a_lost_next_tick_callback_is_scheduled_again_until_the_last_part_is_sho
     With a document that drops its first two callbacks, the parts' thread schedules the
     newest result again until a tick takes it: the page ends with the last part, once,
     and a tick that finds nothing new does nothing. Without the retry, nothing is shown."""
-    from kmeviz_apps._progressive import Handover
+    from kmeviz_apps._jobs import Handover
 
     monkeypatch.setattr(Handover, "RETRY_SECONDS", 0.05)
     shown, ticks = [], []

@@ -1,21 +1,26 @@
-"""Views that draw their first part at once and fill in: a computation split into parts
-runs part after part in a background thread, and each finished part is shown.
+"""One way to run work in an explorer: a ``Job`` runs a function off the event loop, hands
+each partial result to the page, and stops when a newer start or the page's close says so.
 
-A served page hands every result to its document's next tick (Bokeh's thread-safe way
-into a session), so the page stays responsive between parts; parts that finish before
-the page has drawn the previous one are delivered together (cached parts cost one
-drawing, not one per part). A newer start cancels the
-older computation (its running part stops at its next tile, the remaining parts never
-run), and so does closing the page. Outside a server (a notebook, a test) the parts run
-at once, in the caller's thread, and each is delivered in turn.
+A job's work is ``work(emit)``: it returns a generator of partial results (each one is
+shown), or calls ``emit(part)`` from inside a callback-style computation, or both. It runs
+in a thread of its own, in a copy of the starter's context, under the explorer's time
+budget and a cancel signal of its own (``kmeviz.budget`` keeps both in a ContextVar, so
+they follow the work into ``asyncio.to_thread`` and the tile engine's checks). ``show(part,
+error)`` runs on the page's event loop for the newest part (parts faster than the page
+coalesce: cached parts cost one drawing), and once with the error that stopped the work;
+a cancelled job, or one whose page closed, shows nothing more. Outside a server (a
+notebook, a test) the work runs at once in the caller's thread and ``show`` follows each
+part.
 """
 
 from __future__ import annotations
 
+import contextvars
+import inspect
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import holoviews as hv
 import panel as pn
@@ -25,10 +30,9 @@ from kmeviz.budget import BudgetExceeded, Cancelled, time_budget
 log = logging.getLogger("kmeviz.apps")
 
 
-class Parts:
-    """One explorer's progressive computation: ``start(parts, deliver)`` runs the
-    callables in ``parts`` in order and calls ``deliver(results, done, total, error)``
-    after each (``results`` the list so far, ``error`` the exception that stopped it)."""
+class Job:
+    """One slot of background work of an explorer (a view's grid, a button's run): a new
+    ``start`` cancels the running one. ``generation`` counts the starts."""
 
     def __init__(self, explorer):
         self.explorer = explorer
@@ -37,12 +41,14 @@ class Parts:
         self.generation = 0
 
     def cancel(self) -> None:
-        """Stop the running computation, if any (its results are no longer delivered)."""
+        """Stop the running work, if any (its parts are no longer shown)."""
         with self._lock:
             if self._cancel is not None:
                 self._cancel.set()
 
-    def start(self, parts: Sequence[Callable], deliver: Callable) -> None:
+    def start(self, work: Callable, show: Callable) -> None:
+        """Run ``work(emit)`` off the event loop and ``show(part, None)`` each part on it
+        (``show(None, error)`` if it fails)."""
         with self._lock:
             if self._cancel is not None:
                 self._cancel.set()
@@ -50,39 +56,45 @@ class Parts:
             self.generation += 1
             generation = self.generation
         doc = pn.state.curdoc
-        served = doc is not None and doc.session_context is not None
-        if not served:
-            self._run(parts, deliver, cancel)
+        if doc is None or doc.session_context is None:  # a notebook or a test: at once
+            self._run(work, lambda part, error: show(part, error), cancel)
             return
 
         def on_tick(args):
             if not cancel.is_set() and generation == self.generation:
-                deliver(*args)
+                show(*args)
 
         handover = Handover(doc, on_tick)
+        context = contextvars.copy_context()
 
         def run():
-            self._run(parts, handover.send, cancel)
+            self._run(work, handover.send, cancel)
             handover.flush(stopped=(cancel, self.explorer.closed))
 
-        threading.Thread(target=run, daemon=True, name="kmeviz-parts").start()
+        threading.Thread(target=context.run, args=(run,), daemon=True,
+                         name="kmeviz-job").start()
 
-    def _run(self, parts, deliver, cancel: threading.Event) -> None:
-        results = []
+    def _run(self, work: Callable, send: Callable, cancel: threading.Event) -> None:
         closed = self.explorer.closed
-        with time_budget(self.explorer.budget_seconds, cancel=cancel):
-            for part in parts:
-                if cancel.is_set() or closed.is_set():
-                    return
-                try:
-                    results.append(part())
-                except Cancelled:
-                    return
-                except Exception as exc:  # noqa: BLE001 - shown by ``deliver``, never raised
-                    if not isinstance(exc, BudgetExceeded) or not closed.is_set():
-                        deliver(list(results), len(results), len(parts), exc)
-                    return
-                deliver(list(results), len(results), len(parts), None)
+
+        def emit(part) -> None:
+            if not (cancel.is_set() or closed.is_set()):
+                send(part, None)
+
+        try:
+            with time_budget(self.explorer.budget_seconds, cancel=cancel):
+                parts = work(emit)
+                if inspect.isgenerator(parts):
+                    for part in parts:
+                        if cancel.is_set() or closed.is_set():
+                            parts.close()
+                            return
+                        emit(part)
+        except Cancelled:
+            return
+        except Exception as exc:  # noqa: BLE001 - shown by ``show``, never raised
+            if not (isinstance(exc, BudgetExceeded) and closed.is_set()):
+                send(None, exc)
 
 
 class Handover:
@@ -151,7 +163,7 @@ class Handover:
 
 
 class Feeds:
-    """The streams of the plots that show a computation's latest result, fed part by part.
+    """The streams of the plots that show a job's latest result, fed part by part.
 
     Panel builds a deferred view in its thread pool while the server delivers parts on its
     event loop, and two builds of one view can overlap. A plot's stream is made under a
