@@ -10,10 +10,6 @@ where the median heuristic sits, and the power of every single bandwidth over 10
 
 from __future__ import annotations
 
-import asyncio
-import functools
-import time
-
 import numpy as np
 import pandas as pd
 import panel as pn
@@ -24,7 +20,6 @@ from scipy import stats
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.budget import check_budget, time_budget
 from kmeviz.experiments import binomial_interval, rejection_rates
 from kmeviz.twosample.nulls import gamma_null_params, spectral_null
 
@@ -178,6 +173,7 @@ class BootstrapExplorer(Explorer):
                                                 sizing_mode="stretch_width", visible=False)
         self._power_button = pn.widgets.Button(label=f"Power of each σ ({REPEATS} draws)")
         self._power_button.on_click(self._power)
+        self._button_jobs = {"repeat_result": self.job(), "power_result": self.job()}
 
     @property
     def data_key(self) -> tuple:
@@ -198,80 +194,78 @@ class BootstrapExplorer(Explorer):
         X, Y = make_samples(self.data_key, self.seed)
         self.bandwidth = round(K.median_heuristic(X, Y, rng=self.seed), 3)
 
-    async def _repeat(self, _event=None):
-        """Rejection rate over REPEATS fresh draws, in chunks so the progress bar moves."""
-        self._repeat_button.disabled = True
-        self._progress.param.update(value=0, visible=True, active=True)
-        self.show_plot("repeat_view")
-        try:
-            tests = {f"{self.estimator} / {self.null}": {
-                "kernel": KERNELS[self.kernel](self.bandwidth), "estimator": self.estimator,
-                "null": self.null, "n_resamples": self.n_resamples,
-                "features": self.features, "n_features": self.n_features}}
-            data_key, rng = self.data_key, np.random.default_rng([self.seed, 1])
+    def _repeat(self, _event=None):
+        """Rejection rate over REPEATS fresh draws, in chunks so the progress bar moves: a
+        job (``_jobs``) under the session's budget, one deadline for all chunks, stopped
+        when the page closes."""
+        self._start_button_job(self._repeat_button, "repeat_view", self._repeat_work(),
+                               "repeat_result")
+
+    def _repeat_work(self):
+        tests = {f"{self.estimator} / {self.null}": {
+            "kernel": KERNELS[self.kernel](self.bandwidth), "estimator": self.estimator,
+            "null": self.null, "n_resamples": self.n_resamples,
+            "features": self.features, "n_features": self.n_features}}
+        data_key, alpha = self.data_key, self.alpha
+        rng = np.random.default_rng([self.seed, 1])
+
+        def work(_emit):
             rejections, chunk = 0, 5
-            deadline = self._deadline()
             for done in range(0, REPEATS, chunk):
-                # under the session's budget (one deadline for all chunks) and its cancel
-                # signal: asyncio.to_thread carries neither into the worker thread itself
-                df = await asyncio.to_thread(
-                    self._within_budget, functools.partial(
-                        rejection_rates, lambda g: sample(data_key, g), tests,
-                        n_repeats=chunk, alpha=self.alpha, rng=rng), deadline=deadline)
+                df = rejection_rates(lambda g: sample(data_key, g), tests, n_repeats=chunk,
+                                     alpha=alpha, rng=rng)
                 rejections += int(df["rejections"].iloc[0])
-                self._progress.value = done + chunk
+                yield done + chunk, None
             lo, hi = binomial_interval(rejections, REPEATS, 0.95)
-            self.repeat_result = df.assign(rejections=rejections, repeats=REPEATS,
-                                           rate=rejections / REPEATS, ci_low=lo, ci_high=hi)
-        except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
-            self.repeat_result = exc
-        finally:
-            self._repeat_button.disabled = False
-            self._progress.active = False
+            yield REPEATS, df.assign(rejections=rejections, repeats=REPEATS,
+                                     rate=rejections / REPEATS, ci_low=lo, ci_high=hi)
+        return work
 
     def _kernel_choice(self):
         return kernel_choice(self.data_key, self.seed, BANDWIDTH_RULES[self.bandwidth_rule],
                              min(self.n_resamples, KERNEL_CHOICE_RESAMPLES))
 
-    def _deadline(self) -> float | None:
-        """The monotonic time at which a button's whole run must end (None: no limit)."""
-        return None if self.budget_seconds is None else \
-            time.monotonic() + self.budget_seconds
-
-    def _within_budget(self, work, *args, deadline: float | None = None):
-        """``work(*args)`` in this (worker) thread under the session's budget (what is
-        left of it before ``deadline``, when given): it stops when the page closes, or
-        after the server's time limit."""
-        seconds = self.budget_seconds if deadline is None else \
-            max(deadline - time.monotonic(), 0.0)
-        with time_budget(seconds, cancel=self.closed):
-            check_budget()
-            return work(*args)
-
-    async def _power(self, _event=None):
+    def _power(self, _event=None):
         """Power of every bandwidth of the current collection, of MMDAgg with it and of
-        the median heuristic over REPEATS fresh draws, in chunks (the progress bar moves)."""
-        self._power_button.disabled = True
-        self._progress.param.update(value=0, visible=True, active=True)
-        self.show_plot("kernel_power_view")
-        try:
-            deadline = self._deadline()
-            res, _ = await asyncio.to_thread(self._within_budget, self._kernel_choice,
-                                             deadline=deadline)
-            data_key, rng = self.data_key, np.random.default_rng([self.seed, 2])
+        the median heuristic over REPEATS fresh draws, in chunks (the progress bar moves),
+        as a job like ``_repeat``."""
+        self._start_button_job(self._power_button, "kernel_power_view", self._power_work(),
+                               "power_result")
+
+    def _power_work(self):
+        data_key, seed, alpha = self.data_key, self.seed, self.alpha
+        rule, B = BANDWIDTH_RULES[self.bandwidth_rule], self.n_resamples
+        rng = np.random.default_rng([seed, 2])
+
+        def work(_emit):
+            res, _ = kernel_choice(data_key, seed, rule, min(B, KERNEL_CHOICE_RESAMPLES))
             draws, chunk = [], 5
             for done in range(0, REPEATS, chunk):
-                draws += await asyncio.to_thread(
-                    self._within_budget, kernel_power, data_key, res.kernel,
-                    min(self.n_resamples, POWER_RESAMPLES), self.alpha, chunk, rng,
-                    deadline=deadline)
-                self._progress.value = done + chunk
-            self.power_result = power_table(draws, res.kernel.scales())
-        except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
-            self.power_result = exc
-        finally:
-            self._power_button.disabled = False
+                draws += kernel_power(data_key, res.kernel, min(B, POWER_RESAMPLES), alpha,
+                                      chunk, rng)
+                yield done + chunk, None
+            yield REPEATS, power_table(draws, res.kernel.scales())
+        return work
+
+    def _start_button_job(self, button, view: str, work, result: str) -> None:
+        """Run a button's ``work`` as the button's job: the button greys out and the
+        progress bar moves until its last part sets the ``result`` parameter (a result
+        table, or the error that stopped it, shown as a message)."""
+        button.disabled = True
+        self._progress.param.update(value=0, visible=True, active=True)
+        self.show_plot(view)
+
+        def show(part, error):
+            if error is None:
+                done, value = part
+                self._progress.value = done
+                if value is None:
+                    return
+            setattr(self, result, error if error is not None else value)
+            button.disabled = False
             self._progress.active = False
+
+        self._button_jobs[result].start(work, show)
 
     # -- views -------------------------------------------------------------------
     @param.depends(*PROBLEM)

@@ -1,7 +1,5 @@
 """The bootstrap null explorer in real Chromium."""
 
-import asyncio
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from kmeviz_apps.bootstrap_explorer import BootstrapExplorer
@@ -107,8 +105,7 @@ RECORD_PROGRESS_JS = """() => {
 def expected_repeat_result(B: int):
     """The rejection rate the app must show, computed here with the app's own code path."""
     explorer = BootstrapExplorer(n_resamples=B)
-    with ThreadPoolExecutor(1) as pool:  # Playwright's event loop runs in this thread
-        pool.submit(asyncio.run, explorer._repeat()).result()
+    explorer._repeat()  # not served: the job runs at once, in this thread
     return explorer.repeat_result.iloc[0]
 
 
