@@ -88,15 +88,21 @@ def url_parameters(explorer) -> list[str]:
 
 def apply_link(explorer, search: str) -> list[str]:
     """Set the explorer's parameters from a URL query string, one by one; returns the
-    ``name=value`` texts (escaped) of those that kept their defaults."""
-    names, ignored = url_parameters(explorer), []
-    for name, raw in urllib.parse.parse_qsl(search.lstrip("?"))[:100]:
-        if name not in names:
-            continue  # unknown parameters are ignored
-        try:
-            explorer.param.update(**{name: parse_value(explorer.param[name], raw)})
-        except Exception:  # noqa: BLE001 - any bad value keeps the default, and says so
-            ignored.append(f"{plain(name, 40)}={plain(raw)}")
+    ``name=value`` texts (escaped) of those that kept their defaults. A parameter that
+    another one shows (a generator's n once the link chose that generator) is applied
+    after the others, whatever the link's order."""
+    ignored, pairs = [], urllib.parse.parse_qsl(search.lstrip("?"))[:100]
+    for _round in range(2):
+        names, later = url_parameters(explorer), []
+        for name, raw in pairs:
+            if name not in names:
+                later.append((name, raw))  # unknown, or not shown yet: next round
+                continue
+            try:
+                explorer.param.update(**{name: parse_value(explorer.param[name], raw)})
+            except Exception:  # noqa: BLE001 - any bad value keeps the default, and says so
+                ignored.append(f"{plain(name, 40)}={plain(raw)}")
+        pairs = later  # unknown parameters are ignored after the second round
     return ignored
 
 

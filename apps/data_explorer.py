@@ -8,10 +8,7 @@ filling in a table as it finishes, and the null distribution of the test you sel
 
 from __future__ import annotations
 
-import asyncio
-import queue
 import threading
-from functools import partial
 
 import pandas as pd
 import panel as pn
@@ -36,7 +33,6 @@ from kmeviz_apps.compare_cli import GOF_TARGETS
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.budget import Cancelled
 from kmeviz.distributions.real import REAL_DATASETS
 from kmeviz.loading import samples_from_frame
 
@@ -100,10 +96,10 @@ class DataExplorer(Explorer):
         super().__init__(**params)
         self._upload = None  # (key, frame, names) of this session's upload, never shared
         self._offering = False
-        self._cancel = threading.Event()
         self._memo_lock = threading.Lock()
         self._memo: tuple = (None, None)  # (choices, (X, Y, report, kernel)) of the last call
         self._table = ComparisonTable(self._select_test)
+        self._comparison = self.job()  # the table's comparison, one at a time
         self._box = UploadBox(self._show_upload, owner=self)
         self._refresh_choices()
 
@@ -237,61 +233,51 @@ class DataExplorer(Explorer):
     # -- the comparison, filled in as each test finishes ---------------------------------
     @param.depends(*COMPARISON, watch=True)
     def restart_comparison(self):
-        """Cancel, empty the table in the change itself, then ``run_comparison``."""
-        self._cancel.set()
-        self._cancel = cancel = threading.Event()
+        """Empty the table in the change itself (never these samples' summary beside old
+        p-values) and run the comparison as a job (``_jobs``), cancelling the older one."""
         self.comparison = None
         if SOURCES[self.source] == "upload" and (self._upload is None or not self.group):
             # nothing to compare until a usable file and its group column: the upload's
             # message (or the summary) says what is missing; no table of other data stays
+            self._comparison.cancel()
             self._table.clear(loading=False)
             return
-        self._table.clear(loading=True)  # never these samples' summary beside old p-values
-        pn.state.execute(partial(self.run_comparison, cancel))
+        self._table.clear(loading=True)
+        self._comparison.start(self._comparison_work(), self._show_comparison)
 
-    async def run_comparison(self, cancel: threading.Event):
-        """Run ``compare_tests`` in a worker thread; rows reach the table as they come.
-        A newer change sets ``cancel`` (``kmeviz.budget``), maybe before this starts."""
-        if cancel.is_set():
-            return
-        rows: queue.SimpleQueue = queue.SimpleQueue()
-        future = asyncio.get_running_loop().run_in_executor(None, self._compare, rows,
-                                                            cancel)
-        shown = []
-        while True:
-            finished, count = future.done(), len(shown)
-            while not rows.empty():
-                row = rows.get()
-                if row is not None:
-                    shown.append(row)
-            if self.closed.is_set():
-                cancel.set()  # the page closed: the comparison stops at its next tile
-            if cancel.is_set():  # a newer change took over; its error, if any, is dropped
-                future.add_done_callback(lambda done: done.exception())
-                return
-            if len(shown) > count:
-                self._table.show_rows(shown)
-            if finished:
-                break
-            await asyncio.sleep(0.2)
-        try:
-            table = future.result()
-        except Cancelled:
-            return
-        except Exception as exc:  # noqa: BLE001 - shown as a message, never raised
-            self._table.fail(error_message(exc, self).object)
-            return
-        self.comparison = table
-        self._relevel()
-
-    def _compare(self, rows, cancel):
-        X, Y, _, kernel = self.prepared()
+    def _comparison_work(self):
+        """``compare_samples`` as a job's work: the rows so far as each test finishes, then
+        (rows, table); a bundled data set's table is shared by every session."""
         seconds = self.budget_seconds or 60.0
         shared = SOURCES[self.source] != "upload"  # an upload's comparison stays in its session
         key = (*self.choices(), self.question, self.alpha, seconds) if shared else None
-        return compare_samples(X, Y, kernel, alpha=self.alpha, seed=self.seed, cancel=cancel,
-                               seconds=seconds, progress=rows.put, shared_key=key,
-                               question=self.question)
+        alpha, seed, question = self.alpha, self.seed, self.question
+
+        def work(emit):
+            X, Y, _, kernel = self.prepared()
+            rows = []
+
+            def progress(row):
+                if row is not None:
+                    rows.append(row)
+                    emit((list(rows), None))
+
+            table = compare_samples(X, Y, kernel, alpha=alpha, seed=seed, cancel=None,
+                                    seconds=seconds, progress=progress, shared_key=key,
+                                    question=question)
+            emit((rows, table))
+        return work
+
+    def _show_comparison(self, part, error) -> None:
+        if error is not None:
+            self._table.fail(error_message(error, self).object)
+            return
+        rows, table = part
+        if table is None:
+            self._table.show_rows(rows)
+            return
+        self.comparison = table
+        self._relevel()
 
     @param.depends("alpha", watch=True)
     def _relevel(self):

@@ -1,8 +1,6 @@
 """The "Your data" explorer without a browser: uploads, choices, the witness, and the
 comparison it runs (the browser tests are in tests/ui/test_data_app.py)."""
 
-import asyncio
-import concurrent.futures
 
 import numpy as np
 import pandas as pd
@@ -70,44 +68,32 @@ def test_uploads_stay_in_their_session():
 
 
 def test_the_comparison_fills_the_table_and_a_newer_change_cancels_the_older():
+    """Served (a document whose callbacks run on an 'event loop' thread), the comparison
+    is a job: a change empties the table in the change itself, cancels the running
+    comparison, and the table ends with the newest samples' rows."""
+    from panel.io.state import set_curdoc
+
+    from .test_jobs import ServedDoc, wait_for
+
     explorer = DataExplorer()
-    explorer._box.receive(Drop({"trial.csv": table_text(shift=2.0)}))
-
-    async def two_changes():
-        cancel = explorer._cancel
-        older = asyncio.ensure_future(explorer.run_comparison(cancel))
-        await asyncio.sleep(0.05)
-        explorer.param.update(bandwidth_log10=0.5)  # its watcher runs a newer comparison
-        for _ in range(300):
-            await asyncio.sleep(0.1)
-            done = explorer.comparison
-            if done is not None and done.attrs["kernel"].bandwidth == \
-                    explorer.prepared()[3].bandwidth:
-                break
-        await older
-        return cancel
-
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # its own loop, whatever runs here
-        cancel = pool.submit(asyncio.run, two_changes()).result()
-    assert cancel.is_set()  # the older run was told to stop
+    explorer._box.receive(Drop({"trial.csv": table_text(shift=2.0)}))  # not served: at once
+    with set_curdoc(ServedDoc()):
+        explorer.param.update(bandwidth_log10=0.25)
+        older = explorer._comparison._cancel
+        # new samples empty the table in the change itself, before any other work: the
+        # page never shows their summary beside the p-values of the samples before
+        assert explorer.comparison is None and len(explorer._table.table.value) == 0
+        explorer.param.update(bandwidth_log10=0.5)  # a newer change
+        assert older.is_set()  # the older comparison was told to stop
+        bandwidth = 10**0.5 * K.median_heuristic(*explorer.prepared()[:2])
+        assert wait_for(lambda: explorer.comparison is not None, 60)
     table = explorer.comparison
-    assert table is not None and table.attrs["kernel"].bandwidth == pytest.approx(
-        10**0.5 * K.median_heuristic(*explorer.prepared()[:2]), rel=1e-12)
+    assert table.attrs["kernel"].bandwidth == pytest.approx(bandwidth, rel=1e-12)
     assert len(explorer._table.table.value) == len(K.MMD_TESTS)
     assert table.set_index("test").loc["biased/permutation", "reject"]
     assert explorer.null_view() is not None
     explorer.alpha = 0.005  # α moves the decisions only: the same table, relevelled
     assert explorer.comparison is table and table.attrs["alpha"] == 0.005
-    # new samples empty the table in the change itself, before any other work: the page
-    # never shows their summary beside the p-values of the samples before
-    async def change():
-        explorer.param.update(bandwidth_log10=0.25)
-        seen = explorer.comparison, len(explorer._table.table.value)
-        explorer._cancel.set()  # the comparison it started stops at its next tile
-        return seen
-
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        assert pool.submit(asyncio.run, change()).result() == (None, 0)
     ran = table.p_value.notna()
     assert (table.reject[ran] == (table.p_value[ran] <= 0.005)).all()
 
@@ -158,29 +144,31 @@ def test_the_server_side_of_an_upload_is_bounded_whatever_the_browser_sends():
 def test_a_bundled_data_sets_comparison_is_computed_once_for_every_session():
     """Issue 29: every page opens with the same comparison of a bundled data set, computed
     once for all sessions (0.3 s of CPU each); an upload's never enters the shared cache."""
-    import queue
-    import threading
-
     from kmeviz_apps._own_data import shared_comparison
+
+    def compare(explorer):
+        """The comparison job's work run here: (parts it emitted, the final table)."""
+        parts = []
+        explorer._comparison_work()(parts.append)
+        return parts, parts[-1][1]
 
     first, second = DataExplorer(), DataExplorer()
     shared_comparison.cache_clear()
-    rows = queue.SimpleQueue()
-    table = first._compare(rows, threading.Event())
-    assert rows.qsize() >= len(K.MMD_TESTS)  # the computing session sees its rows come
-    again = second._compare(queue.SimpleQueue(), threading.Event())
+    parts, table = compare(first)
+    assert len(parts) - 1 >= len(K.MMD_TESTS)  # the computing session sees its rows come
+    _, again = compare(second)
     info = shared_comparison.cache_info()
     assert (info.hits, info.misses) == (1, 1)
     pd.testing.assert_frame_equal(again, table)
     again.loc[0, "p_value"] = -1.0  # a session's copy: the next one is untouched
-    assert second._compare(queue.SimpleQueue(), threading.Event()).loc[0, "p_value"] >= 0
+    assert compare(second)[1].loc[0, "p_value"] >= 0
     second.seed = 1  # another choice, another comparison
-    second._compare(queue.SimpleQueue(), threading.Event())
+    compare(second)
     assert shared_comparison.cache_info().misses == 2
 
     mine = DataExplorer()
     mine._box.receive(Drop({"trial.csv": table_text(shift=2.0)}))
     shared_comparison.cache_clear()
-    mine._compare(queue.SimpleQueue(), threading.Event())
-    mine._compare(queue.SimpleQueue(), threading.Event())
+    compare(mine)
+    compare(mine)
     assert shared_comparison.cache_info() == (0, 0, 16, 0)

@@ -127,3 +127,18 @@ def test_every_value_a_widget_writes_to_the_url_reads_back(slug):
             search = "?" + urllib.parse.urlencode({name: url_text(fresh, name, value)})
             assert apply_link(fresh, search) == [], (name, value)
             assert getattr(fresh, name) == value, (name, value)
+
+
+def test_a_link_sets_a_parameter_that_another_one_of_the_link_shows():
+    """The data explorer's n belongs to its generators: a link choosing the blob grid and
+    n = 700 gets both, whatever the order of its parameters (n was silently dropped)."""
+    from kmeviz_apps._url import apply_link
+    from kmeviz_apps.data_explorer import DataExplorer
+
+    for query in ("source=Blob+grid+%28FastMMD+Fig.+4%29&n=700",
+                  "n=700&source=Blob+grid+%28FastMMD+Fig.+4%29"):
+        explorer = DataExplorer()
+        assert apply_link(explorer, query) == []
+        assert (explorer.source, explorer.n) == ("Blob grid (FastMMD Fig. 4)", 700)
+    explorer = DataExplorer()  # not a generator: n stays hidden and unchanged
+    assert apply_link(explorer, "n=700") == [] and explorer.n == 300

@@ -201,6 +201,43 @@ def test_repeat_stops_when_its_page_closes(browser):
         assert _idle_within(pid, SESSION_DISCARD_SECONDS + 2.0)
 
 
+#: a comparison that runs for many seconds: two blob-grid samples of 5000 points
+HEAVY_DATA = "data?source=Blob+grid+%28FastMMD+Fig.+4%29&n=5000"
+
+
+def open_heavy_comparison(browser, url: str):
+    page = browser.new_page()
+    page.goto(url + HEAVY_DATA)
+    expect(page.locator(".kmeviz-summary")).to_contain_text("5000 rows", timeout=60_000)
+    return page
+
+
+def test_the_comparison_holds_the_budget(browser):
+    """The data explorer's comparison is a job under the session's budget: past it, the
+    remaining tests say they stopped at the time budget and the server is idle."""
+    with running_server(args=("--time-budget", "3")) as url:
+        pid = server_pid(int(url.rsplit(":", 1)[1].strip("/")))
+        started = time.monotonic()
+        page = open_heavy_comparison(browser, url)
+        expect(page.locator(".kmeviz-comparison .tabulator-cell",
+                            has_text="time budget").first).to_be_visible(timeout=30_000)
+        assert _idle_within(pid, 3.0)
+        assert time.monotonic() - started < 3 + 2 + 3 + 10  # budget, overrun, page load
+        expect(page.get_by_text("Traceback")).to_have_count(0)
+
+
+def test_the_comparison_stops_when_its_page_closes(browser):
+    with running_server(args=("--time-budget", "120")) as url:  # only the close stops it
+        pid = server_pid(int(url.rsplit(":", 1)[1].strip("/")))
+        page = open_heavy_comparison(browser, url)
+        page.wait_for_timeout(1500)
+        before = server_cpu_seconds(pid)
+        time.sleep(1.0)
+        assert server_cpu_seconds(pid) - before > 0.5  # it is running
+        page.close()
+        assert _idle_within(pid, SESSION_DISCARD_SECONDS + 2.0)
+
+
 def test_files_with_the_mime_types_windows_and_macos_report_are_accepted(page, server_url):
     """Issue 45, finding 7: a .csv sent as application/vnd.ms-excel (Windows with Excel)
     and a .npz as application/zip were refused by the browser ("File is of invalid

@@ -1,0 +1,131 @@
+"""The explorers' one way to run work (``kmeviz_apps._jobs.Job``): off the event loop,
+part by part, the newest start winning, stopped by the page's close and by the session's
+budget, the budget following the work into ``asyncio.to_thread``."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import types
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+pytest.importorskip("panel")
+from kmeviz_apps._jobs import Job  # noqa: E402
+from panel.io.state import set_curdoc  # noqa: E402
+
+from kmeviz.budget import BudgetExceeded, check_budget  # noqa: E402
+
+
+class ServedDoc:
+    """A served page's document: next-tick callbacks run in order on one 'event loop'
+    thread, as Bokeh's server runs them."""
+
+    session_context = object()
+
+    def __init__(self):
+        self.loop = ThreadPoolExecutor(1, thread_name_prefix="event-loop")
+
+    def add_next_tick_callback(self, callback):
+        self.loop.submit(callback)
+
+
+def explorer(budget=None):
+    return types.SimpleNamespace(closed=threading.Event(), budget_seconds=budget)
+
+
+def wait_for(predicate, seconds=10.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def busy(seconds: float):
+    """Work that checks the budget between units, as the engine does between tiles."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        check_budget()
+        time.sleep(0.002)
+
+
+def test_not_served_the_work_runs_at_once_and_shows_every_part():
+    shown = []
+
+    def work(emit):
+        emit("a")  # from a callback-style computation
+        yield "b"
+        yield "c"
+
+    Job(explorer()).start(work, lambda p, e: shown.append((p, e)))
+    assert shown == [("a", None), ("b", None), ("c", None)]
+
+
+def test_a_newer_start_cancels_the_older_and_only_its_parts_show():
+    shown, owner = [], explorer()
+    job = Job(owner)
+    started = threading.Event()
+
+    def older(_emit):
+        yield "older 1"
+        started.set()
+        busy(5.0)  # stops at its next check once cancelled
+        yield "older 2"
+
+    def newer(_emit):
+        yield "newer 1"
+        yield "newer 2"
+
+    with set_curdoc(ServedDoc()):
+        job.start(older, lambda p, e: shown.append((p, e)))
+        assert started.wait(5)
+        threads = threading.active_count()
+        t0 = time.monotonic()
+        job.start(newer, lambda p, e: shown.append((p, e)))
+        assert wait_for(lambda: ("newer 2", None) in shown)
+    assert ("older 2", None) not in shown and shown[-1] == ("newer 2", None)
+    assert all(e is None for _, e in shown)  # the older one's Cancelled is not shown
+    assert wait_for(lambda: threading.active_count() < threads)  # its thread ended
+    assert time.monotonic() - t0 < 2.0
+
+
+def test_the_page_close_stops_the_work_and_shows_nothing_more():
+    shown, owner = [], explorer()
+    job = Job(owner)
+    progress = []
+
+    def work(_emit):
+        for k in range(1000):
+            busy(0.01)
+            progress.append(k)
+            yield k
+
+    with set_curdoc(ServedDoc()):
+        job.start(work, lambda p, e: shown.append((p, e)))
+        assert wait_for(lambda: len(progress) > 3)
+        owner.closed.set()
+        job.cancel()  # what Explorer.close does
+        count = len(progress)
+        time.sleep(0.3)
+    assert len(progress) <= count + 1  # stopped within one unit
+    assert all(e is None for _, e in shown)
+
+
+def test_the_budget_stops_the_work_with_a_message_and_follows_it_into_to_thread():
+    shown = []
+
+    def work(_emit):
+        yield "started"
+        asyncio.run(asyncio.to_thread(busy, 5.0))  # another thread of the same work
+
+    t0 = time.monotonic()
+    with set_curdoc(ServedDoc()):
+        Job(explorer(budget=0.3)).start(work, lambda p, e: shown.append((p, e)))
+        assert wait_for(lambda: any(e is not None for _, e in shown))
+    assert time.monotonic() - t0 < 2.0
+    error = [e for _, e in shown if e is not None][0]
+    assert isinstance(error, BudgetExceeded) and "0.3 s" in str(error)
