@@ -188,17 +188,27 @@ def test_repeat_holds_the_budget(browser):
 SESSION_DISCARD_SECONDS = 5 + 3
 
 
-def test_repeat_stops_when_its_page_closes(browser):
+def assert_closing_stops_it(start_work) -> None:
+    """``start_work(browser_url)`` opens a page whose job runs for long; it runs, then
+    the page closes and the server is idle within the session discard time + 2 s."""
     with running_server(args=("--time-budget", "120")) as url:  # only the close stops it
         pid = server_pid(int(url.rsplit(":", 1)[1].strip("/")))
-        page = open_heavy_bootstrap(browser, url)
-        page.get_by_role("button", name="Repeat 100 times").click()
+        page = start_work(url)
         page.wait_for_timeout(1500)
         before = server_cpu_seconds(pid)
         time.sleep(1.0)
         assert server_cpu_seconds(pid) - before > 0.5  # it is running
         page.close()
         assert _idle_within(pid, SESSION_DISCARD_SECONDS + 2.0)
+
+
+def test_repeat_stops_when_its_page_closes(browser):
+    def repeat(url):
+        page = open_heavy_bootstrap(browser, url)
+        page.get_by_role("button", name="Repeat 100 times").click()
+        return page
+
+    assert_closing_stops_it(repeat)
 
 
 #: a comparison that runs for many seconds: two blob-grid samples of 5000 points
@@ -227,15 +237,7 @@ def test_the_comparison_holds_the_budget(browser):
 
 
 def test_the_comparison_stops_when_its_page_closes(browser):
-    with running_server(args=("--time-budget", "120")) as url:  # only the close stops it
-        pid = server_pid(int(url.rsplit(":", 1)[1].strip("/")))
-        page = open_heavy_comparison(browser, url)
-        page.wait_for_timeout(1500)
-        before = server_cpu_seconds(pid)
-        time.sleep(1.0)
-        assert server_cpu_seconds(pid) - before > 0.5  # it is running
-        page.close()
-        assert _idle_within(pid, SESSION_DISCARD_SECONDS + 2.0)
+    assert_closing_stops_it(lambda url: open_heavy_comparison(browser, url))
 
 
 def test_files_with_the_mime_types_windows_and_macos_report_are_accepted(page, server_url):
