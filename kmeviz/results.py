@@ -8,12 +8,13 @@ a test.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import stats
 
-from ._validation import check_in_interval
+from ._validation import check_in_interval, check_rng
 from .config import get_config
 from .registry import Outcome, TestSpec
 
@@ -234,6 +235,17 @@ def result_from_outcome(outcome: Outcome, spec: TestSpec, alpha: float,
                         outcome.null_samples, spec.estimator, spec.null, outcome.null_params,
                         runtime, outcome.fitted, kernel, outcome.null_dist, spec)
     return result.at_level(alpha)
+
+
+def run_registered(spec: TestSpec, samples: tuple, kernel, *, alpha: float, rng,
+                   options: dict, **keywords) -> TestResult:
+    """The last step shared by ``mmd_test`` and ``ksd_test``: ``spec.compute`` on the
+    checked ``samples`` with ``kernel``, the ``keywords`` every test of the registry takes
+    and the ``options`` the entry names, timed, as a ``TestResult`` at level ``alpha``."""
+    t0 = time.perf_counter()
+    outcome = spec.compute(*samples, kernel, rng=check_rng(rng), **keywords,
+                           **{k: options[k] for k in spec.options})
+    return result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0, kernel)
 
 
 def one_pass_runtime(seconds: float) -> dict:

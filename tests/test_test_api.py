@@ -76,3 +76,15 @@ def test_shared_argument_names_are_keyword_only(data):
         K.mmd_test(X, Y, K.GaussianKernel(1.0), "biased")  # options are keyword-only
     with pytest.raises(TypeError):
         K.ksd_test(X, TARGET, K.IMQKernel(), "full")
+
+
+def test_ksd_test_validates_its_sample_before_any_test_runs():
+    """Public entry points validate (issue 39): ``ksd_test`` names X for a bad sample,
+    whichever registered test was asked for."""
+    bad = np.ones((10, 2))
+    bad[3, 1] = np.nan
+    for estimator in K.GOF_TESTS.estimators:
+        with pytest.raises(ValueError, match="X"):
+            K.ksd_test(bad, TARGET, estimator=estimator, n_resamples=19, rng=0)
+    with pytest.raises(ValueError, match="X needs at least 2 samples"):
+        K.ksd_test(np.zeros((1, 2)), TARGET, rng=0)

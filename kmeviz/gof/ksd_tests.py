@@ -25,8 +25,6 @@ i.i.d. Rademacher (``wild="rademacher"``). p-values are (1 + #{null ≥ stat}) /
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from .._validation import (
@@ -36,14 +34,14 @@ from .._validation import (
     check_rng,
     check_samples,
 )
-from ..chunked import check_chunked_samples, is_dask_array
+from ..chunked import check_any_samples, check_chunked_samples, is_dask_array
 from ..kernels import SteinKernel, checked_score, prepared_rows, symmetric_quadratic_forms
 from ..kernels.collection import KernelCollection
 from ..kernels.defaults import default_gof_kernel
 from ..kernels.engine import single_threaded_blas
 from ..needs import Needs
 from ..registry import GOF_TESTS, Outcome
-from ..results import TestResult, normal_outcome, result_from_outcome
+from ..results import TestResult, normal_outcome, run_registered
 from .features import NULL_COVARIANCES, l1_imq_ksd, l2_sechexp_ksd, rff_ksd
 from .fssd import fssd_opt, fssd_rand
 from .ksd import nystrom_stein
@@ -342,6 +340,7 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
     True
     """
     spec = GOF_TESTS.get(estimator)
+    X = check_any_samples(X, "X", min_samples=2)
     check_choice(wild, "wild", WILD)
     D = check_positive_int(n_resamples, "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
@@ -363,9 +362,7 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
                         + f", got {kernel!r}")
     options = {"wild": wild, "n_landmarks": n_landmarks, "landmarks": landmarks,
                "n_locations": n_locations, "null_covariance": null_covariance}
-    t0 = time.perf_counter()
-    outcome = spec.compute(X, target, kernel, n_resamples=D, rng=check_rng(rng),
-                           **{k: options[k] for k in spec.options})
-    return result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0, kernel)
+    return run_registered(spec, (X, target), kernel, alpha=alpha, rng=rng, options=options,
+                          n_resamples=D)
 
 

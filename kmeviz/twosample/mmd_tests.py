@@ -21,8 +21,6 @@ p-values of simulated nulls are (1 + #{null ≥ statistic}) / (1 + B).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from scipy import stats
 
@@ -30,7 +28,6 @@ from .._validation import (
     check_choice,
     check_in_interval,
     check_positive_int,
-    check_rng,
 )
 from ..chunked import check_any_pair, is_dask_array
 from ..embeddings.kme import default_landmarks
@@ -39,7 +36,7 @@ from ..kernels.collection import KernelCollection, mmdagg_kernels
 from ..kernels.defaults import default_mmd_kernel
 from ..needs import Needs
 from ..registry import KERNEL_FLOPS, MMD_TESTS, RESAMPLE_FLOPS, NullsByEstimator, Outcome
-from ..results import TestResult, normal_outcome, result_from_outcome
+from ..results import TestResult, normal_outcome, run_registered
 from .mmd import (
     FASTMMD_FEATURES,
     block_moments,
@@ -345,9 +342,7 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
     options = {"features": check_choice(features, "features", FASTMMD_FEATURES),
                "n_features": check_positive_int(n_features, "n_features"),
                "block_size": block_size, "n_landmarks": n_landmarks}
-    t0 = time.perf_counter()
-    outcome = spec.compute(X, Y, kernel, estimator=estimator, n_resamples=B,
-                           rng=check_rng(rng), **{k: options[k] for k in spec.options})
-    return result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0, kernel)
+    return run_registered(spec, (X, Y), kernel, alpha=alpha, rng=rng, options=options,
+                          estimator=estimator, n_resamples=B)
 
 
