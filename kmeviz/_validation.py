@@ -10,6 +10,8 @@ import numbers
 
 import numpy as np
 
+from .registry import GOF_TESTS, MMD_TESTS
+
 #: The public functions and estimators, other than registered tests, that take dask arrays
 #: (the registered tests say it in their entries: ``TestSpec.dask``).
 DASK_FUNCTIONS = ("NystromKME", "mmd2_nystrom", "mmd2_fastmmd", "mmd2_linear", "mmd2_block",
@@ -19,8 +21,6 @@ DASK_FUNCTIONS = ("NystromKME", "mmd2_nystrom", "mmd2_fastmmd", "mmd2_linear", "
 def dask_estimators() -> tuple[str, ...]:
     """Every public name that takes dask arrays: ``DASK_FUNCTIONS`` and the registered
     tests whose entry says ``dask=True`` (read from the registries, never copied)."""
-    from .registry import GOF_TESTS, MMD_TESTS  # the registries sit above this module
-
     tests = [f"{registry.function}(estimator={spec.estimator!r}, null={spec.null!r})"
              for registry in (MMD_TESTS, GOF_TESTS) for spec in registry.dask_capable()]
     return (*DASK_FUNCTIONS, *tests)
