@@ -57,7 +57,7 @@ class Job:
             generation = self.generation
         doc = pn.state.curdoc
         if doc is None or doc.session_context is None:  # a notebook or a test: at once
-            self._run(work, lambda part, error: show(part, error), cancel)
+            self._run(work, show, cancel)
             return
 
         def on_tick(args):

@@ -49,16 +49,16 @@ QUESTIONS = {"Do X and Y differ? (two-sample)": "two-sample",
              "Is X normal? (fitted normal)": "normal-fitted"}
 
 
-def compare_samples(X, Y, kernel, *, alpha: float, seed: int, cancel, seconds: float,
+def compare_samples(X, Y, kernel, *, alpha: float, seed: int, seconds: float,
                     progress, shared_key: tuple | None = None,
                     question: str = "two-sample") -> pd.DataFrame:
     """``compare_tests`` of X and Y with ``kernel``, or (``question`` a ``--gof`` target)
-    ``compare_gof`` of X against it, as ``kmeviz compare --gof`` does; within the
-    session's time budget (stopped by ``cancel``), each row handed to ``progress`` as it
+    ``compare_gof`` of X against it, as ``kmeviz compare --gof`` does; within ``seconds``
+    (and the caller's budget and cancel signal: a job's), each row handed to ``progress`` as it
     comes; with ``shared_key`` (the choices of a bundled data set or generator, never an
     upload), computed once for every session."""
     def compare():
-        with time_budget(seconds, cancel=cancel):
+        with time_budget(seconds):
             if question != "two-sample":
                 return K.compare_gof(X, gof_target(question, X), alpha=alpha, rng=seed,
                                      time_budget=min(10.0, seconds), progress=progress)

@@ -262,9 +262,8 @@ class DataExplorer(Explorer):
                     rows.append(row)
                     emit((list(rows), None))
 
-            table = compare_samples(X, Y, kernel, alpha=alpha, seed=seed, cancel=None,
-                                    seconds=seconds, progress=progress, shared_key=key,
-                                    question=question)
+            table = compare_samples(X, Y, kernel, alpha=alpha, seed=seed, seconds=seconds,
+                                    progress=progress, shared_key=key, question=question)
             emit((rows, table))
         return work
 
@@ -376,8 +375,8 @@ class DataExplorer(Explorer):
         pn.state.onload(self._kick_off)
         return [*super().main(), pn.Row(self._table.card(), sizing_mode="stretch_width")]
 
-    def _kick_off(self):  # the first comparison, once an event loop can run it
-        if self.comparison is None:
+    def _kick_off(self):  # the first comparison, unless a change has started one already
+        if self._comparison.generation == 0:
             self.restart_comparison()
 
 

@@ -86,7 +86,9 @@ def test_the_comparison_fills_the_table_and_a_newer_change_cancels_the_older():
         explorer.param.update(bandwidth_log10=0.5)  # a newer change
         assert older.is_set()  # the older comparison was told to stop
         bandwidth = 10**0.5 * K.median_heuristic(*explorer.prepared()[:2])
-        assert wait_for(lambda: explorer.comparison is not None, 60)
+        # done: the comparison is set, then (on the 'event loop' thread) the table shows it
+        assert wait_for(lambda: explorer.comparison is not None
+                        and len(explorer._table.table.value) == len(K.MMD_TESTS), 60)
     table = explorer.comparison
     assert table.attrs["kernel"].bandwidth == pytest.approx(bandwidth, rel=1e-12)
     assert len(explorer._table.table.value) == len(K.MMD_TESTS)
