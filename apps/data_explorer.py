@@ -375,8 +375,8 @@ class DataExplorer(Explorer):
         pn.state.onload(self._kick_off)
         return [*super().main(), pn.Row(self._table.card(), sizing_mode="stretch_width")]
 
-    def _kick_off(self):  # the first comparison, unless a change has started one already
-        if self._comparison.generation == 0:
+    def _kick_off(self):  # the first comparison, once the page has loaded
+        if self.comparison is None:
             self.restart_comparison()
 
 
