@@ -8,6 +8,8 @@ explorer wants (stretching plots, loading spinners) is set on that explorer's pa
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import logging
 import threading
@@ -16,7 +18,7 @@ import time
 import holoviews as hv
 import panel as pn
 import param
-from kmeviz_apps._jobs import Job
+from kmeviz_apps._jobs import Job, event_loop
 from kmeviz_apps._seats import hold_seat
 from kmeviz_apps._url import plain, sync_with_url, url_parameters
 from kmeviz_apps.server import BUDGET, configure_server
@@ -132,43 +134,64 @@ def live_view(explorer, params, build):
     cheap change costs one small patch instead of a new figure.
 
     The first frame is built at once, so that a failure raises inside the (guarded) view
-    and shows as a message. A later failing update keeps the last frame and shows the
-    error in ``explorer.notice`` until an update succeeds.
+    and shows as a message. Later frames are computed as a job (``LiveViews``). A later
+    failing update keeps the last frame and shows the error in ``explorer.notice`` until
+    an update succeeds.
     """
-    stream = explorer.stream(*params)
-    pending = {"values": dict(stream.contents)}  # the stream values of the frame below
-    last = [build()]
-
-    def frame(**values):
-        if pending.pop("values", None) == values:  # first call, nothing changed since
-            return last[0]
-        try:
-            with viz.sizing(explorer.plot_sizing):
-                element = build()
-        except Exception as exc:  # noqa: BLE001 - apps must keep working
-            explorer.show_notice(exc)
-            return last[0]
-        explorer.show_notice(None)
-        last[0] = element
-        return element
-
-    return hv.DynamicMap(frame, streams=[stream])
+    pipe = hv.streams.Pipe(data=build())
+    explorer.live_views(tuple(params)).add(getattr(build, "__qualname__", repr(build)),
+                                           build, pipe)
+    return hv.DynamicMap(lambda data: data, streams=[pipe])
 
 
-class ParamsStream(hv.streams.Params):
-    """HoloViews' ``Params`` stream whose one change redraws all its DynamicMaps with one
-    recomputation of the page's model graph: each plot's update otherwise ends with Bokeh
-    walking every model of the document (three plots following ω spent 0.1 s on three such
-    walks, issue 29)."""
+class LiveViews:
+    """The plots of an explorer that follow the same parameters: one change recomputes
+    them all as one job and sends them to their plots inside one freeze of the page's
+    model graph, so Bokeh recomputes it once per change (three plots following ω spent
+    0.1 s on three walks of the graph, issue 29)."""
 
-    def _watcher(self, *events):
+    def __init__(self, explorer, params: tuple):
+        self.explorer = explorer
+        self._lock = threading.Lock()
+        self._builds: dict = {}  # the newest (build, pipe) of each view
+        self._job = explorer.job()
+        explorer.param.watch(self.redraw, list(params))
+
+    def add(self, key: str, build, pipe) -> None:
+        """Follow the parameters with ``build`` into ``pipe`` (replacing the plot that an
+        earlier computation of the same view made)."""
+        with self._lock:
+            self._builds[key] = (build, pipe)
+
+    def redraw(self, *_events) -> None:
+        with self._lock:
+            builds = list(self._builds.values())
+        sizing = self.explorer.plot_sizing
+
+        def work(emit):
+            frames = []
+            with viz.sizing(sizing):
+                for build, pipe in builds:
+                    try:
+                        frames.append((pipe, build(), None))
+                    except BudgetExceeded:
+                        raise
+                    except Exception as exc:  # noqa: BLE001 - shown as the notice
+                        frames.append((pipe, None, exc))
+            emit(frames)
+
+        self._job.start(work, self.show)
+
+    def show(self, frames, error) -> None:
+        failed = [exc for _, _, exc in frames or ()]
+        errors = [error] if error is not None else [exc for exc in failed if exc is not None]
         doc = pn.state.curdoc
         models = getattr(doc, "models", None) if doc is not None else None
-        if models is None:
-            super()._watcher(*events)
-            return
-        with models.freeze():
-            super()._watcher(*events)
+        with models.freeze() if models is not None else contextlib.nullcontext():
+            for pipe, element, exc in frames or ():
+                if exc is None:
+                    pipe.send(element)
+        self.explorer.show_notice(errors[0] if errors else None)
 
 
 class Explorer(pn.viewable.Viewer):
@@ -193,13 +216,15 @@ class Explorer(pn.viewable.Viewer):
     def __init__(self, **params):
         use_bokeh()
         super().__init__(**params)
-        self._streams: dict = {}
+        self._live: dict = {}  # params -> the plots that follow them (``LiveViews``)
         self._tabs: pn.Tabs | None = None  # the served page's plots (``plot_tabs``)
         self._jobs: list = []
         #: set when the browser session closes: its computations stop (``kmeviz.budget``)
         self.closed = threading.Event()
         #: seconds a computation may take: the server's budget when served, else none
         self.budget_seconds = None
+        #: the served page's event loop (``_jobs``) and seat (``_seats``)
+        self.loop = self.seat = None
         #: (session, page URL) of the served page, for the log (``describe``)
         self.served_at = ("not served", "(no page)")
         #: message of a failed in-place update (``live_view``); hidden otherwise
@@ -222,12 +247,13 @@ class Explorer(pn.viewable.Viewer):
         """Widgets under the parameter widgets (e.g. a median-heuristic button)."""
         return []
 
-    def stream(self, *params) -> hv.streams.Params:
-        """One HoloViews stream per set of parameters, reused by every redraw of a view
-        (a new stream per redraw would leave the old ones watching the parameters)."""
-        if params not in self._streams:
-            self._streams[params] = ParamsStream(self, list(params))
-        return self._streams[params]
+    def live_views(self, params: tuple) -> LiveViews:
+        """The plots that follow ``params`` in place (``live_view``), one set per tuple
+        of parameters, reused by every computation of a view (so no old plot keeps
+        watching them)."""
+        if params not in self._live:
+            self._live[params] = LiveViews(self, params)
+        return self._live[params]
 
     def show_notice(self, exc: Exception | None) -> None:
         if exc is None:
@@ -235,12 +261,10 @@ class Explorer(pn.viewable.Viewer):
         else:
             self.notice.param.update(object=error_message(exc, self).object, visible=True)
 
-    def live_summary(self) -> pn.param.ParamMethod:
+    def live_summary(self):
         """``summary_view`` updated in place: a new value patches the text of the same
         Markdown pane instead of replacing the pane (and re-laying out the page)."""
-        return pn.param.ParamMethod(self.summary_view, inplace=True, loading_indicator=False,
-                                    defer_load=self.plot_sizing == "stretch",
-                                    sizing_mode="stretch_width")
+        return self.view_pane("summary_view", inplace=True, loading_indicator=False)
 
     def controls(self) -> pn.Column:
         specs = {"seed": pn.widgets.IntInput} | self.WIDGETS  # a seed is typed, not slid
@@ -250,14 +274,40 @@ class Explorer(pn.viewable.Viewer):
                            show_name=False, sizing_mode="stretch_width")
         return pn.Column(widgets, *self.buttons(), sizing_mode="stretch_width")
 
-    def view_pane(self, name: str) -> pn.param.ParamMethod:
+    def view_pane(self, name: str, **options):
         """The view method ``name`` as a pane that greys out under a spinner while it
-        recomputes (this explorer's setting, not ``pn.config``'s). Served, its first
-        computation is deferred until the page has loaded and runs in the server's
-        threads, so that opening a page never blocks the server."""
-        return pn.param.ParamMethod(getattr(self, name), loading_indicator=True,
-                                    defer_load=self.plot_sizing == "stretch",
-                                    sizing_mode="stretch_width")
+        recomputes (this explorer's setting, not ``pn.config``'s). Served, each
+        computation is a job (``_jobs``: off the event loop, under the session's budget,
+        the newest change winning) and the first one waits until the page has loaded, so
+        that opening a page or changing a widget never blocks the server."""
+        options = {"loading_indicator": True, "sizing_mode": "stretch_width"} | options
+        method = getattr(self, name)
+        if self.plot_sizing != "stretch":
+            return pn.param.ParamMethod(method, **options)
+        spinner = options.pop("loading_indicator")
+        job = self.job()
+        holder = pn.Column(sizing_mode="stretch_width")
+
+        @param.depends(*(self.param[dep.name]
+                         for dep in self.param.method_dependencies(name)))
+        async def computed(*_values):
+            holder.loading = spinner
+            try:
+                return await job.result(method)
+            finally:
+                holder.loading = False
+                self.page_drawn()
+
+        holder.objects = [pn.param.ParamFunction(computed, defer_load=True, **options)]
+        return holder
+
+    def page_drawn(self) -> None:
+        """A served view has its first result: the page's seat goes to the next page once
+        the drawing now queued on the event loop is done (``_seats``)."""
+        seat, self.seat = self.seat, None
+        if seat is not None:
+            asyncio.get_running_loop().call_soon(
+                functools.partial(pn.state.execute, seat.release, schedule=True))
 
     def plots(self) -> list:
         """(view method, caption key) of every plot of ``PLOTS``, in order."""
@@ -340,7 +390,8 @@ class Explorer(pn.viewable.Viewer):
         explorer.served_at = (session_tag() or "not served",
                               location.href if location is not None else "(no page)")
 
-        seat = hold_seat(f"[{explorer.served_at[0]}]")
+        explorer.loop = event_loop(None)
+        explorer.seat = seat = hold_seat(f"[{explorer.served_at[0]}]")
 
         def closed(_context):
             explorer.close()

@@ -11,15 +11,21 @@ coalesce: cached parts cost one drawing), and once with the error that stopped t
 a cancelled job, or one whose page closed, shows nothing more. Outside a server (a
 notebook, a test) the work runs at once in the caller's thread and ``show`` follows each
 part.
+
+A view is a job too: ``await job.result(view)`` computes it in the loop's executor under
+the same budget, and Panel's own handling of an async view (``pn.param.ParamFunction``)
+keeps the newest result and cancels the older await. Nothing else in the apps runs work
+off the event loop: the server starts no Panel thread pool, so each session's widget
+events are applied on the loop, one at a time and in order.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import inspect
 import logging
 import threading
-import time
 from collections.abc import Callable
 
 import holoviews as hv
@@ -31,8 +37,8 @@ log = logging.getLogger("kmeviz.apps")
 
 
 class Job:
-    """One slot of background work of an explorer (a view's grid, a button's run): a new
-    ``start`` cancels the running one. ``generation`` counts the starts."""
+    """One slot of background work of an explorer (a view's computation, a grid, a
+    button's run): a new start cancels the running one. ``generation`` counts the starts."""
 
     def __init__(self, explorer):
         self.explorer = explorer
@@ -46,33 +52,51 @@ class Job:
             if self._cancel is not None:
                 self._cancel.set()
 
-    def start(self, work: Callable, show: Callable) -> None:
-        """Run ``work(emit)`` off the event loop and ``show(part, None)`` each part on it
-        (``show(None, error)`` if it fails)."""
+    def _renew(self) -> tuple[threading.Event, int]:
+        """Cancel the running work; (the new work's cancel signal, its generation)."""
         with self._lock:
             if self._cancel is not None:
                 self._cancel.set()
-            cancel = self._cancel = threading.Event()
+            self._cancel = threading.Event()
             self.generation += 1
-            generation = self.generation
+            return self._cancel, self.generation
+
+    def start(self, work: Callable, show: Callable) -> None:
+        """Run ``work(emit)`` off the event loop and ``show(part, None)`` each part on it
+        (``show(None, error)`` if it fails)."""
+        cancel, generation = self._renew()
         doc = pn.state.curdoc
-        if doc is None or doc.session_context is None:  # a notebook or a test: at once
-            self._run(work, show, cancel)
+        loop = event_loop(self.explorer)
+        if doc is None or doc.session_context is None or loop is None:
+            self._run(work, show, cancel)  # a notebook or a test: at once
             return
 
         def on_tick(args):
             if not cancel.is_set() and generation == self.generation:
                 show(*args)
 
-        handover = Handover(doc, on_tick)
+        handover = Handover(doc, loop, on_tick)
         context = contextvars.copy_context()
+        threading.Thread(target=context.run, args=(self._run, work, handover.send, cancel),
+                         daemon=True, name="kmeviz-job").start()
 
-        def run():
-            self._run(work, handover.send, cancel)
-            handover.flush(stopped=(cancel, self.explorer.closed))
+    async def result(self, fn: Callable):
+        """``fn()`` computed in the event loop's executor under the explorer's budget, for a
+        view that Panel awaits (Panel cancels the await when a newer change arrives or the
+        page closes; the computation then stops at its next check)."""
+        cancel, _ = self._renew()
+        budget = self.explorer.budget_seconds
 
-        threading.Thread(target=context.run, args=(run,), daemon=True,
-                         name="kmeviz-job").start()
+        def call():
+            with time_budget(budget, cancel=cancel):
+                return fn()
+
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(None, contextvars.copy_context().run, call)
+        except asyncio.CancelledError:
+            cancel.set()
+            raise
 
     def _run(self, work: Callable, send: Callable, cancel: threading.Event) -> None:
         closed = self.explorer.closed
@@ -97,69 +121,60 @@ class Job:
                 send(None, exc)
 
 
-class Handover:
-    """Results of a background thread handed to a served page's event loop, the latest
-    one only (parts faster than the page coalesce: cached parts cost one drawing).
+def event_loop(explorer) -> asyncio.AbstractEventLoop | None:
+    """The served page's event loop: the explorer's (``create_app`` keeps it), else the one
+    running in this thread, else None (not served)."""
+    loop = getattr(explorer, "loop", None)
+    if loop is not None:
+        return loop
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
-    A result is handed over by the document's next-tick callback, Bokeh's thread-safe way
-    into a session. Such a callback can still be lost while the page is being built: under
-    a hold, Bokeh collects the callback's ``SessionCallbackAdded`` event in a list that
-    Panel's ``unlocked`` copies and replaces on the event loop, so an event appended from
-    this thread in between is never dispatched. The part then never showed, and every
-    later one waited for the lost tick (seen in CI: "computing the first m values …"
-    after 60 s). So a result not taken within ``RETRY_SECONDS`` is scheduled again, and
-    the thread that computed the last part stays until it is taken (``flush``); a tick
-    that finds nothing new does nothing.
+
+class Handover:
+    """Results of a background thread handed to a served page, the latest one only (parts
+    faster than the page coalesce: cached parts cost one drawing).
+
+    The thread asks the page's event loop (``call_soon_threadsafe``) to schedule the
+    document's next-tick callback, so every touch of the document happens on the loop.
+    (A next-tick callback scheduled from the thread itself could be lost while the page
+    was being built: under a hold, Bokeh collects it in a list that Panel's ``unlocked``
+    copies and replaces on the loop. CI saw a Nyström grid stay at "computing the first
+    m values …" for 60 s.)
     """
 
-    RETRY_SECONDS = 1.0
-    #: how long ``flush`` keeps offering the last result to a page that never takes it
-    FLUSH_SECONDS = 60.0
-
-    def __init__(self, doc, deliver: Callable):
-        self.doc, self.deliver = doc, deliver
+    def __init__(self, doc, loop: asyncio.AbstractEventLoop, deliver: Callable):
+        self.doc, self.loop, self.deliver = doc, loop, deliver
         self._lock = threading.Lock()
         self._latest = None
-        self._scheduled_at: float | None = None  # when the pending tick was scheduled
-        self.retries = 0
+        self._pending = False  # a tick is on its way: it takes the newest result
 
     def send(self, *args) -> None:
         """Hand ``args`` to ``deliver`` on the page's event loop (replacing any result
-        not yet taken)."""
+        not yet taken); from any thread."""
         with self._lock:
             self._latest = args
-            self._schedule_if_due()
+            due, self._pending = not self._pending, True
+        if due:
+            try:
+                self.loop.call_soon_threadsafe(self._schedule)
+            except RuntimeError:  # the server's loop is closed: nobody to show
+                pass
 
-    def _schedule_if_due(self) -> None:  # under the lock
-        now = time.monotonic()
-        if self._scheduled_at is not None:
-            if now - self._scheduled_at < self.RETRY_SECONDS:
-                return  # the scheduled tick takes the newest result
-            self.retries += 1
-            log.info("a page's next-tick callback did not run within %.0f s; scheduled "
-                     "again (retry %d)", self.RETRY_SECONDS, self.retries)
-        self._scheduled_at = now
+    def _schedule(self) -> None:  # on the loop
         try:
             self.doc.add_next_tick_callback(self._tick)
         except Exception:  # noqa: BLE001 - the page's document is gone: nobody to show
-            self._latest = None
+            with self._lock:
+                self._latest, self._pending = None, False
 
     def _tick(self) -> None:
         with self._lock:
-            args, self._latest, self._scheduled_at = self._latest, None, None
+            args, self._latest, self._pending = self._latest, None, False
         if args is not None:
             self.deliver(args)
-
-    def flush(self, stopped=()) -> None:
-        """Wait until the last result is taken, scheduling it again while it is not (up to
-        ``FLUSH_SECONDS``, or until one of the ``stopped`` events is set)."""
-        deadline = time.monotonic() + self.FLUSH_SECONDS
-        while time.monotonic() < deadline and not any(e.is_set() for e in stopped):
-            with self._lock:
-                if self._latest is None:
-                    return
-                self._schedule_if_due()
-            time.sleep(self.RETRY_SECONDS / 4)
 
 
 class Feeds:

@@ -130,22 +130,16 @@ def waiting_page(queued: int, retry_seconds: int = 5) -> str:
 
 
 def hold_seat(owner: str):
-    """The seat of the page request building this page (``_seats``), or None: it is given
-    up once the page's first views are drawn (an ``onload`` callback registered during the
-    first round of ``onload`` runs after every view deferred in it, in the session's
-    order; its release is queued on the event loop behind their drawing). ``onload``
-    also tells the seat that the page's websocket arrived (``Seat.connected``)."""
+    """The seat of the page request building this page (``_seats``), or None. The explorer
+    gives it up once its first view is drawn (``Explorer.page_drawn``); ``onload`` tells
+    the seat that the page's websocket arrived (``Seat.connected``)."""
     seat = CURRENT_SEAT.get()
     if seat is None:
         return None
     seat.claimed, seat.owner = True, owner
 
-    def after_views():
-        pn.state.execute(seat.release, schedule=True)
-
     def connected():
         seat.connected = True
-        pn.state.onload(after_views, threaded=True)
 
     pn.state.onload(connected)
     return seat

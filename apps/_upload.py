@@ -4,14 +4,17 @@ files in it (read in this session only, never shared)."""
 from __future__ import annotations
 
 import hashlib
+import logging
 
 import panel as pn
 from kmeviz_apps._own_data import BoundedFileDropper, OneSample, as_bytes, upload_frame
 from kmeviz_apps._url import plain
 from kmeviz_apps.server import UPLOAD
 
-from kmeviz.budget import BudgetExceeded, Cancelled, time_budget
+from kmeviz.budget import BudgetExceeded
 from kmeviz.loading import FORMATS, read_table
+
+log = logging.getLogger("kmeviz.apps")
 
 #: What the browser lets through: the extensions, and the MIME types browsers report for
 #: them (Windows with Excel sends a .csv as application/vnd.ms-excel, a .npz is a zip,
@@ -36,10 +39,12 @@ class UploadBox:
     a time, or in two drops). A file that cannot be read is left out and named; a set
     that cannot be compared clears the upload (no stale table). ``on_change(upload,
     keep_current=...)`` receives (key, table, names) or None. Reading and splitting the
-    files runs under ``owner``'s time budget and stops when its page closes."""
+    files is a job of the explorer ``owner``: under its time budget, stopped when its page
+    closes."""
 
-    def __init__(self, on_change, owner=None):
+    def __init__(self, on_change, owner):
         self._on_change, self._owner = on_change, owner
+        self._job = owner.job()  # reading the files, one drop at a time
         self._read: dict = {}  # sha256 of a dropped file -> its table, or why it is unreadable
         limit = UPLOAD["max_bytes"] / 1024**2
         self.dropper = BoundedFileDropper(
@@ -54,50 +59,55 @@ class UploadBox:
         return [self.dropper, self.message]
 
     def receive(self, event) -> None:
-        """Read the files now in the box (``event.new``: {name: content}) and switch,
-        within the session's time budget."""
-        owner = self._owner
-        try:
-            with time_budget(getattr(owner, "budget_seconds", None),
-                             cancel=getattr(owner, "closed", None)):
-                self._receive(dict(event.new or {}))
-        except Cancelled:
-            return  # the page closed: nobody to tell
-        except BudgetExceeded:
+        """Read the files now in the box (``event.new``: {name: content}) as a job of the
+        owner (``_jobs``: off the event loop, within the session's time budget, stopped
+        when its page closes or newer files arrive), then switch."""
+        files = dict(event.new or {})
+        self._job.start(lambda emit: emit(self._outcome(files)), self._show_outcome)
+
+    def _show_outcome(self, outcome, error) -> None:
+        if isinstance(error, BudgetExceeded):
             self._read = {}
             self._say("**These files cannot be used:** reading them took longer than the "
-                      f"session's time budget of {owner.budget_seconds:g} s (kmeviz serve "
-                      "--time-budget sets it); try a smaller file", "error")
+                      f"session's time budget of {self._owner.budget_seconds:g} s (kmeviz "
+                      "serve --time-budget sets it); try a smaller file", "error")
             self._on_change(None, keep_current=False)
+            return
+        if error is not None:
+            log.error("reading an upload failed", exc_info=error)
+            self._say("**These files cannot be used:** reading them failed; the server "
+                      "log has the details", "error")
+            self._on_change(None, keep_current=False)
+            return
+        text, kind, upload, keep_current, self._read = outcome
+        self._say(text, kind)
+        self._on_change(upload, keep_current=keep_current)
 
-    def _receive(self, files: dict) -> None:
-        frames, unreadable = self._read_dropped(files)
+    def _outcome(self, files: dict) -> tuple:
+        """(message, its kind, the upload or None, keep_current, the files read) for the
+        files in the box."""
+        read, frames, unreadable = self._read_dropped(files)
         left_out = "".join(f" {plain(why, 300)}." for why in unreadable)
         if not frames:
-            self._say(f"**This file cannot be used:**{left_out}" if left_out else "",
-                      "error" if left_out else "note")
-            self._on_change(None, keep_current=not left_out)
-            return
+            return (f"**This file cannot be used:**{left_out}" if left_out else "",
+                    "error" if left_out else "note", None, not left_out, read)
         try:
             frame, names = upload_frame(frames[-2:])
         except OneSample as exc:  # the first of a pair, or a file without a group column
-            self._say(f"Read {plain(exc, 400)}.{left_out}", "note")
-            self._on_change(None, keep_current=False)
-            return
+            return f"Read {plain(exc, 400)}.{left_out}", "note", None, False, read
         except (ValueError, TypeError) as exc:
-            self._say(f"**These files cannot be used:** {plain(exc, 400)}.{left_out}",
-                      "error")
-            self._on_change(None, keep_current=False)
-            return
+            return (f"**These files cannot be used:** {plain(exc, 400)}.{left_out}", "error",
+                    None, False, read)
         key = hashlib.sha256(repr(names).encode() + b"".join(
             as_bytes(files[name]) for name in names)).hexdigest()
-        self._say(f"Loaded {plain(', '.join(names), 200)}: {frame.shape[0]} rows, "
-                  f"{frame.shape[1]} columns.{left_out}", "ok")
-        self._on_change((key, frame, names), keep_current=False)
+        return (f"Loaded {plain(', '.join(names), 200)}: {frame.shape[0]} rows, "
+                f"{frame.shape[1]} columns.{left_out}", "ok", (key, frame, names), False,
+                read)
 
-    def _read_dropped(self, files: dict) -> tuple[list, list]:
-        """([(name, table)] of the readable files in order, [why each other file cannot
-        be read]); each file read once per session (keyed by its name and content)."""
+    def _read_dropped(self, files: dict) -> tuple[dict, list, list]:
+        """({key: table or why} of the files, [(name, table)] of the readable files in
+        order, [why each other file cannot be read]); each file read once per session
+        (keyed by its name and content)."""
         read, frames, unreadable = {}, [], []
         for name, content in files.items():
             data = as_bytes(content)
@@ -113,8 +123,7 @@ class UploadBox:
                 unreadable.append(value)
             else:
                 frames.append((name, value))
-        self._read = read  # forget files no longer in the box
-        return frames, unreadable
+        return read, frames, unreadable  # files no longer in the box are forgotten
 
     def _say(self, text: str, kind: str) -> None:
         self.message.object = text or upload_note()

@@ -104,7 +104,7 @@ def main(argv=None) -> int:
     serve.add_argument("--show", action="store_true", help="open the index in a browser")
     serve.add_argument(
         "--num-threads", type=int, default=None,
-        help="threads that run the sessions' callbacks, so that no session blocks another "
+        help="threads that compute the sessions' views, so that no session blocks another "
              f"(default {default_threads()}: twice the usable cores, at least 4)")
     serve.add_argument(
         "--compute-threads", type=int, default=1,

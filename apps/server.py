@@ -12,9 +12,9 @@ import gc
 import html
 import importlib
 import logging
-import os
 import threading
 import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
 
 import panel as pn
 from bokeh.core.validation import silence
@@ -22,7 +22,6 @@ from bokeh.core.validation.warnings import FIXED_SIZING_MODE
 from bokeh.server.protocol_handler import ProtocolHandler
 from bokeh.server.views.doc_handler import DocHandler
 from bokeh.server.views.ws import WSHandler
-from kmeviz_apps._ordered import order_sessions
 from kmeviz_apps._seats import CURRENT_SEAT, Seats, waiting_page
 from panel.param import link_param_method
 from panel.viewable import Viewable
@@ -260,9 +259,8 @@ def configure_server(compute_threads: int | None = None,
     """What a kmeviz server process needs, applied once (later calls only change
     ``compute_threads`` and ``time_budget`` when given): no link hook, a real origin check
     of websockets, no traceback to a client, page queries Panel can parse, callback errors
-    logged instead of sent to the browser, one session's events in order (``_ordered``),
-    ``compute_threads`` cores per computation (default 1), and the upload limit of the
-    "Your data" explorer."""
+    logged instead of sent to the browser, ``compute_threads`` cores per computation
+    (default 1), and the upload limit of the "Your data" explorer."""
     with _configured:
         first = not getattr(configure_server, "done", False)
         configure_server.done = True
@@ -274,7 +272,6 @@ def configure_server(compute_threads: int | None = None,
         # that buried real errors (about 10 per session)
         silence(FIXED_SIZING_MODE, True)
         pn.config.exception_handler = log_callback_error
-        order_sessions()
         if compute_threads is not None or first:
             limit_compute_threads(compute_threads or 1)
         if time_budget is not None:
@@ -326,9 +323,9 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
                  seats: int = 2, max_waiting: int = 300):
     """A started-but-not-running Panel server for all apps; returns (server, url).
 
-    Sessions' callbacks run in a pool of ``num_threads`` threads (``pn.config.nthreads``),
-    so a heavy computation in one session does not block the others; one session's
-    callbacks run one at a time in the order of its events (``_ordered``); and each
+    Each session's widget events are applied on the event loop, one at a time and in
+    order; views compute as jobs (``_jobs``) in the loop's executor of ``num_threads``
+    threads, so a heavy computation in one session does not block the others; and each
     computation uses ``compute_threads`` cores. ``prefix``, ``basic_auth``,
     ``cookie_secret``, ``admin``, ``warm``, ``reuse_sessions`` and the ``oauth_*`` settings
     in ``oauth`` are ``panel serve``'s own options. One computation of a session may take
@@ -338,8 +335,6 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     websocket) is that logged-in user's alone. At most ``seats`` pages are built at once
     and ``max_waiting`` more wait for a seat (``_seats``).
     """
-    if pn.config.nthreads != num_threads and "PANEL_NUM_THREADS" not in os.environ:
-        pn.config.nthreads = num_threads  # PANEL_NUM_THREADS, when set, has started its pool
     configure_server(compute_threads, time_budget, int(max_upload_mb * 1024**2))
     SEATS["seats"] = Seats(seats, max_waiting)
     if reuse_sessions:
@@ -362,6 +357,8 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
                       # a page waits for its websocket this long before its session goes
                       check_unused_sessions_milliseconds=1000,
                       unused_session_lifetime_milliseconds=int(1000 * UNUSED_SESSION_SECONDS))
+    server.io_loop.asyncio_loop.set_default_executor(
+        ThreadPoolExecutor(num_threads, thread_name_prefix="kmeviz-view"))
     freeze_startup_heap()
     host = "localhost" if address in ("127.0.0.1", "0.0.0.0", "") else address
     return server, f"http://{host}:{server.port}{server.prefix}/"

@@ -26,7 +26,7 @@ import contextvars
 import threading
 import time
 
-#: (deadline, cancel event, seconds) of the innermost ``time_budget``, or None
+#: (deadline, cancel events, seconds) of the innermost ``time_budget``, or None
 _budget: contextvars.ContextVar[tuple | None] = contextvars.ContextVar("kmeviz_budget",
                                                                       default=None)
 
@@ -67,9 +67,9 @@ def time_budget(seconds: float | None = None, *, cancel: threading.Event | None 
     deadline = None if seconds is None else time.monotonic() + float(seconds)
     if previous is not None and previous[0] is not None:
         deadline = previous[0] if deadline is None else min(deadline, previous[0])
-    if previous is not None and cancel is None:  # a nested budget keeps the outer signal
-        cancel = previous[1]
-    token = _budget.set((deadline, cancel, seconds))
+    cancels = (*(previous[1] if previous is not None else ()),
+               *((cancel,) if cancel is not None else ()))
+    token = _budget.set((deadline, cancels, seconds))
     try:
         yield
     finally:
@@ -81,8 +81,8 @@ def check_budget() -> None:
     budget = _budget.get()
     if budget is None:
         return
-    deadline, cancel, seconds = budget
-    if cancel is not None and cancel.is_set():
+    deadline, cancels, seconds = budget
+    if any(cancel.is_set() for cancel in cancels):
         raise Cancelled("the computation was cancelled (its page closed)")
     if deadline is not None and time.monotonic() > deadline:
         raise BudgetExceeded(f"the computation took longer than its time budget of "

@@ -164,7 +164,21 @@ def test_serve_takes_classroom_options(monkeypatch, tmp_path):
     try:
         server, url = served.build_server(port=0, num_threads=3,
                                           allow_websocket_origin=["kmeviz.school.example"])
-        assert pn.config.nthreads == 3 and url.startswith("http://localhost:")
+        # no Panel thread pool (widget events apply on the loop, in order); views compute
+        # in the loop's executor of num_threads threads (``_jobs``)
+        assert not pn.config.nthreads and url.startswith("http://localhost:")
+        names, barrier = [], threading.Barrier(3, timeout=5)
+
+        def record():
+            names.append(threading.current_thread().name)
+            barrier.wait()  # three run at once
+
+        for _ in range(3):
+            server.io_loop.asyncio_loop.run_in_executor(None, record)
+        deadline = time.monotonic() + 5
+        while len(names) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(set(names)) == 3 and all(n.startswith("kmeviz-view") for n in names)
         assert kmeviz.get_config()["n_threads"] == 1  # --compute-threads default
         server.stop()
     finally:  # build_server changes process-wide settings: restore them for other tests
@@ -250,84 +264,15 @@ def test_an_in_place_update_keeps_the_figure_and_a_failing_one_keeps_the_last_fr
     assert "m = 40" in figure.title.text and not app.notice.visible
 
 
-def test_one_sessions_browser_changes_reach_the_explorer_in_order():
-    """With ``pn.config.nthreads`` Panel applies each browser change in a pool thread of
-    its own; two quick changes (α 0.065 then 0.07) could run concurrently and leave the
-    explorer at the older value (seen in CI). The server's pool runs one session's changes
-    in order of arrival (apps/_ordered), here through Panel's own change handler."""
-    from concurrent.futures import ThreadPoolExecutor
+def test_the_server_starts_no_panel_thread_pool_so_one_pages_changes_apply_in_order():
+    """With a Panel thread pool (``pn.config.nthreads``), two quick changes of one page
+    (α 0.065 then 0.07) ran concurrently and could leave the explorer at the older value
+    (seen in CI). The server sets no pool: Panel applies each page's changes on the event
+    loop, one at a time in the order they arrived, and the views compute as jobs."""
+    from kmeviz_apps.server import configure_server
 
-    import param
-    from bokeh.document import Document
-    from kmeviz_apps._common import Explorer
-    from kmeviz_apps._ordered import SessionOrderedExecutor
-
-    class Slow(Explorer):
-        CONTROLS = ("alpha",)
-        alpha = param.Number(default=0.05, bounds=(0, 1))
-        seen = param.List(default=[])
-
-        @param.depends("alpha", watch=True)
-        def _compute(self):
-            alpha = self.alpha
-            if alpha == 0.065:
-                time.sleep(0.3)  # the older change takes longer, as a first redraw may
-            self.seen = [*self.seen, alpha]
-
-    app = Slow()
-    slider = next(w for w in app.controls().select(pn.widgets.Widget) if w.name == "Alpha")
-    doc = Document()
-    with ThreadPoolExecutor(2) as threads:
-        pool = SessionOrderedExecutor(threads)  # what Panel does with each change:
-        slider._events.update({"value": 0.065})
-        first = pool.submit(slider._change_event, doc)
-        time.sleep(0.05)
-        slider._events.update({"value": 0.07})
-        second = pool.submit(slider._change_event, doc)
-        first.result(), second.result()
-    assert (app.seen, app.alpha) == ([0.065, 0.07], 0.07)
-
-
-def test_sessions_run_in_parallel_and_each_in_order():
-    """Two sessions' tasks overlap in time (one waits for the other's signal); one
-    session's tasks never overlap and run in submission order; a failing task hands its
-    exception to its future and the session's next task still runs; a task of no session
-    goes straight to the pool."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from bokeh.document import Document
-    from kmeviz_apps._ordered import SessionOrderedExecutor, session_of
-
-    a, b = Document(), Document()
-    order, running = [], []
-    b_started = threading.Event()
-
-    def task(doc, name, wait=None, fail=False):
-        running.append(doc)
-        assert running.count(doc) == 1, "two tasks of one session overlapped"
-        if wait is not None:
-            assert wait.wait(5), "the other session did not run in parallel"
-        order.append(name)
-        running.remove(doc)
-        if fail:
-            raise ValueError(name)
-        return name
-
-    def b_task(doc):
-        b_started.set()
-        return task(doc, "b1")
-
-    with ThreadPoolExecutor(3) as threads:
-        pool = SessionOrderedExecutor(threads)
-        futures = [pool.submit(task, a, "a1", b_started), pool.submit(task, a, "a2", fail=True),
-                   pool.submit(task, a, "a3"), pool.submit(b_task, b),
-                   pool.submit(lambda: "free")]
-        assert futures[0].result(timeout=10) == "a1"
-        with pytest.raises(ValueError, match="a2"):
-            futures[1].result(timeout=10)
-        assert [f.result(timeout=10) for f in futures[2:]] == ["a3", "b1", "free"]
-    assert [n for n in order if n.startswith("a")] == ["a1", "a2", "a3"]
-    assert session_of(print, ()) is None and pool._queues == {}
+    configure_server()
+    assert not pn.config.nthreads
 
 
 def test_a_plot_built_while_parts_arrive_ends_with_the_last_part(monkeypatch):
@@ -363,49 +308,6 @@ def test_a_plot_built_while_parts_arrive_ends_with_the_last_part(monkeypatch):
     feeds.publish("new grid", new=True)
     feeds.publish("its second part")
     assert old.data == 29 and feeds.pipe().data == "its second part"
-
-
-def test_a_lost_next_tick_callback_is_scheduled_again_until_the_last_part_is_shown(
-        monkeypatch):
-    """Bokeh can lose a next-tick callback scheduled from a thread while the page's document
-    is held (CI: the Nyström grid stayed at "computing the first m values …" for 60 s).
-    With a document that drops its first two callbacks, the parts' thread schedules the
-    newest result again until a tick takes it: the page ends with the last part, once,
-    and a tick that finds nothing new does nothing. Without the retry, nothing is shown."""
-    from kmeviz_apps._jobs import Handover
-
-    monkeypatch.setattr(Handover, "RETRY_SECONDS", 0.05)
-    shown, ticks = [], []
-
-    class LossyDoc:
-        """Runs each kept callback on its own 'event loop' thread, as a server would."""
-        def __init__(self, lose):
-            self.lose = lose
-
-        def add_next_tick_callback(self, callback):
-            if self.lose > 0:
-                self.lose -= 1
-                return
-            ticks.append(threading.Timer(0.01, callback))
-            ticks[-1].start()
-
-    handover = Handover(LossyDoc(lose=2), shown.append)
-    worker = threading.Thread(target=lambda: ([handover.send(k) for k in range(5)],
-                                              handover.flush()))
-    worker.start()
-    worker.join(timeout=10)
-    for tick in ticks:
-        tick.join()
-    assert shown == [(4,)] and handover.retries >= 2 and len(ticks) >= 1
-    handover._tick()  # a late duplicate tick
-    assert shown == [(4,)]
-
-    never = []
-    handover = Handover(LossyDoc(lose=10**6), never.append)
-    monkeypatch.setattr(Handover, "FLUSH_SECONDS", 0.3)
-    handover.send("part")
-    handover.flush()
-    assert never == [] and handover.retries >= 3  # offered again and again, then given up
 
 
 def test_importing_the_explorers_changes_no_global_panel_setting():
@@ -454,28 +356,6 @@ def test_the_server_drops_the_link_hook_where_panel_keeps_it():
         assert link_param_method not in Viewable._preprocessing_hooks
     finally:
         Viewable._preprocessing_hooks[:] = hooks
-
-
-def test_panel_still_routes_browser_changes_through_the_pool_the_server_orders():
-    """Pins the other Panel internal the server touches (``_ordered.order_sessions``):
-    Panel keeps its callback pool in ``state._thread_pool`` and submits each browser change
-    (``Syncable._change_event``) to it, so wrapping that pool orders one session's
-    changes. A Panel upgrade that moves either fails here."""
-    import inspect
-
-    from kmeviz_apps._ordered import SessionOrderedExecutor, order_sessions
-    from panel.io.state import state
-    from panel.reactive import Syncable
-
-    assert "state._thread_pool.submit(self._change_event" in inspect.getsource(Syncable)
-    before, pool = pn.config.nthreads, state._thread_pool
-    try:
-        pn.config.nthreads = 2
-        order_sessions()
-        assert isinstance(state._thread_pool, SessionOrderedExecutor)
-    finally:
-        pn.config.nthreads = before
-        state._thread_pool = pool
 
 
 def test_without_the_extras_each_command_says_in_one_line_what_to_install(monkeypatch,

@@ -73,10 +73,11 @@ def test_the_comparison_fills_the_table_and_a_newer_change_cancels_the_older():
     comparison, and the table ends with the newest samples' rows."""
     from panel.io.state import set_curdoc
 
-    from .test_jobs import ServedDoc, wait_for
+    from .test_jobs import LOOP, ServedDoc, wait_for
 
     explorer = DataExplorer()
     explorer._box.receive(Drop({"trial.csv": table_text(shift=2.0)}))  # not served: at once
+    explorer.loop = LOOP  # served from here on
     with set_curdoc(ServedDoc()):
         explorer.param.update(bandwidth_log10=0.25)
         older = explorer._comparison._cancel

@@ -8,7 +8,6 @@ import asyncio
 import threading
 import time
 import types
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -19,21 +18,27 @@ from panel.io.state import set_curdoc  # noqa: E402
 from kmeviz.budget import BudgetExceeded, check_budget  # noqa: E402
 
 
+#: the served page's event loop, running in a thread of its own as Bokeh's server runs it
+LOOP = asyncio.new_event_loop()
+threading.Thread(target=LOOP.run_forever, daemon=True, name="event-loop").start()
+
+
 class ServedDoc:
-    """A served page's document: next-tick callbacks run in order on one 'event loop'
-    thread, as Bokeh's server runs them."""
+    """A served page's document: next-tick callbacks run in order on the event loop; it
+    records the threads that scheduled them (Bokeh's documents are the loop's alone)."""
 
     session_context = object()
 
     def __init__(self):
-        self.loop = ThreadPoolExecutor(1, thread_name_prefix="event-loop")
+        self.scheduled_from = set()
 
     def add_next_tick_callback(self, callback):
-        self.loop.submit(callback)
+        self.scheduled_from.add(threading.current_thread().name)
+        LOOP.call_soon_threadsafe(callback)
 
 
 def explorer(budget=None):
-    return types.SimpleNamespace(closed=threading.Event(), budget_seconds=budget)
+    return types.SimpleNamespace(closed=threading.Event(), budget_seconds=budget, loop=LOOP)
 
 
 def wait_for(predicate, seconds=10.0):
@@ -129,3 +134,64 @@ def test_the_budget_stops_the_work_with_a_message_and_follows_it_into_to_thread(
     assert time.monotonic() - t0 < 2.0
     error = [e for _, e in shown if e is not None][0]
     assert isinstance(error, BudgetExceeded) and "0.3 s" in str(error)
+
+
+def test_every_part_reaches_the_document_from_the_event_loop_only():
+    """The job's thread hands parts to the loop (``call_soon_threadsafe``), which schedules
+    the document's next tick: no document is touched from another thread (Bokeh could
+    lose a next-tick callback scheduled from a thread while the page was built)."""
+    shown, doc = [], ServedDoc()
+
+    def work(_emit):
+        for k in range(20):
+            yield k
+
+    with set_curdoc(doc):
+        Job(explorer()).start(work, lambda p, e: shown.append(p))
+        assert wait_for(lambda: shown and shown[-1] == 19)
+    assert doc.scheduled_from == {"event-loop"}
+    assert shown == sorted(shown) and len(shown) <= 20  # in order; fast parts coalesce
+
+
+def test_a_views_result_runs_off_the_loop_and_a_newer_await_cancels_the_older():
+    """``Job.result``, what a served view awaits: the view computes in the loop's executor
+    under the budget; when Panel cancels the older await (a newer change), the older
+    computation stops at its next check, and a newer ``result`` stops it too."""
+    owner = explorer(budget=5.0)
+    job = Job(owner)
+    stopped, loop_thread = [], []
+
+    def slow():
+        try:
+            busy(5.0)
+        except BudgetExceeded as exc:
+            stopped.append(type(exc).__name__)
+            raise
+
+    def quick():
+        return threading.current_thread().name
+
+    async def scenario():
+        loop_thread.append(threading.current_thread().name)
+        older = asyncio.ensure_future(job.result(slow))
+        await asyncio.sleep(0.1)
+        older.cancel()  # what Panel does with the older await of a view
+        newer = await job.result(quick)
+        with pytest.raises(asyncio.CancelledError):
+            await older
+        return newer
+
+    t0 = time.monotonic()
+    ran_in = asyncio.run_coroutine_threadsafe(scenario(), LOOP).result(10)
+    assert ran_in != loop_thread[0]  # computed off the event loop
+    assert wait_for(lambda: stopped == ["Cancelled"]) and time.monotonic() - t0 < 2.0
+
+
+def test_a_views_result_holds_the_budget():
+    async def scenario():
+        return await Job(explorer(budget=0.2)).result(lambda: busy(5.0))
+
+    t0 = time.monotonic()
+    with pytest.raises(BudgetExceeded, match="0.2 s"):
+        asyncio.run_coroutine_threadsafe(scenario(), LOOP).result(10)
+    assert time.monotonic() - t0 < 2.0
