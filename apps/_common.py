@@ -1,7 +1,7 @@
 """Helpers shared by the apps: readable errors instead of tracebacks, page layout.
 
 Importing this module (or any explorer) changes no global Panel or HoloViews setting:
-what the server wants (session ordering, compute threads, no link hook, logging) is
+what the server wants (compute threads, origin checks, logging) is
 applied by ``kmeviz_apps.server.configure_server`` when a page is served, and what an
 explorer wants (stretching plots, loading spinners) is set on that explorer's panes.
 """
@@ -9,18 +9,19 @@ explorer wants (stretching plots, loading spinners) is set on that explorer's pa
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 import threading
 import time
+from typing import NamedTuple
 
 import holoviews as hv
 import panel as pn
 import param
-from kmeviz_apps._jobs import Job, event_loop
+from kmeviz_apps._jobs import Job, LiveViews, event_loop
+from kmeviz_apps._page import TABS_WRAP, page
 from kmeviz_apps._seats import hold_seat
-from kmeviz_apps._url import plain, sync_with_url, url_parameters
+from kmeviz_apps._url import plain, url_parameters
 from kmeviz_apps.server import BUDGET, configure_server
 
 import kmeviz as K
@@ -32,13 +33,6 @@ log = logging.getLogger("kmeviz.apps")
 #: Kernel choices offered by every app: label -> factory of one scale parameter.
 KERNELS = {"Gaussian": K.GaussianKernel, "Laplace": K.LaplaceKernel,
            "IMQ (β = −1/2)": lambda c: K.IMQKernel(c, -0.5)}
-
-CSS = """
-.kmeviz-caption { color: #555; font-size: 0.9em; margin-top: -6px; }
-"""
-#: the plots' tab titles wrap to a second line where the page is narrow (Bokeh clips them)
-TABS_WRAP = ".bk-headers-wrapper { display: flex; flex-wrap: wrap; }"
-
 
 def use_bokeh() -> None:
     """Select HoloViews' Bokeh backend, which the explorers draw with (the step of
@@ -128,70 +122,13 @@ def with_caption(view, caption: str, width: int | None = None) -> pn.Column:
     )
 
 
-def live_view(explorer, params, build):
-    """``build()`` as a DynamicMap redrawn in place whenever one of ``params`` changes: the
-    Bokeh figure stays, only its data and title move, so a zoom survives the update and a
-    cheap change costs one small patch instead of a new figure.
+class Plot(NamedTuple):
+    """One plot of an explorer: its view method, its tab's title (served) and its one-line
+    caption (what to notice), kept with the explorer that shows it."""
 
-    The first frame is built at once, so that a failure raises inside the (guarded) view
-    and shows as a message. Later frames are computed as a job (``LiveViews``). A later
-    failing update keeps the last frame and shows the error in ``explorer.notice`` until
-    an update succeeds.
-    """
-    pipe = hv.streams.Pipe(data=build())
-    explorer.live_views(tuple(params)).add(getattr(build, "__qualname__", repr(build)),
-                                           build, pipe)
-    return hv.DynamicMap(lambda data: data, streams=[pipe])
-
-
-class LiveViews:
-    """The plots of an explorer that follow the same parameters: one change recomputes
-    them all as one job and sends them to their plots inside one freeze of the page's
-    model graph, so Bokeh recomputes it once per change (three plots following ω spent
-    0.1 s on three walks of the graph, issue 29)."""
-
-    def __init__(self, explorer, params: tuple):
-        self.explorer = explorer
-        self._lock = threading.Lock()
-        self._builds: dict = {}  # the newest (build, pipe) of each view
-        self._job = explorer.job()
-        explorer.param.watch(self.redraw, list(params))
-
-    def add(self, key: str, build, pipe) -> None:
-        """Follow the parameters with ``build`` into ``pipe`` (replacing the plot that an
-        earlier computation of the same view made)."""
-        with self._lock:
-            self._builds[key] = (build, pipe)
-
-    def redraw(self, *_events) -> None:
-        with self._lock:
-            builds = list(self._builds.values())
-        sizing = self.explorer.plot_sizing
-
-        def work(emit):
-            frames = []
-            with viz.sizing(sizing):
-                for build, pipe in builds:
-                    try:
-                        frames.append((pipe, build(), None))
-                    except BudgetExceeded:
-                        raise
-                    except Exception as exc:  # noqa: BLE001 - shown as the notice
-                        frames.append((pipe, None, exc))
-            emit(frames)
-
-        self._job.start(work, self.show)
-
-    def show(self, frames, error) -> None:
-        failed = [exc for _, _, exc in frames or ()]
-        errors = [error] if error is not None else [exc for exc in failed if exc is not None]
-        doc = pn.state.curdoc
-        models = getattr(doc, "models", None) if doc is not None else None
-        with models.freeze() if models is not None else contextlib.nullcontext():
-            for pipe, element, exc in frames or ():
-                if exc is None:
-                    pipe.send(element)
-        self.explorer.show_notice(errors[0] if errors else None)
+    view: str
+    title: str
+    caption: str
 
 
 class Explorer(pn.viewable.Viewer):
@@ -201,14 +138,16 @@ class Explorer(pn.viewable.Viewer):
     browser session, its parameters kept in the URL)."""
 
     title = "kmeviz"
+    #: the seed of the explorer's random draws (shown where ``CONTROLS`` lists it)
+    seed = param.Integer(default=0, bounds=(0, 2**31 - 1))
     #: plots of a fixed notebook size, or stretching with the page (served)
     plot_sizing = param.Selector(default="fixed", objects=list(viz.SIZINGS), precedence=-1)
     CONTROLS: tuple = ()
     WIDGETS: dict = {}
     #: width of the summary card left of the plots' tabs
     SUMMARY_WIDTH = 380
-    #: groups of (view method, caption key in ``viz.CAPTIONS``): the plots in the order of
-    #: their tabs (served) or cards (notebook); the first is what a served page opens with
+    #: the plots (``Plot``: view method, tab title, caption) in the order of their tabs
+    #: (served) or cards (notebook); the first is what a served page opens with
     PLOTS: tuple = ()
     #: Panel extensions the page loads (e.g. "tabulator" for a Tabulator widget)
     EXTENSIONS: tuple = ()
@@ -268,10 +207,13 @@ class Explorer(pn.viewable.Viewer):
 
     def controls(self) -> pn.Column:
         specs = {"seed": pn.widgets.IntInput} | self.WIDGETS  # a seed is typed, not slid
+        order = {name: k for k, name in enumerate(self.CONTROLS)}  # widgets in this order
         widgets = pn.Param(self.param, parameters=list(self.CONTROLS),
                            widgets={name: specs[name] for name in self.CONTROLS
                                     if name in specs},
-                           show_name=False, sizing_mode="stretch_width")
+                           show_name=False, sizing_mode="stretch_width",
+                           sort=lambda item: order.get(item[0], len(order)))
+
         return pn.Column(widgets, *self.buttons(), sizing_mode="stretch_width")
 
     def view_pane(self, name: str, **options):
@@ -310,11 +252,11 @@ class Explorer(pn.viewable.Viewer):
                 functools.partial(pn.state.execute, seat.release, schedule=True))
 
     def plots(self) -> list:
-        """(view method, caption key) of every plot of ``PLOTS``, in order."""
-        return [plot for row in self.PLOTS for plot in row]
+        """Every ``Plot`` of ``PLOTS``, in order."""
+        return list(self.PLOTS)
 
     def plot_tabs(self) -> pn.Tabs:
-        """Every plot of ``PLOTS`` in a tab of its own (``viz.TAB_TITLES``), with its
+        """Every plot of ``PLOTS`` in a tab of its own, with its
         caption. Only the open tab is built: a served page opens with one plot, and each
         other plot's pane is made, computed (in the session's thread) and drawn when its
         tab is first chosen. Each plot is 50–100 Bokeh models, which the server builds for
@@ -326,13 +268,13 @@ class Explorer(pn.viewable.Viewer):
 
         def fill(index: int) -> None:
             if not holders[index].objects:
-                view, key = plots[index]
-                holders[index].objects = [with_caption(self.view_pane(view),
-                                                       viz.CAPTIONS[key])]
+                plot = plots[index]
+                holders[index].objects = [with_caption(self.view_pane(plot.view),
+                                                       plot.caption)]
 
         fill(0)
-        self._tabs = pn.Tabs(*((viz.TAB_TITLES[key], holder)
-                               for (_, key), holder in zip(plots, holders, strict=True)),
+        self._tabs = pn.Tabs(*((plot.title, holder)
+                               for plot, holder in zip(plots, holders, strict=True)),
                              dynamic=True, sizing_mode="stretch_width",
                              css_classes=["kmeviz-plots"], stylesheets=[TABS_WRAP])
         self._tabs.param.watch(lambda event: fill(event.new), "active")
@@ -342,7 +284,7 @@ class Explorer(pn.viewable.Viewer):
         """Bring the tab of plot ``view`` to the front (e.g. after a button that fills it);
         nothing in a notebook, where every plot is shown."""
         if self._tabs is not None:
-            self._tabs.active = [name for name, _ in self.plots()].index(view)
+            self._tabs.active = [plot.view for plot in self.plots()].index(view)
 
     def first_row(self) -> pn.Row:
         """The summary beside the plots' tabs."""
@@ -356,7 +298,7 @@ class Explorer(pn.viewable.Viewer):
     def failures(self) -> dict:
         """{view: message} for each view (summary and plots) that shows an error message
         instead of its result at the current settings; empty when all compute."""
-        views = ["summary_view", *(view for view, _ in self.plots())]
+        views = ["summary_view", *(plot.view for plot in self.plots())]
         out = {}
         for name in views:
             shown = getattr(self, name)()
@@ -370,9 +312,10 @@ class Explorer(pn.viewable.Viewer):
         is narrow (a fixed row of them overflowed a 900 px column, plots over captions)."""
         cards = [pn.Column(self.controls(), width=320),
                  pn.Column(self.live_summary(), width=self.SUMMARY_WIDTH)]
-        cards += [with_caption(pn.param.ParamMethod(getattr(self, view), loading_indicator=True),
-                               viz.CAPTIONS[key], viz.NOTEBOOK_WIDTH)
-                  for view, key in self.plots()]
+        cards += [with_caption(pn.param.ParamMethod(getattr(self, plot.view),
+                                                    loading_indicator=True),
+                               plot.caption, viz.NOTEBOOK_WIDTH)
+                  for plot in self.plots()]
         return pn.FlexBox(*cards, flex_wrap="wrap", align_items="flex-start",
                           sizing_mode="stretch_width")
 
@@ -411,39 +354,34 @@ class Explorer(pn.viewable.Viewer):
             cls.create_app().servable(title=f"kmeviz · {cls.title}")
 
 
-#: The pages' font: the system's own (Panel's Fast design loads Open Sans from Google's
-#: font host, so an offline classroom drew nothing for it and every visit was announced
-#: to a third party)
-SYSTEM_FONTS = ("system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, "
-                "sans-serif")
+class MedianBandwidth(param.Parameterized):
+    """A kernel scale with a "Median heuristic" button that sets it from ``median_data()``
+    (one or two samples), computed as a job of the explorer."""
 
+    bandwidth = param.Number(default=1.0, bounds=(0.0, 1000.0),
+                             doc="σ (Gaussian, Laplace) or c (IMQ)")
 
-class Fast(pn.theme.Fast):
-    """Panel's Fast design without its web font: every request of a page goes to the
-    kmeviz server itself. (The class keeps Panel's name: Panel finds a design's bundled
-    files under its lower-cased class name.)"""
+    def median_data(self) -> tuple:
+        """The sample(s) whose median distance sets the bandwidth."""
+        raise NotImplementedError
 
-    _resources = {**pn.theme.Fast._resources, "font": {}}
+    def median_button(self) -> pn.widgets.Button:
+        button = pn.widgets.Button(label="Median heuristic")
+        button.on_click(self.use_median_heuristic)
+        return button
 
+    def use_median_heuristic(self, _event=None) -> None:
+        if getattr(self, "_median_job", None) is None:
+            self._median_job = self.job()
+        seed = self.seed
 
-def page(title: str, sidebar, main, explorer=None,
-         extensions: tuple = ()) -> pn.template.FastListTemplate:
-    """The common page template of every kmeviz app; with ``explorer``, its parameters are
-    kept in the URL (``sync_with_url``); ``extensions`` are Panel's (their code loads with
-    every page)."""
-    pn.extension(*extensions, raw_css=[CSS], notifications=False)
-    if explorer is not None:  # the (hidden) notice sits in the first card, not a card of its own
-        main = [pn.Column(sync_with_url(explorer), explorer.notice, main[0],
-                          sizing_mode="stretch_width"),
-                *main[1:]]
-    return pn.template.FastListTemplate(
-        title=f"kmeviz · {title}",
-        sidebar=sidebar,
-        main=main,
-        accent="#2ca02c",
-        design=Fast,
-        font=SYSTEM_FONTS,
-        font_url="",
-        sidebar_width=330,
-        header_background="#264653",
-    )
+        def work(emit):
+            emit(round(K.median_heuristic(*self.median_data(), rng=seed), 3))
+
+        def show(value, error):
+            if error is not None:
+                self.show_notice(error)
+            else:
+                self.bandwidth = value
+
+        self._median_job.start(work, show)

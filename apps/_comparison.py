@@ -21,6 +21,10 @@ WIDTHS = {"test": 205, "p_value": 82, "p_holm": 76, "decision": 76, "statistic":
           "runtime_s": 70}
 
 
+#: what the table shows, under it
+CAPTION = ("Every registered test on these samples, filled in as each finishes; a test too "
+           "slow for the time budget says how to run it alone.")
+
 class ReadOnlyTabulator(pn.widgets.Tabulator):
     """A Tabulator whose rows only the server writes: a page's copy of the rows sent back
     is ignored. (While the server replaced the rows, a page's stale copy of another
@@ -56,7 +60,7 @@ class ComparisonTable:
             disabled=True, css_classes=["kmeviz-download"], width=240)
         self.result: pd.DataFrame | None = None
 
-    def card(self, caption: str = viz.CAPTIONS["data_table"]) -> pn.Column:
+    def card(self, caption: str = CAPTION) -> pn.Column:
         """The table with its message, effect size, note, download and caption."""
         return with_caption(pn.Column(self.message, self.effect, self.table, self.note,
                                       self.download, sizing_mode="stretch_width"), caption)

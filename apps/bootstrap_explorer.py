@@ -15,7 +15,8 @@ import pandas as pd
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
-from kmeviz_apps._common import KERNELS, Explorer, error_message, guarded, live_view
+from kmeviz_apps._common import KERNELS, Explorer, MedianBandwidth, Plot, error_message, guarded
+from kmeviz_apps._jobs import live_view
 from scipy import stats
 
 import kmeviz as K
@@ -123,7 +124,7 @@ def kernel_power(data_key, collection, B, alpha, n_draws, rng) -> list:
     return out
 
 
-class BootstrapExplorer(Explorer):
+class BootstrapExplorer(Explorer, MedianBandwidth):
     """Null distributions of MMD two-sample tests, live."""
 
     title = "Bootstrap null explorer"
@@ -137,19 +138,32 @@ class BootstrapExplorer(Explorer):
         "n_features": {"type": pn.widgets.IntInput, "step": 64},
         "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.1}}
     SUMMARY_WIDTH = 360
-    PLOTS = ((("null_view", "null"),),
-             (("runtime_view", "runtime"), ("repeat_view", "rejection")),
-             (("kernel_choice_view", "kernel_choice"), ("kernel_power_view", "kernel_power")))
+    PLOTS = (
+        Plot("null_view", "Null distribution",
+             "The null distribution of the statistic (what it looks like when P = Q). The test "
+             "rejects when the observed statistic lands right of the threshold."),
+        Plot("runtime_view", "Runtime",
+             "Seconds per test for each valid null of the chosen estimator on these data, at B "
+             "= min(B, 200) replicates (a resampling null's time grows linearly in B)."),
+        Plot("repeat_view", "Rejection rate",
+             "Rejection rate over repeated draws with its 95% interval: under P = Q it should "
+             "sit at α (size); otherwise it is the power."),
+        Plot("kernel_choice_view", "MMDAgg's σ",
+             "MMDAgg's Gaussian bandwidths on a log-σ axis: each kernel's statistic over its "
+             "level-corrected threshold q_j(u_α). Above the dashed line at 1 a bandwidth "
+             "rejects (green), and MMDAgg rejects when any does; the dotted line is the median "
+             "heuristic's σ."),
+        Plot("kernel_power_view", "Power per σ",
+             "Power of each single bandwidth over repeated draws against σ, beside MMDAgg's "
+             "(same collection) and the median heuristic's: no single σ need be known."),
+    )
 
     dataset = param.Selector(default=DATASETS[0], objects=list(DATASETS))
     epsilon = param.Number(default=2.0, bounds=(1.0, 6.0), step=0.1, doc="eigenvalue ratio ε")
     shift = param.Number(default=0.5, bounds=(0.0, 3.0), step=0.05, doc="mean shift of Q")
     variance_ratio = param.Number(default=1.5, bounds=(0.2, 4.0), step=0.05)
     n = param.Integer(default=500, bounds=(20, 2000), doc="points per sample")
-    seed = param.Integer(default=0, bounds=(0, 2**31 - 1))
     kernel = param.Selector(default="Gaussian", objects=list(KERNELS))
-    bandwidth = param.Number(default=1.0, bounds=(0.0, 1000.0),
-                             doc="σ (Gaussian, Laplace) or c (IMQ)")
     estimator = param.Selector(default="biased", objects=list(ESTIMATORS))
     null = param.Selector(default="permutation", objects=list(NULLS))
     n_resamples = param.Integer(default=1000, bounds=(1, 5000), label="B (replicates)")
@@ -165,8 +179,6 @@ class BootstrapExplorer(Explorer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._median_button = pn.widgets.Button(label="Median heuristic")
-        self._median_button.on_click(self._use_median_heuristic)
         self._repeat_button = pn.widgets.Button(label=f"Repeat {REPEATS} times", color="primary")
         self._repeat_button.on_click(self._repeat)
         self._progress = pn.indicators.Progress(value=0, max=REPEATS, active=False,
@@ -190,9 +202,8 @@ class BootstrapExplorer(Explorer):
                        self.n_features)
         return res.at_level(self.alpha)
 
-    def _use_median_heuristic(self, _event=None):
-        X, Y = make_samples(self.data_key, self.seed)
-        self.bandwidth = round(K.median_heuristic(X, Y, rng=self.seed), 3)
+    def median_data(self) -> tuple:
+        return make_samples(self.data_key, self.seed)
 
     def _repeat(self, _event=None):
         """Rejection rate over REPEATS fresh draws, in chunks so the progress bar moves: a
@@ -356,7 +367,7 @@ class BootstrapExplorer(Explorer):
 
     # -- layout ------------------------------------------------------------------
     def buttons(self) -> list:
-        return [pn.Row(self._median_button, self._repeat_button), self._power_button,
+        return [pn.Row(self.median_button(), self._repeat_button), self._power_button,
                 self._progress]
 
 

@@ -12,7 +12,8 @@ import numpy as np
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
-from kmeviz_apps._common import Explorer, guarded, live_view
+from kmeviz_apps._common import Explorer, Plot, guarded
+from kmeviz_apps._jobs import live_view
 
 import kmeviz as K
 from kmeviz import viz
@@ -91,13 +92,22 @@ class CMEExplorer(Explorer):
                "bandwidth_y": {"type": pn.widgets.FloatInput, "step": 0.1},
                "gamma": {"type": pn.widgets.FloatInput, "step": 1e-3}}
     SUMMARY_WIDTH = 360
-    PLOTS = ((("data_view", "cme_data"),),
-             (("map_view", "cme_map"), ("cv_view", "cme_cv")),
-             (("sparse_view", "cme_sparse"),))
+    PLOTS = (
+        Plot("data_view", "Data",
+             "The training pairs (x, y) with the true E[h(Y) | x] and its CME estimate Σ αᵢ(x) "
+             "h(yᵢ) for the chosen h."),
+        Plot("map_view", "Embedding map",
+             "The conditional embedding μ̂(x)(y) = Σ αᵢ(x) L(yᵢ, y): for each x, a smoothed "
+             "picture of the conditional law of Y."),
+        Plot("cv_view", "Cross-validation",
+             "Held-out surrogate loss (Eq. 8) vs λ by 5-fold cross-validation; the optimum is "
+             "marked."),
+        Plot("sparse_view", "Sparse CME",
+             "Coefficients |M_ij| that survive the sparsity penalty γ (FISTA, Alg. 1)."),
+    )
 
     law = param.Selector(default=LAWS[0], objects=list(LAWS))
     n = param.Integer(default=100, bounds=(20, 1000))
-    seed = param.Integer(default=0, bounds=(0, 2**31 - 1))
     bandwidth_x = param.Number(default=0.5, bounds=(0.0, 100.0),
                                doc="Gaussian σ of the input kernel K")
     bandwidth_y = param.Number(default=0.5, bounds=(0.0, 100.0),

@@ -13,7 +13,7 @@ import threading
 import pandas as pd
 import panel as pn
 import param
-from kmeviz_apps._common import Explorer, error_message, guarded
+from kmeviz_apps._common import Explorer, Plot, error_message, guarded
 from kmeviz_apps._comparison import ComparisonTable
 from kmeviz_apps._own_data import (
     MAX_GROUPS,
@@ -63,8 +63,16 @@ class DataExplorer(Explorer):
                "n": {"type": pn.widgets.IntInput, "step": 100}}
     SUMMARY_WIDTH = 360
     EXTENSIONS = ("tabulator", "filedropper")
-    PLOTS = ((("samples_view", "data_samples"), ("witness_view", "data_witness")),
-             (("null_view", "data_null"),))
+    PLOTS = (
+        Plot("samples_view", "Samples",
+             "The two samples on the chosen plane (two columns, or the first two principal "
+             "components of the pooled, standardized sample)."),
+        Plot("witness_view", "Witness",
+             "The witness μ̂_X − μ̂_Y on that plane (the other coordinates at the pooled "
+             "mean): red where X has more mass than Y, blue where Y has. Its norm is the MMD."),
+        Plot("null_view", "Null distribution",
+             "The null distribution of the selected test, with the observed statistic."),
+    )
 
     source = param.Selector(default=REAL_DATASETS["penguins"].title, objects=list(SOURCES),
                             label="Data")
@@ -72,7 +80,6 @@ class DataExplorer(Explorer):
     n = param.Integer(default=300, bounds=(20, 5000), label="n per sample (generators)")
     epsilon = param.Number(default=2.0, bounds=(1.0, 6.0), step=0.1,
                            label="eigenvalue ratio ε (blob grid)")
-    seed = param.Integer(default=0, bounds=(0, 2**31 - 1))
     standardize = param.Boolean(default=True, label="Standardize columns")
     bandwidth_log10 = param.Number(default=0.0, bounds=(-2.0, 2.0), step=0.05,
                                    label="Bandwidth: log₁₀(σ / median heuristic)")

@@ -12,7 +12,8 @@ import numpy as np
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
-from kmeviz_apps._common import KERNELS, Explorer, guarded, live_view
+from kmeviz_apps._common import KERNELS, Explorer, MedianBandwidth, Plot, guarded
+from kmeviz_apps._jobs import live_view
 
 import kmeviz as K
 from kmeviz import viz
@@ -56,7 +57,7 @@ def m_reaching_empirical(data_key, kernel_key, seed):
                                             KERNELS[kernel_key[0]](kernel_key[1]), rng=seed)
 
 
-class EffectiveDimensionExplorer(Explorer):
+class EffectiveDimensionExplorer(Explorer, MedianBandwidth):
     """Gram spectra, the effective dimension and landmark-count rules."""
 
     title = "Effective dimension spectrum"
@@ -66,23 +67,25 @@ class EffectiveDimensionExplorer(Explorer):
                "bandwidth": {"type": pn.widgets.FloatInput, "step": 0.5},
                "delta": {"type": pn.widgets.FloatSlider, "throttled": True}}
     SUMMARY_WIDTH = 420
-    PLOTS = ((("spectrum_view", "spectrum"),),
-             (("effective_dimension_view", "effective_dimension"), ("rules_view", "rules")))
+    PLOTS = (
+        Plot("spectrum_view", "Gram spectrum",
+             "Eigenvalues of K/n on log-log axes with the fitted decay: fast decay means few "
+             "landmarks suffice."),
+        Plot("effective_dimension_view", "Effective dimension",
+             "Effective dimension N(λ) = Σ νᵢ/(νᵢ + λ): the number of directions the data "
+             "really use at scale λ; λ(m) of Thm 4.1 is marked."),
+        Plot("rules_view", "Landmark rules",
+             "Landmark counts recommended by the theory next to the m that actually brings the "
+             "Nyström projection error down to the empirical error."),
+    )
 
     dataset = param.Selector(default=DATASETS[0], objects=list(DATASETS))
     d = param.Integer(default=10, bounds=(1, 50), doc="dimension (synthetic data)")
     n = param.Integer(default=1000, bounds=(50, 3000), doc="sample size")
     kernel = param.Selector(default="Gaussian", objects=list(KERNELS))
-    bandwidth = param.Number(default=5.0, bounds=(0.0, 1000.0),
-                             doc="σ (Gaussian, Laplace) or c (IMQ)")
+    bandwidth = param.Number(default=5.0)
     m = param.Integer(default=100, bounds=(2, 3000), doc="landmarks for λ(m)")
     delta = param.Number(default=0.05, bounds=(0.001, 0.5), step=0.005, label="δ")
-    seed = param.Integer(default=0, bounds=(0, 2**31 - 1))
-
-    def __init__(self, **params):
-        super().__init__(**params)
-        self._median_button = pn.widgets.Button(label="Median heuristic")
-        self._median_button.on_click(self._use_median_heuristic)
 
     @property
     def data_key(self):
@@ -92,8 +95,8 @@ class EffectiveDimensionExplorer(Explorer):
     def kernel_key(self):
         return (self.kernel, float(self.bandwidth))
 
-    def _use_median_heuristic(self, _event=None):
-        self.bandwidth = round(K.median_heuristic(make_data(*self.data_key), rng=self.seed), 3)
+    def median_data(self) -> tuple:
+        return (make_data(*self.data_key),)
 
     @param.depends(*DATA_PARAMS, *KERNEL_PARAMS)
     @guarded
@@ -162,7 +165,7 @@ class EffectiveDimensionExplorer(Explorer):
 """, css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
 
     def buttons(self) -> list:
-        return [self._median_button]
+        return [self.median_button()]
 
 
 create_app = EffectiveDimensionExplorer.create_app

@@ -15,8 +15,8 @@ import pandas as pd
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
-from kmeviz_apps._common import Explorer, guarded, live_view
-from kmeviz_apps._jobs import Feeds
+from kmeviz_apps._common import Explorer, Plot, guarded
+from kmeviz_apps._jobs import Feeds, live_view
 
 import kmeviz as K
 from kmeviz import viz
@@ -130,8 +130,19 @@ class NystromErrorExplorer(Explorer):
                "m_min": pn.widgets.IntInput, "m_max": pn.widgets.IntInput,
                "baselines": pn.widgets.CheckButtonGroup}
     SUMMARY_WIDTH = 380
-    PLOTS = ((("error_view", "nystrom_error"),),
-             (("map_view", "nystrom_map"), ("runtime_view", "nystrom_runtime")))
+    PLOTS = (
+        Plot("error_view", "Error vs m",
+             "Exact error ||μ - μ̂|| vs the number of landmarks m (mean and 5–95% band). "
+             "Nyström reaches the empirical KME's error (grey; in the explorer its exact root- "
+             "mean-square, √((k(0) - ||μ||²)/n)) near m ≈ √n log √n (dotted), far below n. "
+             "(rff, with L = m features, is measured in its own feature space: it shows only "
+             "the sampling error and is not comparable with the others.)"),
+        Plot("map_view", "Nyström embedding",
+             "The Nyström embedding μ̂_m(z) with its landmarks, sized by |α_j|, and the true "
+             "embedding μ(z) of the mixture (App. G closed form)."),
+        Plot("runtime_view", "Fit time",
+             "Fit time vs m: the Nyström fit costs O(nm + m³)."),
+    )
 
     d = param.Integer(default=2, bounds=(2, 20), doc="dimension")
     n_centres = param.Integer(default=8, bounds=(1, 16), label="mixture centres")
@@ -143,7 +154,6 @@ class NystromErrorExplorer(Explorer):
     replace = param.Boolean(default=True, label="landmarks with replacement")
     baselines = param.ListSelector(default=["uniform"], objects=["uniform", "herding", "rff"])
     m_view = param.Integer(default=40, bounds=(1, 2000), label="m for the 2-D view")
-    seed = param.Integer(default=0, bounds=(0, 2**31 - 1))
 
     #: the error table so far: (table or None, parts done, parts in all, error or None)
     grid_state = param.Parameter(default=None, precedence=-1)

@@ -23,8 +23,6 @@ from bokeh.server.protocol_handler import ProtocolHandler
 from bokeh.server.views.doc_handler import DocHandler
 from bokeh.server.views.ws import WSHandler
 from kmeviz_apps._seats import CURRENT_SEAT, Seats, waiting_page
-from panel.param import link_param_method
-from panel.viewable import Viewable
 from threadpoolctl import threadpool_limits
 from tornado.web import HTTPError
 
@@ -43,19 +41,6 @@ UPLOAD = {"max_bytes": 50 * 1024**2}
 _compute_limits = []  # the BLAS limit of the served process, kept alive
 #: the pages built at once and the queue of pages waiting (``kmeviz serve --seats``)
 SEATS = {"seats": Seats()}
-
-
-def drop_link_hook() -> None:
-    """Remove Panel's ``link_param_method`` preprocessing hook from this server process.
-
-    The hook adds a browser-side link from every widget to every view's loading state
-    (36 links in the Bootstrap explorer); building them cost 2.5 s of server CPU for each
-    new session (measured with cProfile), so 30 students opening a page queued for over a
-    minute. The server greys a view itself when its update starts, so the spinner stays.
-    ``tests/test_app_server.py`` pins the hook's name and place in Panel.
-    """
-    if link_param_method in Viewable._preprocessing_hooks:
-        Viewable._preprocessing_hooks.remove(link_param_method)
 
 
 def is_loopback(origin: str) -> bool:
@@ -257,14 +242,13 @@ def configure_server(compute_threads: int | None = None,
                      time_budget: float | None = None,
                      max_upload_bytes: int | None = None) -> None:
     """What a kmeviz server process needs, applied once (later calls only change
-    ``compute_threads`` and ``time_budget`` when given): no link hook, a real origin check
+    ``compute_threads`` and ``time_budget`` when given): a real origin check
     of websockets, no traceback to a client, page queries Panel can parse, callback errors
     logged instead of sent to the browser, ``compute_threads`` cores per computation
     (default 1), and the upload limit of the "Your data" explorer."""
     with _configured:
         first = not getattr(configure_server, "done", False)
         configure_server.done = True
-        drop_link_hook()
         refuse_foreign_websockets()
         hide_tracebacks_from_clients()
         defuse_page_queries()

@@ -11,7 +11,8 @@ import numpy as np
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
-from kmeviz_apps._common import Explorer, guarded, live_view
+from kmeviz_apps._common import Explorer, Plot, guarded
+from kmeviz_apps._jobs import live_view
 
 import kmeviz as K
 from kmeviz import viz
@@ -123,9 +124,20 @@ class SteinExplorer(Explorer):
         name: {"type": pn.widgets.FloatInput, "step": 0.1}
         for name in ("bandwidth", "imq_c", "imq_beta")}
     SUMMARY_WIDTH = 420
-    PLOTS = ((("target_view", "stein_target"),),
-             (("witness_view", "stein_witness"),),
-             (("null_full_view", "stein_null_full"), ("null_nystrom_view", "stein_null_nystrom")))
+    PLOTS = (
+        Plot("target_view", "Target and sample",
+             "The target density p (known only up to a constant to KSD) with its score ∇ log "
+             "p, and the sample from Q being tested."),
+        Plot("witness_view", "Stein witness",
+             "The Stein witness x ↦ E_{X∼Q̂} h_p(X, x), full and Nyström (projected on the "
+             "landmarks' span); zero everywhere when Q = P."),
+        Plot("null_full_view", "Full bootstrap",
+             "Wild-bootstrap null of the V-statistic (Eq. 9, Markov-chain signs of Eq. 10) "
+             "with the observed KSD² and the threshold."),
+        Plot("null_nystrom_view", "Nyström bootstrap",
+             "The Nyström bootstrap (Eq. 11), ||R K_mn w||² / n² for every sign vector w at "
+             "once, with the Nyström KSD² (Eq. 8)."),
+    )
 
     dimension = param.Selector(default=1, objects=[1, 2])
     target = param.Selector(default=TARGETS[0], objects=list(TARGETS), label="target p")
@@ -134,7 +146,6 @@ class SteinExplorer(Explorer):
     strength = param.Number(default=0.5, bounds=(0.0, 3.0), step=0.1,
                             label="s (shift or scale)")
     n = param.Integer(default=500, bounds=(20, 5000))
-    seed = param.Integer(default=0, bounds=(0, 2**31 - 1))
     kernel = param.Selector(default="IMQ", objects=list(KERNEL_NAMES), label="base kernel")
     bandwidth = param.Number(default=1.0, bounds=(0.0, 1000.0), label="Gaussian bandwidth σ")
     imq_c = param.Number(default=1.0, bounds=(0.0, 100.0), label="IMQ c")

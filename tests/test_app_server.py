@@ -204,8 +204,14 @@ def test_apps_import_no_private_name_of_kmeviz():
 
 
 def test_a_new_session_builds_no_browser_side_loading_links():
-    """Panel's link_param_method hook would add one jslink per (widget, view) pair, 2.5 s
-    of server CPU per session; apps/_common drops it (the server still sets loading)."""
+    """Panel's link_param_method hook adds one jslink per (widget, view with Panel's
+    loading indicator) pair, 2.5 s of server CPU per session. A served view greys its own
+    holder while its job runs (``Explorer.view_pane``), so the hook, left in place, finds
+    no pane to link."""
+    from panel.param import link_param_method
+    from panel.viewable import Viewable
+
+    assert link_param_method in Viewable._preprocessing_hooks  # kmeviz leaves it alone
     from bokeh.document import Document
     from kmeviz_apps.bootstrap_explorer import create_app
     from panel.links import Link
@@ -341,23 +347,6 @@ print(json.dumps({"same_config": before[0] == after[0], "hooks": [before[1], aft
     assert out["hooks"][0] == out["hooks"][1] and "link_param_method" in out["hooks"][0]
 
 
-def test_the_server_drops_the_link_hook_where_panel_keeps_it():
-    """The one Panel internal the server changes for speed (``drop_link_hook``): pinned so
-    that a Panel upgrade that moves or renames it fails here, not silently in a class."""
-    from kmeviz_apps.server import drop_link_hook
-    from panel.param import link_param_method
-    from panel.viewable import Viewable
-
-    hooks = list(Viewable._preprocessing_hooks)
-    try:
-        if link_param_method not in Viewable._preprocessing_hooks:
-            Viewable._preprocessing_hooks.append(link_param_method)
-        drop_link_hook()
-        assert link_param_method not in Viewable._preprocessing_hooks
-    finally:
-        Viewable._preprocessing_hooks[:] = hooks
-
-
 def test_without_the_extras_each_command_says_in_one_line_what_to_install(monkeypatch,
                                                                            capsys):
     """The core install has neither Panel nor matplotlib: ``kmeviz serve`` and ``kmeviz
@@ -398,7 +387,7 @@ def test_one_change_of_omega_redraws_three_plots_with_one_walk_of_the_page():
     document's model graph, so Bokeh recomputes it once per change instead of once per
     plot (``kmeviz_apps._common.ParamsStream``)."""
     from bokeh.document import Document
-    from kmeviz_apps._common import page
+    from kmeviz_apps._page import page
     from kmeviz_apps.circular_explorer import CircularExplorer
     from panel.io.state import set_curdoc
 
@@ -421,11 +410,10 @@ def test_the_runtime_panel_times_every_null_at_a_capped_b():
     (3 s, issue 29)."""
     from kmeviz_apps.bootstrap_explorer import RUNTIME_RESAMPLES, BootstrapExplorer
 
-    from kmeviz import viz
-
     shown = BootstrapExplorer(n=100, n_resamples=5000).runtime_view()
     assert shown.opts.get().kwargs["title"] == f"Runtime of each null (B = {RUNTIME_RESAMPLES})"
-    assert f"B = min(B, {RUNTIME_RESAMPLES})" in viz.CAPTIONS["runtime"]
+    caption = next(p.caption for p in BootstrapExplorer.PLOTS if p.view == "runtime_view")
+    assert f"B = min(B, {RUNTIME_RESAMPLES})" in caption
     shown = BootstrapExplorer(n=100, n_resamples=50).runtime_view()
     assert shown.opts.get().kwargs["title"] == "Runtime of each null (B = 50)"
 

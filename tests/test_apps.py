@@ -7,7 +7,6 @@ import pytest
 from kmeviz_apps import circular_explorer as ce
 
 from kmeviz.apps import EXPLORERS, explorer_class
-from kmeviz.viz import TAB_TITLES
 
 
 @pytest.fixture
@@ -51,7 +50,7 @@ def test_invalid_bandwidth_gives_a_message_not_an_exception(explorer):
 
 
 def test_median_heuristic_button_sets_bandwidth(explorer):
-    explorer._use_median_heuristic()
+    explorer.use_median_heuristic()
     assert 1.0 < explorer.bandwidth < 40.0
 
 
@@ -107,15 +106,15 @@ def test_a_served_page_builds_one_plot_and_each_other_when_its_tab_is_chosen(slu
     explorer = cls(plot_sizing="stretch")
     main = pn.Column(*explorer.main())
     tabs = [item for item in main.select(pn.Tabs) if "kmeviz-plots" in item.css_classes]
-    plots = [plot for row in cls.PLOTS for plot in row]
+    plots = list(cls.PLOTS)
     assert len(tabs) == 1 and tabs[0].dynamic and len(plots) >= 3
-    assert tabs[0]._names == [TAB_TITLES[key] for _, key in plots]
+    assert tabs[0]._names == [plot.title for plot in plots]
     in_tabs = {id(pane) for pane in tabs[0].select(pn.param.ParamMethod)}
     outside = {pane.object.__name__ for pane in main.select(pn.param.ParamMethod)
                if id(pane) not in in_tabs}
-    assert outside.isdisjoint(view for view, _ in plots)  # no plot is built beside the tabs
-    explorer.show_plot(plots[-1][0])
+    assert outside.isdisjoint(plot.view for plot in plots)  # no plot beside the tabs
+    explorer.show_plot(plots[-1].view)
     assert tabs[0].active == len(plots) - 1
     notebook = cls()
-    notebook.show_plot(plots[-1][0])  # no tabs in a notebook: nothing happens
+    notebook.show_plot(plots[-1].view)  # no tabs in a notebook: nothing happens
     assert notebook._tabs is None

@@ -17,7 +17,6 @@ from panel.io.state import set_curdoc  # noqa: E402
 
 from kmeviz.budget import BudgetExceeded, check_budget  # noqa: E402
 
-
 #: the served page's event loop, running in a thread of its own as Bokeh's server runs it
 LOOP = asyncio.new_event_loop()
 threading.Thread(target=LOOP.run_forever, daemon=True, name="event-loop").start()
@@ -143,8 +142,7 @@ def test_every_part_reaches_the_document_from_the_event_loop_only():
     shown, doc = [], ServedDoc()
 
     def work(_emit):
-        for k in range(20):
-            yield k
+        yield from range(20)
 
     with set_curdoc(doc):
         Job(explorer()).start(work, lambda p, e: shown.append(p))

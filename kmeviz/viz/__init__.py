@@ -1,10 +1,9 @@
 """HoloViews builders: kmeviz result objects in, labelled hv elements out, by concept.
 
-Imported by apps and notebooks only (the core never imports plotting). Each builder has a
-one-line caption in ``CAPTIONS`` saying what to notice.
+Imported by apps and notebooks only (the core never imports plotting). What to notice in
+a plot is its caption, kept with the explorer that shows it (``kmeviz_apps._common.Plot``).
 """
 
-from . import conditional, data, embeddings, gof, twosample
 from .conditional import (
     cme_data_plot,
     cme_embedding_map,
@@ -49,28 +48,9 @@ from .twosample import (
     threshold_line,
 )
 
-CAPTIONS = {**twosample.CAPTIONS, **embeddings.CAPTIONS, **conditional.CAPTIONS,
-            **gof.CAPTIONS, **data.CAPTIONS}
-#: Short titles of the plots, for the tabs of a served explorer (one plot per tab).
-TAB_TITLES = {
-    "samples": "Samples and projection", "circle": "Circle", "objective": "Objective over y",
-    "ensemble": "Ensemble over L",
-    "null": "Null distribution", "runtime": "Runtime", "rejection": "Rejection rate",
-    "kernel_choice": "MMDAgg's σ", "kernel_power": "Power per σ",
-    "nystrom_error": "Error vs m", "nystrom_map": "Nyström embedding",
-    "nystrom_runtime": "Fit time",
-    "spectrum": "Gram spectrum", "effective_dimension": "Effective dimension",
-    "rules": "Landmark rules",
-    "cme_data": "Data", "cme_map": "Embedding map", "cme_cv": "Cross-validation",
-    "cme_sparse": "Sparse CME",
-    "stein_target": "Target and sample", "stein_witness": "Stein witness",
-    "stein_null_full": "Full bootstrap", "stein_null_nystrom": "Nyström bootstrap",
-    "data_samples": "Samples", "data_witness": "Witness", "data_null": "Null distribution",
-}
-
 __all__ = [
-    "CAPTIONS", "COLOR_ACCENT", "COLOR_X", "COLOR_Y", "ESTIMATOR_COLORS", "LABEL_X", "LABEL_Y",
-    "NOTEBOOK_WIDTH", "SIZINGS", "TAB_TITLES",
+    "COLOR_ACCENT", "COLOR_X", "COLOR_Y", "ESTIMATOR_COLORS", "LABEL_X", "LABEL_Y",
+    "NOTEBOOK_WIDTH", "SIZINGS",
     "TABLE_TITLES", "circle_plot", "cme_data_plot", "comparison_table_text", "plane_scatter",
     "witness_map",
     "witness_window",

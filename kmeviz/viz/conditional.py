@@ -8,16 +8,6 @@ import numpy as np
 
 from .theme import COLOR_ACCENT, COLOR_X, COLOR_Y, size
 
-CAPTIONS: dict[str, str] = {
-    "cme_data": "The training pairs (x, y) with the true E[h(Y) | x] and its CME estimate "
-    "Σ αᵢ(x) h(yᵢ) for the chosen h.",
-    "cme_map": "The conditional embedding μ̂(x)(y) = Σ αᵢ(x) L(yᵢ, y): for each x, a smoothed "
-    "picture of the conditional law of Y.",
-    "cme_cv": "Held-out surrogate loss (Eq. 8) vs λ by 5-fold cross-validation; the optimum "
-    "is marked.",
-    "cme_sparse": "Coefficients |M_ij| that survive the sparsity penalty γ (FISTA, Alg. 1).",
-}
-
 
 def cme_data_plot(X, Y, grid, estimate, truth, *, h_label: str) -> hv.Overlay:
     """Scatter of (x, y) with the estimated and true E[h(Y) | x] over a grid."""

@@ -12,16 +12,6 @@ from ..results import p_value_text
 from ..twosample import mmd_witness
 from .theme import COLOR_X, COLOR_Y, size
 
-CAPTIONS: dict[str, str] = {
-    "data_samples": "The two samples on the chosen plane (two columns, or the first two "
-    "principal components of the pooled, standardized sample).",
-    "data_witness": "The witness μ̂_X − μ̂_Y on that plane (the other coordinates at the pooled "
-    "mean): red where X has more mass than Y, blue where Y has. Its norm is the MMD.",
-    "data_table": "Every registered test on these samples, filled in as each finishes; a "
-    "test too slow for the time budget says how to run it alone.",
-    "data_null": "The null distribution of the selected test, with the observed statistic.",
-}
-
 
 def plane_scatter(P, Q, axes: tuple, labels: tuple, *, max_points: int = 3000,
                   rng=0) -> hv.Overlay:

@@ -8,23 +8,6 @@ import numpy as np
 
 from .theme import COLOR_ACCENT, COLOR_X, COLOR_Y, size
 
-CAPTIONS: dict[str, str] = {
-    "nystrom_error": "Exact error ||μ - μ̂|| vs the number of landmarks m (mean and 5–95% band). "
-    "Nyström reaches the empirical KME's error (grey; in the explorer its exact root-mean-"
-    "square, √((k(0) - ||μ||²)/n)) near m ≈ √n log √n (dotted), far below n. "
-    "(rff, with L = m features, is measured in its own feature space: it shows only the "
-    "sampling error and is not comparable with the others.)",
-    "nystrom_runtime": "Fit time vs m: the Nyström fit costs O(nm + m³).",
-    "nystrom_map": "The Nyström embedding μ̂_m(z) with its landmarks, sized by |α_j|, and "
-    "the true embedding μ(z) of the mixture (App. G closed form).",
-    "spectrum": "Eigenvalues of K/n on log-log axes with the fitted decay: fast decay means few "
-    "landmarks suffice.",
-    "effective_dimension": "Effective dimension N(λ) = Σ νᵢ/(νᵢ + λ): the number of "
-    "directions the data really use at scale λ; λ(m) of Thm 4.1 is marked.",
-    "rules": "Landmark counts recommended by the theory next to the m that actually brings the "
-    "Nyström projection error down to the empirical error.",
-}
-
 ESTIMATOR_COLORS = {"nystrom": COLOR_X, "empirical": "gray", "uniform": COLOR_Y,
                     "herding": "#ff7f0e", "rff": "#9467bd"}
 

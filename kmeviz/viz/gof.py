@@ -8,17 +8,6 @@ import numpy as np
 
 from .theme import COLOR_ACCENT, COLOR_X, COLOR_Y, size
 
-CAPTIONS: dict[str, str] = {
-    "stein_target": "The target density p (known only up to a constant to KSD) with its score "
-    "∇ log p, and the sample from Q being tested.",
-    "stein_witness": "The Stein witness x ↦ E_{X∼Q̂} h_p(X, x), full and Nyström (projected "
-    "on the landmarks' span); zero everywhere when Q = P.",
-    "stein_null_full": "Wild-bootstrap null of the V-statistic (Eq. 9, Markov-chain signs of "
-    "Eq. 10) with the observed KSD² and the threshold.",
-    "stein_null_nystrom": "The Nyström bootstrap (Eq. 11), ||R K_mn w||² / n² for every sign "
-    "vector w at once, with the Nyström KSD² (Eq. 8).",
-}
-
 
 def stein_target_plot(grid, density, score, X, *, title: str) -> hv.Element:
     """1-D: density, sample histogram and score; 2-D: density image, score arrows, sample.

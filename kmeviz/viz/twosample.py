@@ -9,29 +9,6 @@ import numpy as np
 from ..twosample.circular import TWO_PI, CircularDiscrepancy
 from .theme import COLOR_ACCENT, COLOR_X, COLOR_Y, LABEL_X, LABEL_Y, size
 
-CAPTIONS: dict[str, str] = {
-    "samples": "The two samples; the arrow is the random frequency ω: every point is "
-    "projected on it and the projection is wrapped around the circle.",
-    "circle": "Projections ω'x mod 2π on the unit circle (X outside, Y inside). The green "
-    "diameter separates the samples best; the belt shows the objective of Eq. (8).",
-    "objective": "Objective Σ aᵢ sin(y − xᵢ) over y: a single sinusoid whose amplitude is the "
-    "circular discrepancy η(ω) (Claim 5).",
-    "ensemble": "Averaging η² over L random frequencies converges to the exact biased MMD² "
-    "(Claim 6); linear-time and B-test estimates are shown for comparison.",
-    "null": "The null distribution of the statistic (what it looks like when P = Q). The test "
-    "rejects when the observed statistic lands right of the threshold.",
-    "rejection": "Rejection rate over repeated draws with its 95% interval: under P = Q it "
-    "should sit at α (size); otherwise it is the power.",
-    "runtime": "Seconds per test for each valid null of the chosen estimator on these data, "
-    "at B = min(B, 200) replicates (a resampling null's time grows linearly in B).",
-    "kernel_choice": "MMDAgg's Gaussian bandwidths on a log-σ axis: each kernel's statistic "
-    "over its level-corrected threshold q_j(u_α). Above the dashed line at 1 a bandwidth "
-    "rejects (green), and MMDAgg rejects when any does; the dotted line is the median "
-    "heuristic's σ.",
-    "kernel_power": "Power of each single bandwidth over repeated draws against σ, beside "
-    "MMDAgg's (same collection) and the median heuristic's: no single σ need be known.",
-}
-
 
 def samples_plot(X, Y, omega=None) -> hv.Overlay:
     """2-D scatter of both samples, with the projection direction ω when given."""

@@ -33,7 +33,7 @@ def test_an_explorer_fits_a_900px_notebook_column(page, slug, tmp_path, monkeypa
     """Controls, summary and plots are cards that wrap: in a 900 px column no plot or
     caption overlaps another and nothing sticks out on the right (a fixed row of them
     overflowed, plots over captions)."""
-    from kmeviz_apps._common import CSS
+    from kmeviz_apps._page import CSS
 
     monkeypatch.setattr(pn.config, "raw_css", [*pn.config.raw_css, CSS])  # as after page()
 
