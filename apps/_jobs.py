@@ -27,10 +27,12 @@ import contextvars
 import inspect
 import logging
 import threading
+import weakref
 from collections.abc import Callable
 
 import holoviews as hv
 import panel as pn
+import param
 
 from kmeviz import viz
 from kmeviz.budget import BudgetExceeded, Cancelled, time_budget
@@ -85,8 +87,9 @@ class Job:
     async def result(self, fn: Callable):
         """``fn()`` computed in the event loop's executor under the explorer's budget, for a
         view that Panel awaits (Panel cancels the await when a newer change arrives or the
-        page closes; the computation then stops at its next check)."""
-        cancel, _ = self._renew()
+        page closes; the computation then stops at its next check). A result that a newer
+        ``result`` call superseded raises ``param.Skip``: Panel then keeps the pane."""
+        cancel, generation = self._renew()
         budget = self.explorer.budget_seconds
 
         def call():
@@ -95,10 +98,17 @@ class Job:
 
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(None, contextvars.copy_context().run, call)
+            result = await loop.run_in_executor(None, contextvars.copy_context().run, call)
         except asyncio.CancelledError:
             cancel.set()
             raise
+        except Cancelled:  # stopped by a newer computation or the page's close
+            raise param.Skip from None
+        if generation != self.generation or self.explorer.closed.is_set():
+            # a newer computation of this view is on its way (Panel does not always cancel
+            # the older await: this one may hold the message of its own cancellation)
+            raise param.Skip
+        return result
 
     def _run(self, work: Callable, send: Callable, cancel: threading.Event) -> None:
         closed = self.explorer.closed
@@ -223,8 +233,7 @@ def live_view(explorer, params, build):
     an update succeeds.
     """
     pipe = hv.streams.Pipe(data=build())
-    explorer.live_views(tuple(params)).add(getattr(build, "__qualname__", repr(build)),
-                                           build, pipe)
+    explorer.live_views(tuple(params)).add(build, pipe)
     return hv.DynamicMap(lambda data: data, streams=[pipe])
 
 
@@ -237,19 +246,20 @@ class LiveViews:
     def __init__(self, explorer, params: tuple):
         self.explorer = explorer
         self._lock = threading.Lock()
-        self._builds: dict = {}  # the newest (build, pipe) of each view
+        #: pipe -> build of every plot still alive (an explorer shown twice, a view computed
+        #: again: each plot on a page keeps following; a dropped plot is forgotten)
+        self._builds: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._job = explorer.job()
         explorer.param.watch(self.redraw, list(params))
 
-    def add(self, key: str, build, pipe) -> None:
-        """Follow the parameters with ``build`` into ``pipe`` (replacing the plot that an
-        earlier computation of the same view made)."""
+    def add(self, build, pipe) -> None:
+        """Follow the parameters with ``build`` into ``pipe``."""
         with self._lock:
-            self._builds[key] = (build, pipe)
+            self._builds[pipe] = build
 
     def redraw(self, *_events) -> None:
         with self._lock:
-            builds = list(self._builds.values())
+            builds = [(build, pipe) for pipe, build in self._builds.items()]
         sizing = self.explorer.plot_sizing
 
         def work(emit):

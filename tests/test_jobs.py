@@ -9,6 +9,7 @@ import threading
 import time
 import types
 
+import param
 import pytest
 
 pytest.importorskip("panel")
@@ -177,6 +178,12 @@ def test_a_views_result_runs_off_the_loop_and_a_newer_await_cancels_the_older():
         newer = await job.result(quick)
         with pytest.raises(asyncio.CancelledError):
             await older
+        # an older await that Panel did not cancel ends in param.Skip: the pane stays
+        uncancelled = asyncio.ensure_future(job.result(lambda: busy(0.2)))
+        await asyncio.sleep(0.05)
+        await job.result(quick)
+        with pytest.raises(param.Skip):
+            await uncancelled
         return newer
 
     t0 = time.monotonic()
