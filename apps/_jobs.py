@@ -35,7 +35,7 @@ import panel as pn
 import param
 
 from kmeviz import viz
-from kmeviz.budget import BudgetExceeded, Cancelled, time_budget
+from kmeviz.budget import BudgetExceeded, Cancelled, detached, time_budget
 
 log = logging.getLogger("kmeviz.apps")
 
@@ -80,7 +80,7 @@ class Job:
                 show(*args)
 
         handover = Handover(doc, loop, on_tick)
-        context = contextvars.copy_context()
+        context = detached(contextvars.copy_context())  # its own budget, not its starter's
         threading.Thread(target=context.run, args=(self._run, work, handover.send, cancel),
                          daemon=True, name="kmeviz-job").start()
 
@@ -98,7 +98,8 @@ class Job:
 
         loop = asyncio.get_running_loop()
         try:
-            result = await loop.run_in_executor(None, contextvars.copy_context().run, call)
+            result = await loop.run_in_executor(
+                None, detached(contextvars.copy_context()).run, call)
         except asyncio.CancelledError:
             cancel.set()
             raise

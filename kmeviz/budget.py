@@ -76,6 +76,14 @@ def time_budget(seconds: float | None = None, *, cancel: threading.Event | None 
         _budget.reset(token)
 
 
+def detached(context: contextvars.Context) -> contextvars.Context:
+    """``context`` without its time budget: work started from inside another computation
+    (a dashboard job started by a view) runs under a budget of its own, not under the
+    starter's deadline and cancel signal."""
+    context.run(_budget.set, None)
+    return context
+
+
 def check_budget() -> None:
     """Raise ``BudgetExceeded`` if this context's budget is spent or it was cancelled."""
     budget = _budget.get()

@@ -200,3 +200,23 @@ def test_a_views_result_holds_the_budget():
     with pytest.raises(BudgetExceeded, match="0.2 s"):
         asyncio.run_coroutine_threadsafe(scenario(), LOOP).result(10)
     assert time.monotonic() - t0 < 2.0
+
+
+def test_a_job_started_inside_another_computation_runs_under_its_own_budget():
+    """A view that starts a grid (the Nyström explorer) hands the grid none of its own
+    cancel signal: the view's next computation (which cancels the view's older one) does
+    not stop the grid."""
+    from kmeviz.budget import time_budget
+
+    shown, view_cancel = [], threading.Event()
+
+    def grid(_emit):
+        for k in range(5):
+            busy(0.05)
+            yield k
+
+    with set_curdoc(ServedDoc()), time_budget(10.0, cancel=view_cancel):
+        Job(explorer()).start(grid, lambda p, e: shown.append((p, e)))
+        view_cancel.set()  # the view that started it is superseded
+        assert wait_for(lambda: (4, None) in shown)
+    assert all(e is None for _, e in shown)
