@@ -22,12 +22,12 @@ from bokeh.core.validation.warnings import FIXED_SIZING_MODE
 from bokeh.server.protocol_handler import ProtocolHandler
 from bokeh.server.views.doc_handler import DocHandler
 from bokeh.server.views.ws import WSHandler
+from kmeviz_apps import EXPLORERS, explorer_class
 from kmeviz_apps._seats import CURRENT_SEAT, Seats, waiting_page
 from threadpoolctl import threadpool_limits
 from tornado.web import HTTPError
 
 import kmeviz
-from kmeviz.apps import EXPLORERS, explorer_class
 
 _configured = threading.Lock()
 #: Seconds one computation of a served explorer may take (``kmeviz serve --time-budget``).

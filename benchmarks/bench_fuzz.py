@@ -18,8 +18,7 @@ import holoviews as hv
 import numpy as np
 import panel as pn
 import param
-
-from kmeviz.apps import EXPLORERS, explorer_class
+from kmeviz_apps import EXPLORERS, explorer_class
 
 from ._util import print_table
 

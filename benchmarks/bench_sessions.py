@@ -17,7 +17,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from kmeviz.apps import EXPLORERS
+from kmeviz_apps import EXPLORERS
+
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, running_server
 
 from ._util import print_table

@@ -1,59 +1,26 @@
-"""The dashboards' explorers, and the one registry of them.
+"""The dashboards' explorers for notebooks: ``from kmeviz.apps import BootstrapExplorer``,
+then ``BootstrapExplorer(n=300)`` as a cell's last line shows the live explorer in
+JupyterLab, the same class that ``kmeviz serve`` serves.
 
-``EXPLORERS`` is the only list of the apps: the index page, ``kmeviz serve``, this
-module and the docs gallery all read it. For notebooks: ``from kmeviz.apps import
-BootstrapExplorer`` then ``BootstrapExplorer(n=300)`` as a cell's last line shows the live
-explorer in JupyterLab, the same class that ``kmeviz serve`` serves.
-
-The explorers live in ``kmeviz_apps`` (Panel, HoloViews, Bokeh); this module imports them
-on first use, so ``import kmeviz`` stays free of plotting libraries. Importing an explorer
-changes no global Panel setting: the server applies its own (``kmeviz_apps.server``).
+This module belongs to the apps layer (it imports ``kmeviz_apps``, hence Panel, HoloViews
+and Bokeh); ``import kmeviz`` never imports it, and no core module does
+(``tests/test_layers.py``). The registry itself is ``kmeviz_apps.EXPLORERS``.
 """
 
 from __future__ import annotations
 
-import importlib
+import kmeviz_apps
+from kmeviz_apps import EXPLORERS, explorer_class
 
-#: URL slug -> (explorer class, module of ``kmeviz_apps``), in the index page's order. An
-#: explorer's title is its class's ``title``. Adding an app is one line here.
-EXPLORERS = {
-    "circular": ("CircularExplorer", "circular_explorer"),
-    "bootstrap": ("BootstrapExplorer", "bootstrap_explorer"),
-    "nystrom": ("NystromErrorExplorer", "nystrom_error"),
-    "spectrum": ("EffectiveDimensionExplorer", "effective_dimension"),
-    "cme": ("CMEExplorer", "cme_explorer"),
-    "stein": ("SteinExplorer", "stein_explorer"),
-    "data": ("DataExplorer", "data_explorer"),
-}
-
-_BY_NAME = {name: module for name, module in EXPLORERS.values()}
-
-__all__ = list(_BY_NAME)
-
-
-def explorer_class(slug: str):
-    """The explorer class served at ``/slug`` (imports its module).
-
-    Parameters
-    ----------
-    slug : str
-        A key of ``EXPLORERS``.
-
-    Returns
-    -------
-    type
-        The ``kmeviz_apps`` Viewer class.
-    """
-    name, module = EXPLORERS[slug]
-    return getattr(importlib.import_module(f"kmeviz_apps.{module}"), name)
+__all__ = ["EXPLORERS", "explorer_class", *kmeviz_apps.__all__]
 
 
 def __getattr__(name: str):
-    if name in _BY_NAME:
-        return getattr(importlib.import_module(f"kmeviz_apps.{_BY_NAME[name]}"), name)
+    if name in kmeviz_apps.__all__:
+        return getattr(kmeviz_apps, name)
     raise AttributeError(f"module 'kmeviz.apps' has no attribute {name!r}; the explorers "
-                         f"are {', '.join(_BY_NAME)}")
+                         f"are {', '.join(kmeviz_apps.__all__)}")
 
 
 def __dir__():
-    return sorted([*globals(), *_BY_NAME])
+    return sorted([*globals(), *kmeviz_apps.__all__])

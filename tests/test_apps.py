@@ -4,9 +4,8 @@ import holoviews as hv
 import numpy as np
 import panel as pn
 import pytest
+from kmeviz_apps import EXPLORERS, explorer_class
 from kmeviz_apps import circular_explorer as ce
-
-from kmeviz.apps import EXPLORERS, explorer_class
 
 
 @pytest.fixture

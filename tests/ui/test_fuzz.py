@@ -12,10 +12,9 @@ import urllib.parse
 import urllib.request
 
 import pytest
+from kmeviz_apps import EXPLORERS, explorer_class
 from kmeviz_apps._url import url_parameters
 from playwright.sync_api import expect
-
-from kmeviz.apps import EXPLORERS, explorer_class
 
 from ..browser import running_server
 from .helpers import TIMEOUT

@@ -3,8 +3,7 @@
 import panel as pn
 import pytest
 from bokeh.resources import INLINE
-
-from kmeviz.apps import EXPLORERS, explorer_class
+from kmeviz_apps import EXPLORERS, explorer_class
 
 # Boxes of every Bokeh plot canvas and every caption, through nested shadow roots.
 BOXES_JS = """() => {

@@ -86,7 +86,7 @@ def test_no_page_requests_another_host(page, server_url):
     """Every page's requests go to the kmeviz server itself: Panel's Fast design loaded
     Open Sans from fonts.googleapis.com (nothing drew it offline, and every visit of a
     class was announced to a third party)."""
-    from kmeviz.apps import EXPLORERS
+    from kmeviz_apps import EXPLORERS
 
     own = urllib.parse.urlsplit(server_url).netloc
     foreign = []
