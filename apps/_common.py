@@ -164,6 +164,7 @@ class Explorer(pn.viewable.Viewer):
         self.budget_seconds = None
         #: the served page's event loop (``_jobs``) and seat (``_seats``)
         self.loop = self.seat = None
+        self._first_views: set = set()  # views of the first build without a result yet
         #: (session, page URL) of the served page, for the log (``describe``)
         self.served_at = ("not served", "(no page)")
         #: message of a failed in-place update (``live_view``); hidden otherwise
@@ -229,6 +230,7 @@ class Explorer(pn.viewable.Viewer):
         spinner = options.pop("loading_indicator")
         job = self.job()
         holder = pn.Column(sizing_mode="stretch_width")
+        self._first_views.add(name)  # the page's seat waits for its first result
 
         @param.depends(*(self.param[dep.name]
                          for dep in self.param.method_dependencies(name)))
@@ -238,14 +240,18 @@ class Explorer(pn.viewable.Viewer):
                 return await job.result(method)
             finally:
                 holder.loading = False
-                self.page_drawn()
+                self.page_drawn(name)
 
         holder.objects = [pn.param.ParamFunction(computed, defer_load=True, **options)]
         return holder
 
-    def page_drawn(self) -> None:
-        """A served view has its first result: the page's seat goes to the next page once
-        the drawing now queued on the event loop is done (``_seats``)."""
+    def page_drawn(self, view: str) -> None:
+        """A served view has its result: once every view of the page's first build has
+        one, the page's seat goes to the next page after the drawing now queued on the
+        event loop (``_seats``: at most a few pages are built, and first drawn, at once)."""
+        self._first_views.discard(view)
+        if self._first_views:
+            return
         seat, self.seat = self.seat, None
         if seat is not None:
             asyncio.get_running_loop().call_soon(

@@ -32,16 +32,22 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from ._validation import check_in_interval, check_real, check_rng, check_samples
+from ._validation import (
+    check_in_interval,
+    check_positive_int,
+    check_real,
+    check_rng,
+    check_samples,
+)
 from .budget import BudgetExceeded, Cancelled, time_budget
 from .chunked import check_any_pair, check_chunked_samples, is_dask_array
-from .gof.ksd_tests import ksd_test
+from .gof.ksd_tests import checked_ksd_test
 from .kernels import check_kernel
 from .kernels.defaults import default_gof_kernel, default_mmd_kernel
 from .needs import Needs
 from .registry import GOF_TESTS, MMD_TESTS, TestRegistry, TestSpec
 from .twosample.effect import mmd_effect_size
-from .twosample.mmd_tests import mmd_test
+from .twosample.mmd_tests import checked_mmd_test
 from .twosample.nulls import shared_spectra
 
 #: Tests estimated to take less than this many seconds always run.
@@ -103,8 +109,9 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
     n_resamples : int
         B for the resampling and simulated nulls.
     rng : Generator, int or None
-        Each test gets its own stream, drawn in registry order: a row does not depend on
-        which other tests ran.
+        Each test's stream derives from one draw of ``rng`` and the test's name
+        (``seed_of_test``): a row depends neither on which other tests ran nor on which
+        are registered.
     progress : callable, optional
         Called with each row (a dict of the table's columns) as its test finishes or is
         skipped, then ``progress(None)`` when all are done.
@@ -118,13 +125,16 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
     (Implements no paper equation: it runs the registered tests, Gretton et al. 2012 and
     the other papers of ``mmd_test``'s table.)
     """
-    X, Y, _ = check_any_pair(X, Y, min_samples=2)
+    X, Y, _ = check_any_pair(X, Y, min_samples=2)  # checked once: the tests take them as is
     kernel = check_kernel(default_mmd_kernel(X, Y) if kernel is None else kernel)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
 
     def run(spec, rng):
         own = spec.needs.builds_own_kernel  # aggregated: its own kernels
-        return mmd_test(X, Y, None if own else kernel, estimator=spec.estimator,
-                        null=spec.null, n_resamples=n_resamples, alpha=alpha, rng=rng)
+        return checked_mmd_test(X, Y, None if own else kernel, estimator=spec.estimator,
+                                null=spec.null, n_resamples=n_resamples, alpha=alpha,
+                                rng=rng)
 
     def unmet(spec):
         return spec.unmet(X, Y, kernel)
@@ -180,13 +190,15 @@ def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
     """
     X = (check_chunked_samples(X, "X", min_samples=2) if is_dask_array(X)
          else check_samples(X, "X", min_samples=2))
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
 
     def run(spec, rng):
         # aggregated tests and L2 SechExp build their own kernels
         own = spec.needs.builds_own_kernel
         chosen = default_gof_kernel(X, spec.needs) if kernel is None or own else kernel
-        return ksd_test(X, target, chosen, estimator=spec.estimator,
-                        n_resamples=n_resamples, alpha=alpha, rng=rng)
+        return checked_ksd_test(X, target, chosen, estimator=spec.estimator,
+                                n_resamples=n_resamples, alpha=alpha, rng=rng)
 
     def how(spec):
         return f"kmeviz.ksd_test(X, target, estimator={spec.estimator!r})"

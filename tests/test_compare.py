@@ -123,7 +123,7 @@ def test_a_test_past_the_budget_is_stopped_and_says_so(pair, monkeypatch):
     def over_budget(*args, **kwargs):
         raise BudgetExceeded("late")
 
-    monkeypatch.setattr(compare, "mmd_test", over_budget)
+    monkeypatch.setattr(compare, "checked_mmd_test", over_budget)
     table = K.compare_tests(X, Y, tests=["biased/permutation"], time_budget=3.0)
     assert table.note.iloc[0].startswith("stopped after ") and "at the time budget" in \
         table.note.iloc[0]
@@ -145,6 +145,39 @@ def test_bad_arguments_name_themselves(pair):
         K.compare_tests(X, Y, time_budget=0)
     with pytest.raises(ValueError, match="alpha"):
         K.compare_tests(X, Y, alpha=2)
+
+
+def test_the_comparisons_validate_their_samples_once(pair, monkeypatch):
+    """``compare_tests`` and ``compare_gof`` check the samples, the settings and the default
+    kernel once; each test below takes them as checked (issue 39): the public entry
+    points' own checks and the median heuristic are never called again."""
+    import kmeviz.gof.ksd_tests as ksd_tests
+    import kmeviz.twosample.mmd_tests as mmd_tests
+
+    X, Y = pair
+    counted = []
+
+    def once(real):
+        def call(*args, **kwargs):
+            counted.append(real.__name__)
+            return real(*args, **kwargs)
+        return call
+
+    def never(*_args, **_kwargs):
+        raise AssertionError("validated again below the entry point")
+
+    monkeypatch.setattr(compare, "check_any_pair", once(compare.check_any_pair))
+    monkeypatch.setattr(compare, "default_mmd_kernel", once(compare.default_mmd_kernel))
+    monkeypatch.setattr(mmd_tests, "check_any_pair", never)
+    monkeypatch.setattr(mmd_tests, "default_mmd_kernel", never)
+    monkeypatch.setattr(ksd_tests, "check_any_samples", never)
+    table = K.compare_tests(X, Y, rng=0, n_resamples=99, time_budget=60)
+    assert table.p_value.notna().sum() >= 10
+    assert counted == ["check_any_pair", "default_mmd_kernel"]
+    assert K.compare_gof(X, K.NormalTarget(np.zeros(3)), rng=0,
+                         n_resamples=99).p_value.notna().all()
+    with pytest.raises(AssertionError, match="validated again"):
+        K.mmd_test(X, Y)  # the entry point itself still checks
 
 
 def test_compare_gof_runs_every_goodness_of_fit_test(pair):

@@ -339,11 +339,23 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
     >>> bool(res.reject)
     True
     """
-    spec = GOF_TESTS.get(estimator)
+    GOF_TESTS.get(estimator)  # a ValueError naming the choices, before the data
     X = check_any_samples(X, "X", min_samples=2)
     check_choice(wild, "wild", WILD)
     D = check_positive_int(n_resamples, "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
+    options = {"wild": wild, "n_landmarks": n_landmarks, "landmarks": landmarks,
+               "n_locations": n_locations, "null_covariance": null_covariance}
+    return checked_ksd_test(X, target, kernel, estimator=estimator, n_resamples=D,
+                            alpha=alpha, rng=rng, options=options)
+
+
+def checked_ksd_test(X, target, kernel, *, estimator: str, n_resamples: int, alpha: float,
+                     rng, options: dict | None = None) -> TestResult:
+    """``ksd_test`` on a sample and settings already checked (``check_any_samples``,
+    ``n_resamples``, ``alpha``, ``wild``): the step below the public entry points, which
+    validate once (``compare_gof`` calls it for each of its tests)."""
+    spec = GOF_TESTS.get(estimator)
     if is_dask_array(X) and not spec.dask:
         capable = " or ".join(f"ksd_test(estimator={s.estimator!r})"
                               for s in GOF_TESTS.dask_capable())
@@ -360,9 +372,9 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
                            if Needs.KERNEL_COLLECTION in spec.needs else
                            "one base kernel (a KernelCollection is for estimator='ksdagg')")
                         + f", got {kernel!r}")
-    options = {"wild": wild, "n_landmarks": n_landmarks, "landmarks": landmarks,
-               "n_locations": n_locations, "null_covariance": null_covariance}
+    options = options or {"wild": "markov", "n_landmarks": None, "landmarks": None,
+                          "n_locations": 10, "null_covariance": "sample"}  # ksd_test's
     return run_registered(spec, (X, target), kernel, alpha=alpha, rng=rng, options=options,
-                          n_resamples=D)
+                          n_resamples=n_resamples)
 
 

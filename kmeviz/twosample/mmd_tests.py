@@ -325,7 +325,20 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
     MMD_TESTS.get(estimator, null)  # a ValueError naming the choices, before the data
     B = check_positive_int(n_resamples, "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
-    X, Y, chunked = check_any_pair(X, Y, min_samples=2)
+    X, Y, _ = check_any_pair(X, Y, min_samples=2)
+    options = {"features": check_choice(features, "features", FASTMMD_FEATURES),
+               "n_features": check_positive_int(n_features, "n_features"),
+               "block_size": block_size, "n_landmarks": n_landmarks}
+    return checked_mmd_test(X, Y, kernel, estimator=estimator, null=null, n_resamples=B,
+                            alpha=alpha, rng=rng, options=options)
+
+
+def checked_mmd_test(X, Y, kernel, *, estimator: str, null: str | None, n_resamples: int,
+                     alpha: float, rng, options: dict | None = None) -> TestResult:
+    """``mmd_test`` on samples and settings already checked (``check_any_pair``,
+    ``n_resamples``, ``alpha``, the FastMMD ``options``): the step below the public entry
+    points, which validate once (``compare_tests`` calls it for each of its tests)."""
+    chunked = is_dask_array(X) or is_dask_array(Y)
     if null is None:
         null = next((n for n in VALID_NULLS[estimator]
                      if Needs.EQUAL_SIZES not in MMD_TESTS.get(estimator, n).needs
@@ -339,10 +352,9 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
             f"{spec.cost} in n, or relabels all N points for each replicate); with dask "
             f"arrays use {capable} (or pass X.compute() and Y.compute())")
     kernel = checked_test_kernel(kernel, spec, X, Y)
-    options = {"features": check_choice(features, "features", FASTMMD_FEATURES),
-               "n_features": check_positive_int(n_features, "n_features"),
-               "block_size": block_size, "n_landmarks": n_landmarks}
+    options = options or {"features": "fourier", "n_features": 256, "block_size": None,
+                          "n_landmarks": None}  # mmd_test's defaults
     return run_registered(spec, (X, Y), kernel, alpha=alpha, rng=rng, options=options,
-                          estimator=estimator, n_resamples=B)
+                          estimator=estimator, n_resamples=n_resamples)
 
 
