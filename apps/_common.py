@@ -8,7 +8,6 @@ explorer wants (stretching plots, loading spinners) is set on that explorer's pa
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import threading
@@ -177,10 +176,11 @@ class Explorer(pn.viewable.Viewer):
         for job in self._jobs:
             job.cancel()
 
-    def job(self) -> Job:
+    def job(self, *, pooled: bool = False) -> Job:
         """A slot of background work of this explorer (``_jobs.Job``: off the event loop,
-        part by part, under the session's budget), stopped when the page closes."""
-        self._jobs.append(Job(self))
+        part by part, under the session's budget), stopped when the page closes;
+        ``pooled``: a view's, computed in the shared view threads."""
+        self._jobs.append(Job(self, pooled=pooled))
         return self._jobs[-1]
 
     def buttons(self) -> list:
@@ -227,22 +227,34 @@ class Explorer(pn.viewable.Viewer):
         method = getattr(self, name)
         if self.plot_sizing != "stretch":
             return pn.param.ParamMethod(method, **options)
-        spinner = options.pop("loading_indicator")
-        job = self.job()
-        holder = pn.Column(sizing_mode="stretch_width")
+        return self.served_pane(name, method, spinner=options["loading_indicator"],
+                                inplace=options.get("inplace", False))
+
+    def served_pane(self, name: str, method, *, spinner: bool, inplace: bool) -> pn.Column:
+        """A served view: each computation is a job (its first once the page has loaded),
+        its result shown on the event loop as soon as it arrives, the newest one winning;
+        ``inplace`` patches the text of the Markdown shown instead of replacing it."""
+        job = self.job(pooled=True)
+        holder = pn.Column(sizing_mode="stretch_width", loading=spinner)
         self._first_views.add(name)  # the page's seat waits for its first result
 
-        @param.depends(*(self.param[dep.name]
-                         for dep in self.param.method_dependencies(name)))
-        async def computed(*_values):
-            holder.loading = spinner
-            try:
-                return await job.result(method)
-            finally:
-                holder.loading = False
-                self.page_drawn(name)
+        def show(result, error):
+            holder.loading = False
+            if error is not None:
+                result = error_message(error, self)
+            shown = holder.objects[0] if holder.objects else None
+            if inplace and type(shown) is type(result) is pn.pane.Markdown:
+                shown.object = result.object
+            else:
+                holder.objects = [result]
+            self.page_drawn(name)
 
-        holder.objects = [pn.param.ParamFunction(computed, defer_load=True, **options)]
+        def compute(*_events):
+            holder.loading = spinner
+            job.start(lambda emit: emit(method()), show)
+
+        self.param.watch(compute, [dep.name for dep in self.param.method_dependencies(name)])
+        pn.state.onload(compute)
         return holder
 
     def page_drawn(self, view: str) -> None:
@@ -254,8 +266,7 @@ class Explorer(pn.viewable.Viewer):
             return
         seat, self.seat = self.seat, None
         if seat is not None:
-            asyncio.get_running_loop().call_soon(
-                functools.partial(pn.state.execute, seat.release, schedule=True))
+            seat.release()
 
     def plots(self) -> list:
         """Every ``Plot`` of ``PLOTS``, in order."""
@@ -358,36 +369,3 @@ class Explorer(pn.viewable.Viewer):
         explorer's page servable: the HoloViz way to serve one app file."""
         if module_name.startswith("bokeh_app"):
             cls.create_app().servable(title=f"kmeviz · {cls.title}")
-
-
-class MedianBandwidth(param.Parameterized):
-    """A kernel scale with a "Median heuristic" button that sets it from ``median_data()``
-    (one or two samples), computed as a job of the explorer."""
-
-    bandwidth = param.Number(default=1.0, bounds=(0.0, 1000.0),
-                             doc="σ (Gaussian, Laplace) or c (IMQ)")
-
-    def median_data(self) -> tuple:
-        """The sample(s) whose median distance sets the bandwidth."""
-        raise NotImplementedError
-
-    def median_button(self) -> pn.widgets.Button:
-        button = pn.widgets.Button(label="Median heuristic")
-        button.on_click(self.use_median_heuristic)
-        return button
-
-    def use_median_heuristic(self, _event=None) -> None:
-        if getattr(self, "_median_job", None) is None:
-            self._median_job = self.job()
-        seed = self.seed
-
-        def work(emit):
-            emit(round(K.median_heuristic(*self.median_data(), rng=seed), 3))
-
-        def show(value, error):
-            if error is not None:
-                self.show_notice(error)
-            else:
-                self.bandwidth = value
-
-        self._median_job.start(work, show)

@@ -12,11 +12,10 @@ a cancelled job, or one whose page closed, shows nothing more. Outside a server 
 notebook, a test) the work runs at once in the caller's thread and ``show`` follows each
 part.
 
-A view is a job too: ``await job.result(view)`` computes it in the loop's executor under
-the same budget, and Panel's own handling of an async view (``pn.param.ParamFunction``)
-keeps the newest result and cancels the older await. Nothing else in the apps runs work
-off the event loop: the server starts no Panel thread pool, so each session's widget
-events are applied on the loop, one at a time and in order.
+A served view is a job too (``Explorer.served_pane``), and so are the plots that follow a
+cheap parameter in place (``live_view``). Nothing else in the apps runs work off the event
+loop: the server starts no Panel thread pool, so each session's widget events are applied
+on the loop, one at a time and in order.
 """
 
 from __future__ import annotations
@@ -29,10 +28,10 @@ import logging
 import threading
 import weakref
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import holoviews as hv
 import panel as pn
-import param
 
 from kmeviz import viz
 from kmeviz.budget import BudgetExceeded, Cancelled, detached, time_budget
@@ -40,12 +39,27 @@ from kmeviz.budget import BudgetExceeded, Cancelled, detached, time_budget
 log = logging.getLogger("kmeviz.apps")
 
 
+#: the threads that compute the served views and live plots of every session (``kmeviz
+#: serve --num-threads``): a class of 100 changing a widget at once queues here instead of
+#: running 100 threads against each other
+VIEW_THREADS = {"pool": ThreadPoolExecutor(4, thread_name_prefix="kmeviz-view")}
+
+
+def set_view_threads(threads: int) -> None:
+    """Compute the served views in ``threads`` threads from now on."""
+    old, VIEW_THREADS["pool"] = VIEW_THREADS["pool"], ThreadPoolExecutor(
+        threads, thread_name_prefix="kmeviz-view")
+    old.shutdown(wait=False)
+
+
 class Job:
     """One slot of background work of an explorer (a view's computation, a grid, a
-    button's run): a new start cancels the running one. ``generation`` counts the starts."""
+    button's run): a new start cancels the running one. ``generation`` counts the starts.
+    A ``pooled`` job (a view) runs in the shared view threads; any other (a grid, 100
+    draws, a table of tests: seconds of work) in a thread of its own."""
 
-    def __init__(self, explorer):
-        self.explorer = explorer
+    def __init__(self, explorer, *, pooled: bool = False):
+        self.explorer, self.pooled = explorer, pooled
         self._lock = threading.Lock()
         self._cancel: threading.Event | None = None
         self.generation = 0
@@ -81,35 +95,12 @@ class Job:
 
         handover = Handover(doc, loop, on_tick)
         context = detached(contextvars.copy_context())  # its own budget, not its starter's
-        threading.Thread(target=context.run, args=(self._run, work, handover.send, cancel),
-                         daemon=True, name="kmeviz-job").start()
-
-    async def result(self, fn: Callable):
-        """``fn()`` computed in the event loop's executor under the explorer's budget, for a
-        view that Panel awaits (Panel cancels the await when a newer change arrives or the
-        page closes; the computation then stops at its next check). A result that a newer
-        ``result`` call superseded raises ``param.Skip``: Panel then keeps the pane."""
-        cancel, generation = self._renew()
-        budget = self.explorer.budget_seconds
-
-        def call():
-            with time_budget(budget, cancel=cancel):
-                return fn()
-
-        loop = asyncio.get_running_loop()
-        try:
-            result = await loop.run_in_executor(
-                None, detached(contextvars.copy_context()).run, call)
-        except asyncio.CancelledError:
-            cancel.set()
-            raise
-        except Cancelled:  # stopped by a newer computation or the page's close
-            raise param.Skip from None
-        if generation != self.generation or self.explorer.closed.is_set():
-            # a newer computation of this view is on its way (Panel does not always cancel
-            # the older await: this one may hold the message of its own cancellation)
-            raise param.Skip
-        return result
+        if self.pooled:
+            VIEW_THREADS["pool"].submit(context.run, self._run, work, handover.send, cancel)
+        else:
+            threading.Thread(target=context.run, args=(self._run, work, handover.send,
+                                                       cancel),
+                             daemon=True, name="kmeviz-job").start()
 
     def _run(self, work: Callable, send: Callable, cancel: threading.Event) -> None:
         closed = self.explorer.closed
@@ -150,8 +141,9 @@ class Handover:
     """Results of a background thread handed to a served page, the latest one only (parts
     faster than the page coalesce: cached parts cost one drawing).
 
-    The thread asks the page's event loop (``call_soon_threadsafe``) to schedule the
-    document's next-tick callback, so every touch of the document happens on the loop.
+    The thread asks the page's event loop (``call_soon_threadsafe``) to deliver, so every
+    touch of the document happens on the loop: at once where Panel may change the
+    document (``pn.state.execute``), else at its next tick.
     (A next-tick callback scheduled from the thread itself could be lost while the page
     was being built: under a hold, Bokeh collects it in a list that Panel's ``unlocked``
     copies and replaces on the loop. CI saw a Nyström grid stay at "computing the first
@@ -176,9 +168,9 @@ class Handover:
             except RuntimeError:  # the server's loop is closed: nobody to show
                 pass
 
-    def _schedule(self) -> None:  # on the loop
-        try:
-            self.doc.add_next_tick_callback(self._tick)
+    def _schedule(self) -> None:  # on the loop, in the job's context (its document)
+        try:  # at once when Panel may change the document now, else at its next tick
+            pn.state.execute(self._tick)
         except Exception:  # noqa: BLE001 - the page's document is gone: nobody to show
             with self._lock:
                 self._latest, self._pending = None, False
@@ -250,7 +242,7 @@ class LiveViews:
         #: pipe -> build of every plot still alive (an explorer shown twice, a view computed
         #: again: each plot on a page keeps following; a dropped plot is forgotten)
         self._builds: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        self._job = explorer.job()
+        self._job = explorer.job(pooled=True)
         explorer.param.watch(self.redraw, list(params))
 
     def add(self, build, pipe) -> None:

@@ -15,8 +15,9 @@ import pandas as pd
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
-from kmeviz_apps._common import KERNELS, Explorer, MedianBandwidth, Plot, error_message, guarded
+from kmeviz_apps._common import KERNELS, Explorer, Plot, error_message, guarded
 from kmeviz_apps._jobs import live_view
+from kmeviz_apps._parameters import MedianBandwidth
 from scipy import stats
 
 import kmeviz as K

@@ -12,8 +12,9 @@ import numpy as np
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
-from kmeviz_apps._common import KERNELS, Explorer, MedianBandwidth, Plot, guarded
+from kmeviz_apps._common import KERNELS, Explorer, Plot, guarded
 from kmeviz_apps._jobs import live_view
+from kmeviz_apps._parameters import MedianBandwidth
 
 import kmeviz as K
 from kmeviz import viz

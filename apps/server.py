@@ -14,7 +14,6 @@ import importlib
 import logging
 import threading
 import urllib.parse
-from concurrent.futures import ThreadPoolExecutor
 
 import panel as pn
 from bokeh.core.validation import silence
@@ -23,6 +22,7 @@ from bokeh.server.protocol_handler import ProtocolHandler
 from bokeh.server.views.doc_handler import DocHandler
 from bokeh.server.views.ws import WSHandler
 from kmeviz_apps import EXPLORERS, explorer_class
+from kmeviz_apps._jobs import set_view_threads
 from kmeviz_apps._seats import CURRENT_SEAT, Seats, waiting_page
 from threadpoolctl import threadpool_limits
 from tornado.web import HTTPError
@@ -308,8 +308,8 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     """A started-but-not-running Panel server for all apps; returns (server, url).
 
     Each session's widget events are applied on the event loop, one at a time and in
-    order; views compute as jobs (``_jobs``) in the loop's executor of ``num_threads``
-    threads, so a heavy computation in one session does not block the others; and each
+    order; views compute as jobs (``_jobs``) in ``num_threads`` shared threads, so a
+    heavy computation in one session does not block the others; and each
     computation uses ``compute_threads`` cores. ``prefix``, ``basic_auth``,
     ``cookie_secret``, ``admin``, ``warm``, ``reuse_sessions`` and the ``oauth_*`` settings
     in ``oauth`` are ``panel serve``'s own options. One computation of a session may take
@@ -341,8 +341,7 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
                       # a page waits for its websocket this long before its session goes
                       check_unused_sessions_milliseconds=1000,
                       unused_session_lifetime_milliseconds=int(1000 * UNUSED_SESSION_SECONDS))
-    server.io_loop.asyncio_loop.set_default_executor(
-        ThreadPoolExecutor(num_threads, thread_name_prefix="kmeviz-view"))
+    set_view_threads(num_threads)
     freeze_startup_heap()
     host = "localhost" if address in ("127.0.0.1", "0.0.0.0", "") else address
     return server, f"http://{host}:{server.port}{server.prefix}/"

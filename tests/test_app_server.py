@@ -165,7 +165,7 @@ def test_serve_takes_classroom_options(monkeypatch, tmp_path):
         server, url = served.build_server(port=0, num_threads=3,
                                           allow_websocket_origin=["kmeviz.school.example"])
         # no Panel thread pool (widget events apply on the loop, in order); views compute
-        # in the loop's executor of num_threads threads (``_jobs``)
+        # in num_threads shared threads (``_jobs``)
         assert not pn.config.nthreads and url.startswith("http://localhost:")
         names, barrier = [], threading.Barrier(3, timeout=5)
 
@@ -173,8 +173,10 @@ def test_serve_takes_classroom_options(monkeypatch, tmp_path):
             names.append(threading.current_thread().name)
             barrier.wait()  # three run at once
 
+        from kmeviz_apps._jobs import VIEW_THREADS
+
         for _ in range(3):
-            server.io_loop.asyncio_loop.run_in_executor(None, record)
+            VIEW_THREADS["pool"].submit(record)
         deadline = time.monotonic() + 5
         while len(names) < 3 and time.monotonic() < deadline:
             time.sleep(0.01)
