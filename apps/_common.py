@@ -89,8 +89,7 @@ def error_message(exc: Exception, explorer=None) -> pn.pane.Alert:
 def guarded(view):
     """Decorate a view method so that any exception renders as a message, and its plots
     are built with the explorer's sizing (``plot_sizing``). (A stale result never draws
-    over a newer one: the server runs one session's changes one at a time, in order,
-    ``_ordered``.)"""
+    over a newer one: served, a view is a job, and a newer change cancels the older.)"""
 
     @functools.wraps(view)
     def wrapper(self, *args, **kwargs):

@@ -181,7 +181,7 @@ class BoundedFileDropper(pn.widgets.FileDropper):
     def _process_event(self, event):
         # Panel's handler adds the file to ``value`` and ``mime_type`` in place; once synced,
         # ``mime_type`` is the Bokeh model's own dict, whose in-place change notifies the
-        # document, outside its lock in kmeviz's session thread (``_ordered``): a
+        # document outside its lock (seen when events ran in a thread pool): a
         # RuntimeError that lost the second of two uploads. Plain copies first.
         with param.parameterized.discard_events(self):
             self.param.update(value=dict(self.value), mime_type=dict(self.mime_type))

@@ -385,9 +385,9 @@ def test_a_callback_error_goes_to_the_log_not_to_the_browser(caplog):
 
 
 def test_one_change_of_omega_redraws_three_plots_with_one_walk_of_the_page():
-    """``ParamsStream``: the three plots that follow ω update inside one freeze of the
-    document's model graph, so Bokeh recomputes it once per change instead of once per
-    plot (``kmeviz_apps._common.ParamsStream``)."""
+    """``LiveViews``: the three plots that follow ω recompute as one job and update inside
+    one freeze of the document's model graph, so Bokeh recomputes it once per change
+    instead of once per plot (``kmeviz_apps._jobs.LiveViews``)."""
     from bokeh.document import Document
     from kmeviz_apps._page import page
     from kmeviz_apps.circular_explorer import CircularExplorer
