@@ -299,7 +299,8 @@ class NystromErrorExplorer(Explorer):
         rows = [("kernel bandwidth (median heuristic)",
                  f"{make_problem(*self.problem_key)[1]:.3f}")]
         if state is None or state[0] is None:
-            rows.append(("error table", "computing the first m values …"))
+            rows.append(("error table", '<span class="kmeviz-computing">computing the first m '
+                                        'values …</span>'))
         else:
             df, done, total, _ = state
             emp = df[df.estimator == "empirical"]
@@ -307,7 +308,8 @@ class NystromErrorExplorer(Explorer):
             reach = ny[ny.mean_error <= 1.1 * emp["mean_error"].iloc[0]]
             reach_m = int(reach["m"].iloc[0]) if len(reach) else "not reached"
             rows += [("error table", f'<span class="kmeviz-progress">{done} of {total}</span>'
-                      " parts" + ("" if done == total else " (filling in)")),
+                      " parts" + ("" if done == total else
+                                  ' <span class="kmeviz-computing">(filling in)</span>')),
                      ("empirical error (exact RMS)",
                       f'<span class="kmeviz-empirical">{emp["mean_error"].iloc[0]:.5f}</span>'),
                      ("first m within 10% of it", f'<span class="kmeviz-reach">{reach_m}</span>')]
