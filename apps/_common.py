@@ -230,9 +230,11 @@ class Explorer(pn.viewable.Viewer):
                                 inplace=options.get("inplace", False))
 
     def served_pane(self, name: str, method, *, spinner: bool, inplace: bool) -> pn.Column:
-        """A served view: each computation is a job (its first once the page has loaded),
-        its result shown on the event loop as soon as it arrives, the newest one winning;
-        ``inplace`` patches the text of the Markdown shown instead of replacing it."""
+        """A served view: each computation is a job, its result shown on the event loop as
+        soon as it arrives, the newest one winning; ``inplace`` patches the text of the
+        Markdown shown instead of replacing it. Nothing is computed before the page has
+        loaded (a bare request of a link computes nothing; results shown into a page not
+        yet loaded were lost)."""
         job = self.job(pooled=True)
         holder = pn.Column(sizing_mode="stretch_width", loading=spinner)
         self._first_views.add(name)  # the page's seat waits for its first result
@@ -248,12 +250,20 @@ class Explorer(pn.viewable.Viewer):
                 holder.objects = [result]
             self.page_drawn(name)
 
+        loaded = []  # the page has loaded: changes recompute (before, onload computes)
+
         def compute(*_events):
+            if not loaded:
+                return
             holder.loading = spinner
             job.start(lambda emit: emit(method()), show)
 
+        def first():
+            loaded.append(True)
+            compute()
+
         self.param.watch(compute, [dep.name for dep in self.param.method_dependencies(name)])
-        pn.state.onload(compute)
+        pn.state.onload(first)
         return holder
 
     def page_drawn(self, view: str) -> None:
