@@ -108,6 +108,7 @@ class DataExplorer(Explorer):
         self._table = ComparisonTable(self._select_test)
         self._comparison = self.job()  # the table's comparison, one at a time
         self._box = UploadBox(self._show_upload, owner=self)
+        self._page_loaded = True  # a served page: from its onload on (``main``)
         self._refresh_choices()
 
     # -- the data ----------------------------------------------------------------------
@@ -243,6 +244,9 @@ class DataExplorer(Explorer):
         """Empty the table in the change itself (never these samples' summary beside old
         p-values) and run the comparison as a job (``_jobs``), cancelling the older one."""
         self.comparison = None
+        if not self._page_loaded:  # a served page's link: its onload starts the comparison
+            self._comparison.cancel()
+            return
         if SOURCES[self.source] == "upload" and (self._upload is None or not self.group):
             # nothing to compare until a usable file and its group column: the upload's
             # message (or the summary) says what is missing; no table of other data stays
@@ -379,10 +383,12 @@ class DataExplorer(Explorer):
 
     def main(self) -> list:
         """The summary and plots, then the table (not deferred: its code loads with it)."""
+        self._page_loaded = False  # nothing is compared for a page that never loads
         pn.state.onload(self._kick_off)
         return [*super().main(), pn.Row(self._table.card(), sizing_mode="stretch_width")]
 
     def _kick_off(self):  # the first comparison, once the page has loaded
+        self._page_loaded = True
         if self.comparison is None:
             self.restart_comparison()
 
