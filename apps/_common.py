@@ -213,7 +213,6 @@ class Explorer(pn.viewable.Viewer):
                                     if name in specs},
                            show_name=False, sizing_mode="stretch_width",
                            sort=lambda item: order.get(item[0], len(order)))
-
         return pn.Column(widgets, *self.buttons(), sizing_mode="stretch_width")
 
     def view_pane(self, name: str, **options):
@@ -268,8 +267,9 @@ class Explorer(pn.viewable.Viewer):
 
     def page_drawn(self, view: str) -> None:
         """A served view has its result: once every view of the page's first build has
-        one, the page's seat goes to the next page after the drawing now queued on the
-        event loop (``_seats``: at most a few pages are built, and first drawn, at once)."""
+        one (and is drawn: this runs on the event loop after the drawing), the page's seat
+        goes to the next page (``_seats``: at most a few pages are built, and first drawn,
+        at once)."""
         self._first_views.discard(view)
         if self._first_views:
             return
@@ -284,7 +284,7 @@ class Explorer(pn.viewable.Viewer):
     def plot_tabs(self) -> pn.Tabs:
         """Every plot of ``PLOTS`` in a tab of its own, with its
         caption. Only the open tab is built: a served page opens with one plot, and each
-        other plot's pane is made, computed (in the session's thread) and drawn when its
+        other plot's pane is made, computed (a job in a view thread) and drawn when its
         tab is first chosen. Each plot is 50–100 Bokeh models, which the server builds for
         every session: most of the CPU that opening a page costs, and what a class opening
         one link together waits for (issue 29; issue 45: making the other tabs' panes up

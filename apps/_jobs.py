@@ -24,7 +24,6 @@ import asyncio
 import contextlib
 import contextvars
 import inspect
-import logging
 import threading
 import weakref
 from collections.abc import Callable
@@ -35,9 +34,6 @@ import panel as pn
 
 from kmeviz import viz
 from kmeviz.budget import BudgetExceeded, Cancelled, detached, time_budget
-
-log = logging.getLogger("kmeviz.apps")
-
 
 #: the threads that compute the served views and live plots of every session (``kmeviz
 #: serve --num-threads``): a class of 100 changing a widget at once queues here instead of
@@ -104,6 +100,8 @@ class Job:
 
     def _run(self, work: Callable, send: Callable, cancel: threading.Event) -> None:
         closed = self.explorer.closed
+        if cancel.is_set() or closed.is_set():  # superseded while it waited for a thread
+            return
 
         def emit(part) -> None:
             if not (cancel.is_set() or closed.is_set()):
@@ -185,7 +183,7 @@ class Handover:
 class Feeds:
     """The streams of the plots that show a job's latest result, fed part by part.
 
-    Panel builds a deferred view in its thread pool while the server delivers parts on its
+    A view's job builds its plot in a view thread while the server delivers parts on its
     event loop, and two builds of one view can overlap. A plot's stream is made under a
     lock from the latest result, and every later result goes to every stream made since
     the last ``new`` one, so whichever build the page shows ends with the last part (a
@@ -270,8 +268,8 @@ class LiveViews:
         self._job.start(work, self.show)
 
     def show(self, frames, error) -> None:
-        failed = [exc for _, _, exc in frames or ()]
-        errors = [error] if error is not None else [exc for exc in failed if exc is not None]
+        errors = [error] if error is not None else [
+            exc for _, _, exc in frames if exc is not None]
         doc = pn.state.curdoc
         models = getattr(doc, "models", None) if doc is not None else None
         with models.freeze() if models is not None else contextlib.nullcontext():

@@ -131,8 +131,8 @@ def waiting_page(queued: int, retry_seconds: int = 5) -> str:
 
 def hold_seat(owner: str):
     """The seat of the page request building this page (``_seats``), or None. The explorer
-    gives it up once its first view is drawn (``Explorer.page_drawn``); ``onload`` tells
-    the seat that the page's websocket arrived (``Seat.connected``)."""
+    gives it up once the views of its first build are drawn (``Explorer.page_drawn``);
+    ``onload`` tells the seat that the page's websocket arrived (``Seat.connected``)."""
     seat = CURRENT_SEAT.get()
     if seat is None:
         return None

@@ -7,6 +7,7 @@ a test.
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from dataclasses import dataclass, field, replace
@@ -235,6 +236,13 @@ def result_from_outcome(outcome: Outcome, spec: TestSpec, alpha: float,
                         outcome.null_samples, spec.estimator, spec.null, outcome.null_params,
                         runtime, outcome.fitted, kernel, outcome.null_dist, spec)
     return result.at_level(alpha)
+
+
+def defaults_of(fn, names: tuple) -> dict:
+    """{name: default} of the keyword arguments ``names`` of ``fn``: a checked step below a
+    public entry point takes the entry point's own defaults, written once."""
+    parameters = inspect.signature(fn).parameters
+    return {name: parameters[name].default for name in names}
 
 
 def run_registered(spec: TestSpec, samples: tuple, kernel, *, alpha: float, rng,

@@ -41,7 +41,7 @@ from ..kernels.defaults import default_gof_kernel
 from ..kernels.engine import single_threaded_blas
 from ..needs import Needs
 from ..registry import GOF_TESTS, Outcome
-from ..results import TestResult, normal_outcome, run_registered
+from ..results import TestResult, defaults_of, normal_outcome, run_registered
 from .features import NULL_COVARIANCES, l1_imq_ksd, l2_sechexp_ksd, rff_ksd
 from .fssd import fssd_opt, fssd_rand
 from .ksd import nystrom_stein
@@ -372,8 +372,8 @@ def checked_ksd_test(X, target, kernel, *, estimator: str, n_resamples: int, alp
                            if Needs.KERNEL_COLLECTION in spec.needs else
                            "one base kernel (a KernelCollection is for estimator='ksdagg')")
                         + f", got {kernel!r}")
-    options = options or {"wild": "markov", "n_landmarks": None, "landmarks": None,
-                          "n_locations": 10, "null_covariance": "sample"}  # ksd_test's
+    options = options or defaults_of(ksd_test, ("wild", "n_landmarks", "landmarks",
+                                                "n_locations", "null_covariance"))
     return run_registered(spec, (X, target), kernel, alpha=alpha, rng=rng, options=options,
                           n_resamples=n_resamples)
 

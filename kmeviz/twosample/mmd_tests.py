@@ -36,7 +36,7 @@ from ..kernels.collection import KernelCollection, mmdagg_kernels
 from ..kernels.defaults import default_mmd_kernel
 from ..needs import Needs
 from ..registry import KERNEL_FLOPS, MMD_TESTS, RESAMPLE_FLOPS, NullsByEstimator, Outcome
-from ..results import TestResult, normal_outcome, run_registered
+from ..results import TestResult, defaults_of, normal_outcome, run_registered
 from .mmd import (
     FASTMMD_FEATURES,
     block_moments,
@@ -352,8 +352,8 @@ def checked_mmd_test(X, Y, kernel, *, estimator: str, null: str | None, n_resamp
             f"{spec.cost} in n, or relabels all N points for each replicate); with dask "
             f"arrays use {capable} (or pass X.compute() and Y.compute())")
     kernel = checked_test_kernel(kernel, spec, X, Y)
-    options = options or {"features": "fourier", "n_features": 256, "block_size": None,
-                          "n_landmarks": None}  # mmd_test's defaults
+    options = options or defaults_of(mmd_test, ("features", "n_features", "block_size",
+                                                 "n_landmarks"))
     return run_registered(spec, (X, Y), kernel, alpha=alpha, rng=rng, options=options,
                           estimator=estimator, n_resamples=n_resamples)
 
