@@ -384,6 +384,8 @@ class DataExplorer(Explorer):
     def main(self) -> list:
         """The summary and plots, then the table (not deferred: its code loads with it)."""
         self._page_loaded = False  # nothing is compared for a page that never loads
+        self._comparison.cancel()  # what construction began: the onload starts the page's
+        self.comparison = None
         pn.state.onload(self._kick_off)
         return [*super().main(), pn.Row(self._table.card(), sizing_mode="stretch_width")]
 
