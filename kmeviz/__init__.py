@@ -36,6 +36,15 @@ from .embeddings import (
     gram_spectrum,
 )
 from .gof import ksd2, ksd2_nystrom, ksd_test, stein_witness
+from .independence import (
+    KernelPair,
+    compare_independence,
+    dhsic_test,
+    hsic,
+    hsic_test,
+    hsic_witness,
+    hsicagg_kernels,
+)
 from .kernels import (
     CauchyKernel,
     GaussianKernel,
@@ -57,7 +66,7 @@ from .kernels.collection import (
 from .kernels.defaults import l1_imq_kernel
 from .loading import LoadReport, load_samples
 from .needs import Needs
-from .registry import GOF_TESTS, MMD_TESTS
+from .registry import GOF_TESTS, INDEPENDENCE_TESTS, JOINT_INDEPENDENCE_TESTS, MMD_TESTS
 from .results import TestResult
 from .twosample import (
     VALID_NULLS,
@@ -147,6 +156,15 @@ __all__ = [
     "ksd2_nystrom",
     "ksd_test",
     "stein_witness",
+    "INDEPENDENCE_TESTS",
+    "JOINT_INDEPENDENCE_TESTS",
+    "KernelPair",
+    "compare_independence",
+    "dhsic_test",
+    "hsic",
+    "hsic_test",
+    "hsic_witness",
+    "hsicagg_kernels",
 ]
 
 #: Names removed in 0.3 (deprecated in 0.2) -> what to use: ``kmeviz.<old>`` says so.

@@ -64,7 +64,7 @@ MANY_TESTS = ("{k} tests on the same data: each p-value is valid alone, but the 
               "chance at α.")
 #: The statistic column of an aggregated test (MMDAgg, KSDAgg).
 AGGREGATED_STATISTIC = ("max over its kernels of weight / p-value, a level-corrected score, "
-                        "not an MMD² or KSD (it saturates at (B1 + 1) · max weight)")
+                        "not an MMD², KSD or HSIC (it saturates at (B1 + 1) · max weight)")
 
 
 @functools.lru_cache(maxsize=1)
@@ -281,7 +281,8 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
                 row.update(statistic=result.statistic, p_value=result.p_value,
                            reject=result.reject, runtime_s=result.runtime["total"])
                 if Needs.KERNEL_COLLECTION in spec.needs:  # not the table's kernel: say so
-                    row["note"] = (f"its own {len(result.kernel)} bandwidths: "
+                    count = result.null_params["n_kernels"]
+                    row["note"] = (f"its own {count} bandwidths: "
                                    f"{result.kernel!r}; statistic: {AGGREGATED_STATISTIC}")
         rows[spec.name] = row
         if progress is not None:

@@ -330,3 +330,7 @@ class NullsByEstimator(Mapping):
 MMD_TESTS = TestRegistry("mmd_test", "kmeviz.MMD_TESTS")
 #: The goodness-of-fit tests of ``ksd_test`` (entries added by ``kmeviz.gof.ksd_tests``).
 GOF_TESTS = TestRegistry("ksd_test", "kmeviz.GOF_TESTS")
+#: The independence tests of ``hsic_test`` (entries added by ``kmeviz.independence.tests``).
+INDEPENDENCE_TESTS = TestRegistry("hsic_test", "kmeviz.INDEPENDENCE_TESTS")
+#: The joint-independence tests of ``dhsic_test`` (d ≥ 2 variables).
+JOINT_INDEPENDENCE_TESTS = TestRegistry("dhsic_test", "kmeviz.JOINT_INDEPENDENCE_TESTS")

@@ -1,0 +1,12 @@
+"""Independence: HSIC and its tests (Gretton et al. 2005, 2008), the large-scale
+versions of Zhang et al. 2018, HSICAgg (Albert et al. 2022) and dHSIC (Pfister et al.
+2018)."""
+
+from .aggregated import hsicagg_kernels
+from .compare import compare_independence
+from .hsic import KernelPair
+from .measures import hsic, hsic_witness
+from .tests import VALID_INDEPENDENCE_NULLS, dhsic_test, hsic_test
+
+__all__ = ["KernelPair", "VALID_INDEPENDENCE_NULLS", "compare_independence", "dhsic_test",
+           "hsic", "hsic_test", "hsic_witness", "hsicagg_kernels"]

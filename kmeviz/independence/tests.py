@@ -1,0 +1,359 @@
+"""Independence tests (``hsic_test``, ``dhsic_test``): each (estimator, null) pair is one
+entry of ``kmeviz.registry.INDEPENDENCE_TESTS`` (or ``JOINT_INDEPENDENCE_TESTS``),
+registered below on the function computing it.
+
+Nulls of HSIC:
+
+- ``"permutation"``: HSIC of (X, Y[π]) for B permutations π, all from the centred Grams
+  held once (``hsic.permuted_hsic``: factors or matrices), never recomputing a kernel;
+- ``"gamma"``: Gretton et al. 2008's two-parameter Gamma law of HSIC_b;
+- ``"spectral"``: HSIC_b ≈ (1/n) Σ λ_a η_b z²_ab, λ, η the eigenvalues of K̃/n and L̃/n
+  (Gretton et al. 2009; Zhang et al. 2011, Thm. 4), simulated;
+- ``"normal"`` (block HSIC) and the spectral null of the feature covariances (Nyström,
+  RFF HSIC): Zhang et al. 2018, see ``large_scale``;
+- HSICAgg's wild bootstrap with MMDAgg's level correction (``aggregated``).
+
+p-values of simulated nulls are (1 + #{null ≥ statistic}) / (1 + B).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from .._validation import check_choice, check_in_interval, check_positive_int, check_samples
+from ..aggregation import AGGREGATED_RESULT
+from ..chunked import is_dask_array
+from ..kernels import check_kernel
+from ..kernels.collection import KernelCollection
+from ..needs import Needs
+from ..registry import (
+    INDEPENDENCE_TESTS,
+    JOINT_INDEPENDENCE_TESTS,
+    KERNEL_FLOPS,
+    NullsByEstimator,
+    Outcome,
+)
+from ..results import defaults_of, run_registered
+from . import dhsic as _dhsic
+from .aggregated import hsicagg_kernels, hsicagg_wild_bootstrap
+from .hsic import (
+    KernelPair,
+    centred_grams,
+    gamma_moments,
+    gram_sums,
+    hsic_from_sums,
+    permutations,
+    permuted_hsic,
+    spectral_draws,
+)
+from .large_scale import block_hsic, default_block_size, feature_hsic, nystrom_map, rff_map
+from .measures import check_paired, checked_kernel_pair, default_variable_kernel
+
+
+def _pairs(N, d) -> float:
+    """Work of the N² kernel evaluations of both Grams."""
+    return 2.0 * N * N * (2.0 * d + KERNEL_FLOPS)
+
+
+# -- the registered tests ------------------------------------------------------------------
+@INDEPENDENCE_TESTS.register("biased", "permutation", cost="quadratic",
+                             work=lambda N, d, B: _pairs(N, d) + 2.0 * N * 64 * 64 * B,
+                             summary="permute Y B times, replicates from the centred Grams")
+@INDEPENDENCE_TESTS.register("unbiased", "permutation", cost="quadratic",
+                             work=lambda N, d, B: _pairs(N, d) + 2.0 * N * 64 * 64 * B,
+                             summary="HSIC_u (Song et al. 2012), permutations of Y")
+def hsic_permutation(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
+    """HSIC and its permutation null (``hsic.permuted_hsic``)."""
+    sums = gram_sums(X, Y, kernel)
+    statistic = hsic_from_sums(sums.cross, sums.k1, sums.l1, sums.k_diag, sums.l_diag,
+                               estimator)
+    grams = centred_grams(X, Y, kernel)
+    values = permuted_hsic(X, Y, kernel, sums, permutations(X.shape[0], n_resamples, rng),
+                           estimator, grams)
+    return Outcome(float(statistic), null_samples=values,
+                   null_params={"factor_ranks": (grams[0].rank, grams[1].rank)},
+                   one_pass=False)
+
+
+@INDEPENDENCE_TESTS.register("biased", "gamma", cost="quadratic",
+                             work=lambda N, d, B: 2.0 * _pairs(N, d),
+                             summary="Gamma law of HSIC_b (Gretton et al. 2008)")
+def hsic_gamma(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
+    """HSIC_b with Gretton et al. 2008's Gamma null (``hsic.gamma_moments``)."""
+    sums = gram_sums(X, Y, kernel)
+    params = gamma_moments(X, Y, kernel, sums)
+    statistic = hsic_from_sums(sums.cross, sums.k1, sums.l1, sums.k_diag, sums.l_diag,
+                               "biased")
+    return Outcome(float(statistic), null_dist=stats.gamma(params["shape"],
+                                                           scale=params["scale"]),
+                   null_params=params, one_pass=False)
+
+
+@INDEPENDENCE_TESTS.register("biased", "spectral", cost="quadratic",
+                             work=lambda N, d, B: _pairs(N, d) + 2.0 * N * 64 * 64,
+                             summary="eigenvalues of the centred Grams (Gretton et al. 2009)")
+def hsic_spectral(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
+    """HSIC_b with the spectral null (``hsic.spectral_draws``)."""
+    sums = gram_sums(X, Y, kernel)
+    gx, gy = centred_grams(X, Y, kernel)
+    n = X.shape[0]
+    lam, eta = gx.eigenvalues() / n, gy.eigenvalues() / n
+    statistic = hsic_from_sums(sums.cross, sums.k1, sums.l1, sums.k_diag, sums.l_diag,
+                               "biased")
+    return Outcome(float(statistic), null_samples=spectral_draws(lam, eta, n, n_resamples, rng),
+                   null_params={"eigenvalues_x": lam, "eigenvalues_y": eta}, one_pass=False)
+
+
+@INDEPENDENCE_TESTS.register("hsicagg", "wild-bootstrap", cost="quadratic",
+                             needs=Needs.KERNEL_COLLECTION,
+                             work=lambda N, d, B: 25 * N * N * (2.5 * (2.0 * B + 1) + 10.0),
+                             memory=lambda N, d, B: 8.0 * N * (2 * B + 1 + 2 * d),
+                             summary="HSICAgg: 5 × 5 bandwidth pairs aggregated (Albert 2022)",
+                             **AGGREGATED_RESULT)
+def hsicagg(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
+    """HSICAgg, B1 = B2 = ``n_resamples`` (``aggregated``)."""
+    return hsicagg_wild_bootstrap(X, Y, kernel, n_resamples, rng)
+
+
+@INDEPENDENCE_TESTS.register("block", "normal", cost="linear", dask=True,
+                             options=("block_size",),
+                             work=lambda N, d, B: 2.0 * N * 100 * (2.0 * d + KERNEL_FLOPS),
+                             summary="mean of block HSIC_u (Zhang et al. 2018), normal null")
+def hsic_block(X, Y, kernel, *, estimator, n_resamples, rng, block_size) -> Outcome:
+    """Block HSIC with the normal null of its shuffled blocks (``large_scale``)."""
+    n = X.shape[0]
+    size = default_block_size(n) if block_size is None else block_size
+    if size < 4 or size > n:
+        raise ValueError(f"block_size must be in [4, n = {n}], got {size}")
+    observed, shuffled = block_hsic(X, Y, kernel, size, rng)
+    count, mean, _ = observed
+    null_count, _, null_m2 = shuffled
+    if count < 2 or null_m2 <= 0:
+        raise ValueError(f"block HSIC has {count} block(s) of {size} pairs: the normal null "
+                         "needs at least 2 non-degenerate blocks (use more samples or a "
+                         "smaller block_size)")
+    scale = float(np.sqrt(null_m2 / (null_count - 1) / count))
+    return Outcome(mean, null_dist=stats.norm(0.0, scale),
+                   null_params={"scale": scale, "block_size": size, "blocks": int(count)},
+                   one_pass=False)
+
+
+def _feature_outcome(map_x, map_y, X, Y, n_resamples, rng, fitted) -> Outcome:
+    statistic, lam, eta, n = feature_hsic(map_x, map_y, X, Y)
+    return Outcome(statistic, null_samples=spectral_draws(lam, eta, n, n_resamples, rng),
+                   null_params={"eigenvalues_x": lam, "eigenvalues_y": eta},
+                   fitted=fitted, one_pass=False)
+
+
+@INDEPENDENCE_TESTS.register("nystrom", "spectral", cost="linear", dask=True,
+                             options=("n_landmarks",),
+                             work=lambda N, d, B: 2.0 * N * 200 * (2.0 * d + KERNEL_FLOPS + 400),
+                             summary="Nyström HSIC (Zhang et al. 2018), spectral null")
+def hsic_nystrom(X, Y, kernel, *, estimator, n_resamples, rng, n_landmarks) -> Outcome:
+    """Nyström HSIC on m landmarks of each variable (``large_scale.nystrom_map``)."""
+    map_x = nystrom_map(kernel.x, X, n_landmarks, rng)
+    map_y = nystrom_map(kernel.y, Y, n_landmarks, rng)
+    return _feature_outcome(map_x, map_y, X, Y, n_resamples, rng, {})
+
+
+@INDEPENDENCE_TESTS.register("rff", "spectral", cost="linear", dask=True,
+                             options=("n_features",), needs=Needs.SHIFT_INVARIANT_KERNEL,
+                             work=lambda N, d, B: 2.0 * N * 512 * (2.0 * d + 520),
+                             summary="random-Fourier-feature HSIC (Zhang et al. 2018), spectral")
+def hsic_rff(X, Y, kernel, *, estimator, n_resamples, rng, n_features) -> Outcome:
+    """RFF HSIC with L frequencies per variable (``large_scale.rff_map``)."""
+    return _feature_outcome(rff_map(kernel.x, X, n_features, rng),
+                            rff_map(kernel.y, Y, n_features, rng), X, Y, n_resamples, rng, {})
+
+
+#: Estimator -> the nulls that are valid for it (a live view of the registry).
+VALID_INDEPENDENCE_NULLS = NullsByEstimator(INDEPENDENCE_TESTS)
+
+
+def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
+              null: str | None = None, n_resamples: int = 1000, alpha: float = 0.05,
+              block_size: int | None = None, n_landmarks: int | None = None,
+              n_features: int = 128, rng=None):
+    """Kernel independence test of H0: X and Y are independent, with an HSIC statistic.
+
+    Gretton et al. 2005, 2008; Song et al. 2012; Zhang et al. 2018; Albert et al. 2022.
+
+    Parameters
+    ----------
+    X : array (n, d_X)
+    Y : array (n, d_Y)
+        Paired with X row by row (dimensions may differ; a 1-D array is one column). X
+        and Y may be dask arrays for the entries marked dask.
+    kernel_x, kernel_y : Kernel, optional
+        Default: a Gaussian kernel at each variable's median heuristic (``result.kernel``
+        shows both). For ``estimator="hsicagg"``: ``KernelCollection`` s (default: the
+        authors' 5 bandwidths 2^i × median, i = −2…2, per variable).
+    estimator : str
+        "biased" (HSIC_b), "unbiased" (HSIC_u), "block", "nystrom", "rff" or "hsicagg".
+    null : str, optional
+        The estimator's first registered null by default (table below).
+    n_resamples : int
+        B, permutations or simulated replicates (B1 = B2 = B for HSICAgg).
+    alpha : float in (0, 1)
+    block_size : int, optional
+        Block HSIC's block (default min(⌊√n⌋, 100)).
+    n_landmarks : int, optional
+        Nyström HSIC's landmarks per variable (default ceil(√n log √n)).
+    n_features : int
+        RFF HSIC's frequencies per variable (2L features each).
+    rng : Generator, int or None
+
+    Returns
+    -------
+    TestResult
+        ``kernel`` is the ``KernelPair`` (or pair of collections) used.
+
+    {registered tests}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.uniform(-1, 1, size=(200, 1))
+    >>> res = hsic_test(x, x**2 + 0.1 * rng.normal(size=(200, 1)), n_resamples=200, rng=0)
+    >>> bool(res.reject), round(float(np.corrcoef(x[:, 0], x[:, 0]**2)[0, 1]), 1)
+    (True, 0.0)
+    """
+    INDEPENDENCE_TESTS.get(estimator, null)
+    B = check_positive_int(n_resamples, "n_resamples")
+    alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
+    if block_size is not None:
+        block_size = check_positive_int(block_size, "block_size", minimum=4)
+    if n_landmarks is not None:
+        n_landmarks = check_positive_int(n_landmarks, "n_landmarks")
+    options = {"block_size": block_size, "n_landmarks": n_landmarks,
+               "n_features": check_positive_int(n_features, "n_features")}
+    X, Y = check_paired(X, Y)
+    return checked_hsic_test(X, Y, kernel_x, kernel_y, estimator=estimator, null=null,
+                             n_resamples=B, alpha=alpha, rng=rng, options=options)
+
+
+def checked_hsic_test(X, Y, kernel_x, kernel_y, *, estimator: str, null: str | None,
+                      n_resamples: int, alpha: float, rng, options: dict | None = None):
+    """``hsic_test`` on samples and settings already checked (``check_paired``): the step
+    ``compare_independence`` calls for each test."""
+    spec = INDEPENDENCE_TESTS.get(estimator, null)
+    chunked = is_dask_array(X) or is_dask_array(Y)
+    if chunked and not spec.dask:
+        capable = ", ".join(repr(s.estimator) for s in INDEPENDENCE_TESTS.dask_capable())
+        raise TypeError(f"estimator={estimator!r} needs the samples in memory (it is "
+                        f"{spec.cost} in n); with dask arrays use estimator= {capable} (or "
+                        "pass X.compute() and Y.compute())")
+    if not chunked:
+        X, Y = (check_samples(Z, name) for Z, name in ((X, "X"), (Y, "Y")))
+    kernel = checked_independence_kernel(kernel_x, kernel_y, spec, X, Y)
+    options = options or defaults_of(hsic_test, ("block_size", "n_landmarks", "n_features"))
+    return run_registered(spec, (X, Y), kernel, alpha=alpha, rng=rng, options=options,
+                          estimator=estimator, n_resamples=n_resamples)
+
+
+def checked_independence_kernel(kernel_x, kernel_y, spec, X, Y) -> KernelPair:
+    """The kernels of test ``spec``: given and checked, or their defaults."""
+    if Needs.KERNEL_COLLECTION in spec.needs:
+        if kernel_x is None and kernel_y is None:
+            return hsicagg_kernels(X, Y)
+        if not (isinstance(kernel_x, KernelCollection)
+                and isinstance(kernel_y, KernelCollection)):
+            raise TypeError("estimator='hsicagg' aggregates a KernelCollection for each "
+                            "variable: pass both kernel_x and kernel_y as KernelCollection, "
+                            "or neither")
+        return KernelPair(kernel_x, kernel_y)
+    for kernel, name in ((kernel_x, "kernel_x"), (kernel_y, "kernel_y")):
+        if isinstance(kernel, KernelCollection):
+            raise TypeError(f"a KernelCollection ({name}) is for estimator='hsicagg'; "
+                            f"estimator={spec.estimator!r} takes one kernel per variable")
+    pair = checked_kernel_pair(kernel_x, kernel_y, X, Y)
+    reason = spec.unmet(X, None, pair)
+    if reason:
+        raise TypeError(f"estimator={spec.estimator!r} {reason}")
+    return pair
+
+
+# -- joint independence (dHSIC) ------------------------------------------------------------
+def _grams(variables, kernel) -> list[np.ndarray]:
+    return [k.gram(V, V) for k, V in zip(kernel, variables, strict=True)]
+
+
+@JOINT_INDEPENDENCE_TESTS.register("dhsic", "permutation", cost="quadratic",
+                                   summary="dHSIC (Pfister et al. 2018), variables 2..d permuted")
+def dhsic_permutation(variables, kernel, *, estimator, n_resamples, rng) -> Outcome:
+    """dHSIC_b with its permutation null (``dhsic.permuted_dhsic``)."""
+    grams = _grams(variables, kernel)
+    n, d = grams[0].shape[0], len(grams)
+    perms = np.stack([permutations(n, n_resamples, rng) for _ in range(d - 1)], axis=1)
+    return Outcome(_dhsic.dhsic_statistic(grams),
+                   null_samples=_dhsic.permuted_dhsic(grams, perms), one_pass=False)
+
+
+@JOINT_INDEPENDENCE_TESTS.register("dhsic", "gamma", cost="quadratic",
+                                   summary="dHSIC, Gamma law of its degenerate limit")
+def dhsic_gamma(variables, kernel, *, estimator, n_resamples, rng) -> Outcome:
+    """dHSIC_b with the Gamma null (``dhsic.dhsic_gamma_moments``)."""
+    grams = _grams(variables, kernel)
+    params = _dhsic.dhsic_gamma_moments(grams)
+    return Outcome(_dhsic.dhsic_statistic(grams),
+                   null_dist=stats.gamma(params["shape"], scale=params["scale"]),
+                   null_params=params, one_pass=False)
+
+
+def dhsic_test(*variables, kernels=None, null: str = "permutation", n_resamples: int = 1000,
+               alpha: float = 0.05, rng=None):
+    """Test H0: the d ≥ 2 variables are jointly independent, with dHSIC (Pfister et al.
+    2018).
+
+    Parameters
+    ----------
+    *variables : arrays (n, d_k)
+        Paired row by row (a 1-D array is one column).
+    kernels : sequence of Kernel, optional
+        One per variable; default Gaussian at each variable's median heuristic.
+    null : {"permutation", "gamma"}
+    n_resamples : int
+    alpha : float in (0, 1)
+    rng : Generator, int or None
+
+    Returns
+    -------
+    TestResult
+
+    {registered tests}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> a, b, e = rng.normal(size=(3, 300, 1))
+    >>> c = np.sign(a * b) * np.abs(e)  # independent of a, and of b, but not of both
+    >>> bool(dhsic_test(a, b, c, n_resamples=200, rng=0).reject)
+    True
+    """
+    if len(variables) < 2:
+        raise ValueError(f"dhsic_test needs at least 2 variables, got {len(variables)}")
+    check_choice(null, "null", JOINT_INDEPENDENCE_TESTS.valid_nulls()["dhsic"])
+    spec = JOINT_INDEPENDENCE_TESTS.get("dhsic", null)
+    B = check_positive_int(n_resamples, "n_resamples")
+    alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
+    names = [f"variables[{k}]" for k in range(len(variables))]
+    checked = [check_paired(variables[0], V, names=(names[0], names[k]))[1]
+               for k, V in enumerate(variables)]
+    checked = [check_samples(V, name) for V, name in zip(checked, names, strict=True)]
+    if kernels is None:
+        kernels = [None] * len(checked)
+    if len(kernels) != len(checked):
+        raise ValueError(f"kernels must have one kernel per variable ({len(checked)}), got "
+                         f"{len(kernels)}")
+    chosen = tuple(default_variable_kernel(V, name) if k is None
+                   else check_kernel(k, f"kernels[{i}]")
+                   for i, (k, V, name) in enumerate(zip(kernels, checked, names, strict=True)))
+    return run_registered(spec, (tuple(checked),), chosen, alpha=alpha, rng=rng,
+                          options={}, estimator="dhsic", n_resamples=B)
+
+
+INDEPENDENCE_TESTS.document(hsic_test)
+JOINT_INDEPENDENCE_TESTS.document(dhsic_test)
