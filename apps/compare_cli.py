@@ -21,7 +21,7 @@ from kmeviz_apps._files import OutputError, check_writable, write_file
 
 import kmeviz as K
 from kmeviz.distributions.real import REAL_DATASETS
-from kmeviz.loading import MAX_BYTES, load_sample, samples_from_frame
+from kmeviz.loading import MAX_BYTES, load_sample, paired_from_frame, samples_from_frame
 from kmeviz.results import p_value_text
 
 #: The named targets of ``--gof``.
@@ -65,6 +65,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
     cmp.add_argument("--gof", choices=sorted(GOF_TARGETS), metavar="TARGET",
                      help="goodness of fit of one sample (all rows of FILE) against a "
                           "target: " + "; ".join(f"{k}: {v}" for k, v in GOF_TARGETS.items()))
+    cmp.add_argument("--independence", action="store_true",
+                     help="test whether column groups --x and --y of one FILE (or "
+                          "--dataset) are independent, with every HSIC test")
+    cmp.add_argument("--x", nargs="+", metavar="C", help="with --independence: X's columns")
+    cmp.add_argument("--y", nargs="+", metavar="C", help="with --independence: Y's columns")
     return cmp
 
 
@@ -119,6 +124,10 @@ def run(args):
             table = K.compare_gof(X, target, tests=args.tests, alpha=args.alpha,
                                   time_budget=args.time_budget, rng=args.rng, progress=bar)
         return table, report
+    if args.independence:
+        return run_independence(args, max_bytes)
+    if args.x or args.y:
+        raise ValueError("--x and --y choose the variables of --independence")
     if args.dataset:
         if args.files:
             raise ValueError("give FILE(s) or --dataset, not both")
@@ -136,6 +145,29 @@ def run(args):
     with progress_bar(len(K.compare.selected_tests(K.MMD_TESTS, args.tests))) as bar:
         table = K.compare_tests(X, Y, tests=args.tests, alpha=args.alpha,
                                 time_budget=args.time_budget, rng=args.rng, progress=bar)
+    return table, report
+
+
+def run_independence(args, max_bytes: int):
+    """(the independence table, the report) of ``--independence --x .. --y ..``."""
+    if not (args.x and args.y):
+        raise ValueError("--independence needs --x COLUMNS and --y COLUMNS")
+    if args.group or args.groups or args.gof or args.columns:
+        raise ValueError("--independence tests two column groups of the same rows: "
+                         "--group, --groups, --columns and --gof do not apply")
+    if args.dataset and not args.files:
+        X, Y, report = paired_from_frame(REAL_DATASETS[args.dataset].load(), x=args.x,
+                                         y=args.y, standardize=args.standardize,
+                                         sources=(REAL_DATASETS[args.dataset].title,))
+    elif len(args.files) == 1 and not args.dataset:
+        X, Y, report = K.load_paired(args.files[0], x=args.x, y=args.y,
+                                     standardize=args.standardize, max_bytes=max_bytes)
+    else:
+        raise ValueError("--independence reads one FILE or --dataset")
+    with progress_bar(len(K.compare.selected_tests(K.INDEPENDENCE_TESTS, args.tests))) as bar:
+        table = K.compare_independence(X, Y, tests=args.tests, alpha=args.alpha,
+                                       time_budget=args.time_budget, rng=args.rng,
+                                       progress=bar)
     return table, report
 
 

@@ -64,7 +64,7 @@ from .kernels.collection import (
     mmdagg_kernels,
 )
 from .kernels.defaults import l1_imq_kernel
-from .loading import LoadReport, load_samples
+from .loading import LoadReport, load_paired, load_samples
 from .needs import Needs
 from .registry import GOF_TESTS, INDEPENDENCE_TESTS, JOINT_INDEPENDENCE_TESTS, MMD_TESTS
 from .results import TestResult
@@ -165,6 +165,7 @@ __all__ = [
     "hsic_test",
     "hsic_witness",
     "hsicagg_kernels",
+    "load_paired",
 ]
 
 #: Names removed in 0.3 (deprecated in 0.2) -> what to use: ``kmeviz.<old>`` says so.

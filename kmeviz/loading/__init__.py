@@ -17,6 +17,7 @@ Choices, made once here:
 """
 
 from .files import FORMATS, MAX_BYTES, NPZ_GROUP, read_table
+from .paired import load_paired, paired_from_frame
 from .samples import (
     PAIR_GROUP,
     LoadReport,
@@ -30,5 +31,5 @@ from .samples import (
 )
 
 __all__ = ["FORMATS", "MAX_BYTES", "NPZ_GROUP", "PAIR_GROUP", "LoadReport", "Samples",
-           "load_sample", "load_samples", "numeric_values", "pair_frame", "read_table",
+           "load_paired", "load_sample", "load_samples", "paired_from_frame", "numeric_values", "pair_frame", "read_table",
            "samples_from_frame", "standardized"]
