@@ -22,6 +22,7 @@ EXPLORERS = {
     "cme": ("CMEExplorer", "cme_explorer"),
     "stein": ("SteinExplorer", "stein_explorer"),
     "data": ("DataExplorer", "data_explorer"),
+    "independence": ("IndependenceExplorer", "independence_explorer"),
 }
 
 _BY_NAME = {name: module for name, module in EXPLORERS.values()}
