@@ -20,6 +20,7 @@ from .fastmmd_accuracy import (
     fastmmd_efficiency,
     fastmmd_error_vs_L,
 )
+from .independence import independence_size_table, sinusoid_power_table
 from .ksd import (
     COMPETITOR_METHODS,
     FIG1_METHODS,
@@ -69,6 +70,8 @@ __all__ = [
     "rejection_rates",
     "size_table",
     "sparsity_bands",
+    "independence_size_table",
+    "sinusoid_power_table",
     "sparsity_path",
     "type2_vs_epsilon",
 ]

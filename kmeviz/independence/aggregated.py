@@ -34,7 +34,18 @@ POWERS = tuple(range(-2, 3))
 def hsicagg_kernels(X, Y) -> KernelPair:
     """The default collection: a ``KernelPair`` of two ``KernelCollection`` of Gaussian
     kernels exp(−||·||²/λ²), λ = 2^i × the median distance of each variable's first 500
-    rows, i = −2, …, 2 (the authors' default)."""
+    rows, i = −2, …, 2 (the default of Albert et al. 2022's successors, ``agginc``).
+
+    Parameters
+    ----------
+    X : array (n, d_X)
+    Y : array (n, d_Y)
+
+    Returns
+    -------
+    KernelPair
+        Of two ``KernelCollection`` of 5 kernels each.
+    """
     collections = []
     for Z, name in ((X, "X"), (Y, "Y")):
         distances = pdist(np.asarray(Z[:BANDWIDTH_SAMPLES], dtype=np.float64))

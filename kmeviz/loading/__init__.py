@@ -31,5 +31,6 @@ from .samples import (
 )
 
 __all__ = ["FORMATS", "MAX_BYTES", "NPZ_GROUP", "PAIR_GROUP", "LoadReport", "Samples",
-           "load_paired", "load_sample", "load_samples", "paired_from_frame", "numeric_values", "pair_frame", "read_table",
+           "load_paired", "load_sample", "load_samples", "paired_from_frame", "numeric_values",
+           "pair_frame", "read_table",
            "samples_from_frame", "standardized"]

@@ -79,6 +79,8 @@ def load_paired(path, *, x, y, standardize: bool = True, max_bytes: int = MAX_BY
     Samples
         ``(X, Y, report)``.
 
+    (Implements no paper equation.)
+
     Examples
     --------
     >>> import pathlib, tempfile

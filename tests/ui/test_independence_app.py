@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from kmeviz.distributions.dependence import DEPENDENCE_PROBLEMS
 
-from .helpers import TIMEOUT, TITLE_PRESENT_JS, settled_number, show_tab, widget
+from .helpers import TIMEOUT, settled_number, show_tab, widget
 
 TITLE_MATCH_JS = (
     "t => Bokeh.documents.some(d => [...d.all_models].some("
