@@ -15,6 +15,7 @@ from . import (
     bench_engine,
     bench_engine_tile,
     bench_fuzz,
+    bench_independence,
     bench_ksd,
     bench_mmd,
     bench_nystrom,
@@ -40,6 +41,7 @@ bench_aggregated.run(quick=args.quick)
 bench_nystrom.run(quick=args.quick)
 bench_cme.run(quick=args.quick)
 bench_ksd.run(quick=args.quick)
+bench_independence.run(quick=args.quick)
 bench_apps.run(quick=args.quick)
 bench_fuzz.run(quick=args.quick)
 bench_sessions.run(quick=args.quick)

@@ -195,29 +195,38 @@ def pivoted_cholesky(kernel, X: np.ndarray, max_rank: int,
 
 def centred_gram(kernel, X: np.ndarray, max_rank: int) -> CentredGram:
     """``CentredGram`` of X: the factor when its rank is at most ``max_rank``, else K̃."""
-    G = pivoted_cholesky(kernel, X, max_rank)
-    if G is not None:
+    G = pivoted_cholesky(kernel, X, max_rank) if max_rank > 0 else None
+    if G is not None and G.shape[1] > 0:
         return CentredGram(G - G.mean(axis=0), None)
     K = kernel.gram(X, X)
     means = K.mean(axis=0)
     return CentredGram(None, K - means[:, None] - means[None, :] + means.mean())
 
 
-def default_max_rank(n: int) -> int:
-    """The largest factor rank worth its cost: a replicate costs n r_X r_Y multiply-adds by
-    factors against about 8 n² for gathering a permuted n × n matrix; 4√n keeps the former
-    below the latter."""
-    return max(8, int(4 * math.sqrt(n)))
+#: A replicate by factors costs 2 n r_X r_Y flops against about n² element gathers of a
+#: permuted matrix (3 ns each here, ~30 flops of a product): factors while r_X r_Y ≤
+#: FACTOR_WORK · n.
+FACTOR_WORK = 16
 
 
 def centred_grams(X, Y, kernels: KernelPair) -> tuple[CentredGram, CentredGram]:
-    """The two ``CentredGram``: both factored, or both matrices (a factor against a matrix
-    would cost n² r a replicate)."""
-    max_rank = default_max_rank(X.shape[0])
-    gx, gy = centred_gram(kernels.x, X, max_rank), centred_gram(kernels.y, Y, max_rank)
-    if (gx.factor is None) != (gy.factor is None):
-        gx, gy = (CentredGram(None, g.full()) for g in (gx, gy))
-    return gx, gy
+    """The two ``CentredGram``: both factored when r_X r_Y ≤ ``FACTOR_WORK`` · n (one
+    variable is factored up to √(FACTOR_WORK · n), the other up to what that leaves), else
+    both matrices (a factor against a matrix would cost n² r a replicate)."""
+    n = X.shape[0]
+    budget = FACTOR_WORK * n
+    first = max(8, int(math.sqrt(budget)))
+    order = ((kernels.x, X), (kernels.y, Y))
+    for a, b in (order, order[::-1]):
+        Ga = pivoted_cholesky(*a, max_rank=first)
+        if Ga is None or Ga.shape[1] == 0:
+            continue
+        Gb = pivoted_cholesky(*b, max_rank=max(1, budget // Ga.shape[1]))
+        if Gb is not None and Gb.shape[1] > 0:
+            grams = tuple(CentredGram(G - G.mean(axis=0), None) for G in (Ga, Gb))
+            return grams if a[1] is X else grams[::-1]
+        break
+    return tuple(centred_gram(k, Z, max_rank=0) for k, Z in order)
 
 
 def permuted_cores(gx: CentredGram, gy: CentredGram, perms: np.ndarray) -> np.ndarray:

@@ -199,7 +199,7 @@ def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
     block_size : int, optional
         Block HSIC's block (default min(⌊√n⌋, 100)).
     n_landmarks : int, optional
-        Nyström HSIC's landmarks per variable (default ceil(√n log √n)).
+        Nyström HSIC's landmarks per variable (default min(n, 200)).
     n_features : int
         RFF HSIC's frequencies per variable (2L features each).
     rng : Generator, int or None
