@@ -259,3 +259,22 @@ IMPLEMENTATIONS = {
                                         lambda: median_heuristic_with_zeros),
 }
 SOLUTIONS.update(IMPLEMENTATIONS)
+
+
+def hsic_b(K, L):
+    n = len(K)
+    H = np.eye(n) - np.ones((n, n)) / n
+    return np.trace(K @ H @ L @ H) / n**2
+
+
+def hsic_b_uncentred(K, L):  # wrong: no centring
+    return np.sum(K * L) / len(K) ** 2
+
+
+SOLUTIONS.update({
+    "check_hsic_b_from_grams": (lambda: hsic_b, lambda: hsic_b_uncentred),
+    # r ≈ 0, so "independent": the mistake the exercise is about
+    "check_rotated_sources_decision": (lambda: "reject", lambda: "keep"),
+    # "the exact test is the most powerful": not at a bandwidth that misses the pattern
+    "check_test_for_frequency_two": (lambda: "hsicagg", lambda: "biased/permutation"),
+})

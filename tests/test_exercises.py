@@ -12,7 +12,7 @@ from .exercise_solutions import SOLUTIONS
 
 CHECKERS = sorted(name for name in dir(exercises) if name.startswith("check_"))
 CHOICES = {*exercises.LANDMARK_COUNTS, *exercises.GAMMAS, 3.0}
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("0*.py"))
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.py"))
 
 
 def test_every_checker_has_a_solution():

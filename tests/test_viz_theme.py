@@ -14,7 +14,7 @@ import kmeviz as K
 from kmeviz import viz
 from kmeviz.viz.figures import _minor_tick_labels
 
-NOTEBOOKS = sorted((Path(__file__).parents[1] / "notebooks").glob("0*.py"))
+NOTEBOOKS = sorted((Path(__file__).parents[1] / "notebooks").glob("[0-9][0-9]_*.py"))
 
 
 def plot_options(obj) -> dict:

@@ -32,6 +32,14 @@ from .implement import (
     check_stein_kernel_gaussian,
     check_witness_function,
 )
+from .independence import (
+    POWER_TESTS,
+    check_hsic_b_from_grams,
+    check_rotated_sources_decision,
+    check_test_for_frequency_two,
+    independence_data,
+    rotated_data,
+)
 from .mmd import (
     SMALL_SAMPLE,
     check_gamma_size_small_n,
@@ -68,6 +76,12 @@ from .stein_cme import (
 
 __all__ = [
     "Feedback",
+    "POWER_TESTS",
+    "check_test_for_frequency_two",
+    "check_hsic_b_from_grams",
+    "check_rotated_sources_decision",
+    "independence_data",
+    "rotated_data",
     "check_block_mmd2",
     "check_cme_weights",
     "check_effective_dimension_function",
