@@ -25,7 +25,7 @@ from playwright.sync_api import expect
 from .helpers import widget
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-COURSE = ("02_two_sample_tests", "08_your_own_data")
+COURSE = ("02_two_sample_tests", "08_your_own_data", "10_independence")
 
 NULL_TITLES_JS = ("() => Bokeh.documents.flatMap(d => [...d.all_models]).filter(m => "
                   "m.constructor.__name__ === 'Title' && String(m.text).startsWith('p = '))"
@@ -160,3 +160,17 @@ def test_the_own_data_notebook_runs_and_its_explorer_fills_the_table(page, lab):
     assert len(numbers) >= 10, cells.all_inner_texts()
     expect(page.locator(".kmeviz-error")).to_have_count(0)
     expect(page.get_by_text("replace None with one of").first).to_be_visible()
+
+
+def test_the_independence_notebook_runs_and_its_explorer_draws(page, lab):
+    run_all_cells(page, lab, "10_independence")
+    # the explorer near the end draws its joint sample, and its summary shows Pearson's r
+    page.wait_for_function(
+        "() => typeof Bokeh !== 'undefined' && Bokeh.documents.flatMap(d => "
+        "[...d.all_models]).some(m => m.constructor.__name__ === 'Title' && "
+        "String(m.text).startsWith('sinusoid: 200 pairs, Pearson r = '))", timeout=300_000)
+    expect(page.locator(".kmeviz-pearson").first).to_be_attached(timeout=120_000)
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
+    # every cell ran, the exercises too: their checkers answered in the page
+    expect(page.get_by_text("replace None with one of ['reject', 'keep']")).to_be_visible(
+        timeout=120_000)
