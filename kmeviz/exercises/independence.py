@@ -12,6 +12,7 @@ from ..kernels import GaussianKernel
 from ._feedback import Feedback, _choice
 from .implement import _implementation
 
+
 def independence_data(n: int = 80):
     """A fixed paired sample (X, Y) of the sinusoid's kind, and the kernel of the exercise."""
     rng = np.random.default_rng(10)
