@@ -10,6 +10,8 @@ import pandas as pd
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
+from kmeviz_apps._own_pairs import default_y_columns
+from kmeviz_apps._url import markup_safe_options
 from kmeviz_apps.compare_cli import gof_target
 
 import kmeviz as K
@@ -17,6 +19,8 @@ from kmeviz.budget import check_budget, time_budget
 from kmeviz.loading import NPZ_GROUP, PAIR_GROUP, pair_frame
 
 PCS = ("PC 1", "PC 2")
+#: the group select's entry while no column has been chosen
+CHOOSE = "(choose the group column)"
 #: a group column has at most this many values; more are not offered as groups
 MAX_GROUPS = 50
 #: the witness and the plane views read at most this many points of each sample
@@ -45,6 +49,7 @@ def built_in_frame(source: str, n: int, epsilon: float, seed: int) -> pd.DataFra
 #: The questions the explorer answers: two-sample tests, or goodness of fit of sample X
 #: to a target of ``kmeviz compare --gof`` (GOF_TARGETS).
 QUESTIONS = {"Do X and Y differ? (two-sample)": "two-sample",
+             "Are X's and Y's columns independent?": "independence",
              "Is X standard normal? (fit)": "normal",
              "Is X normal? (fitted normal)": "normal-fitted"}
 
@@ -52,13 +57,19 @@ QUESTIONS = {"Do X and Y differ? (two-sample)": "two-sample",
 def compare_samples(X, Y, kernel, *, alpha: float, seed: int, seconds: float,
                     progress, shared_key: tuple | None = None,
                     question: str = "two-sample") -> pd.DataFrame:
-    """``compare_tests`` of X and Y with ``kernel``, or (``question`` a ``--gof`` target)
-    ``compare_gof`` of X against it, as ``kmeviz compare --gof`` does; within ``seconds``
+    """``compare_tests`` of X and Y with ``kernel``, ``compare_independence`` of the paired
+    X and Y (``question="independence"``, ``kernel`` a ``KernelPair``), or (``question`` a
+    ``--gof`` target) ``compare_gof`` of X against it, as ``kmeviz compare`` does; within
+    ``seconds``
     (and the caller's budget and cancel signal: a job's), each row handed to ``progress`` as it
     comes; with ``shared_key`` (the choices of a bundled data set or generator, never an
     upload), computed once for every session."""
     def compare():
         with time_budget(seconds):
+            if question == "independence":
+                return K.compare_independence(X, Y, kernel_x=kernel.x, kernel_y=kernel.y,
+                                              alpha=alpha, rng=seed, progress=progress,
+                                              time_budget=min(10.0, seconds))
             if question != "two-sample":
                 return K.compare_gof(X, gof_target(question, X), alpha=alpha, rng=seed,
                                      time_budget=min(10.0, seconds), progress=progress)
@@ -124,6 +135,39 @@ def group_candidates(frame: pd.DataFrame) -> list:
         if 2 <= values <= MAX_GROUPS and (not numeric[position] or values <= 10):
             out.append(str(column))
     return out
+
+
+def offered_choices(frame: pd.DataFrame, group, groups, columns, axes: tuple, y_columns):
+    """(options, values) of the "Your data" widgets for ``frame``: the group column and
+    its values, the columns (escaped labels: a MultiChoice renders them as HTML), Y's
+    columns and the plane's axes, the current choices kept where still offered; None when
+    no column reads as a group."""
+    candidates = group_candidates(frame)
+    if not candidates:
+        return None
+    if group not in candidates:
+        group = default_group(frame, candidates)
+    if group:
+        values = list(dict.fromkeys(frame[group].dropna().astype(str)))[:MAX_GROUPS]
+        if not groups or any(g not in values for g in groups):
+            groups = (values[0], values[1])
+    else:  # no column reads as a group: the user chooses one
+        values, groups = [""], ("", "")
+    numeric = [str(c) for c in frame.select_dtypes(include=["number", "bool"]).columns
+               if str(c) != group]
+    offered = set(numeric)
+    columns = [c for c in (columns or numeric) if c in offered] or numeric
+    # no numeric column at all: the axes keep the PCs, and the views say what is missing
+    plane = [*PCS, *columns] if len(columns) > 1 else list(columns) or list(PCS)
+    options = {"group": ({} if group else {CHOOSE: ""}) | {c: c for c in candidates},
+               "group_x": values, "group_y": values,
+               "columns": markup_safe_options(numeric),
+               "columns_y": markup_safe_options(numeric), "x_axis": plane, "y_axis": plane}
+    chosen = {"group": group, "group_x": groups[0], "group_y": groups[1], "columns": columns,
+              "x_axis": axes[0] if axes[0] in plane else plane[0],
+              "y_axis": axes[1] if axes[1] in plane else plane[min(1, len(plane) - 1)],
+              "columns_y": default_y_columns(numeric, columns, y_columns)}
+    return options, chosen
 
 
 def distinct_counts(values: np.ndarray) -> np.ndarray:

@@ -16,19 +16,18 @@ import param
 from kmeviz_apps._common import Explorer, Plot, error_message, guarded
 from kmeviz_apps._comparison import ComparisonTable
 from kmeviz_apps._own_data import (
-    MAX_GROUPS,
     PCS,
     QUESTIONS,
     built_in_frame,
     compare_samples,
-    default_group,
-    group_candidates,
     no_group_message,
+    offered_choices,
     plane_of,
     witness_on_plane,
 )
+from kmeviz_apps._own_pairs import INDEPENDENCE, paired_kernels, paired_samples, paired_witness
 from kmeviz_apps._upload import UploadBox
-from kmeviz_apps._url import markup_safe_options, plain
+from kmeviz_apps._url import plain
 from kmeviz_apps.compare_cli import GOF_TARGETS
 
 import kmeviz as K
@@ -37,13 +36,11 @@ from kmeviz.distributions.real import REAL_DATASETS
 from kmeviz.loading import samples_from_frame
 
 UPLOADED = "Uploaded file"
-#: the group select's entry while no column has been chosen
-CHOOSE = "(choose the group column)"
 #: the parameters that define the two samples (the views and the comparison read them)
 SAMPLES = ("source", "n", "epsilon", "seed", "upload_key", "group", "group_x", "group_y",
-           "columns", "standardize")
+           "columns", "columns_y", "standardize", "question")
 #: what the comparison reads besides the samples
-COMPARISON = (*SAMPLES, "bandwidth_log10", "question")
+COMPARISON = (*SAMPLES, "bandwidth_log10")
 SOURCES = {spec.title: name for name, spec in REAL_DATASETS.items()} | {
     "Blob grid (FastMMD Fig. 4)": "blobs", "Rings (FastMMD Sec. 4.2)": "rings",
     UPLOADED: "upload"}
@@ -89,11 +86,13 @@ class DataExplorer(Explorer):
     group_x = param.Selector(default=None, objects=[], precedence=-1, label="X: group")
     group_y = param.Selector(default=None, objects=[], precedence=-1, label="Y: group")
     columns = param.ListSelector(default=[], objects=[], precedence=-1, label="Columns")
+    columns_y = param.ListSelector(default=[], objects=[], precedence=-1,
+                                   label="Y: columns (independence)")
     x_axis = param.Selector(default=PCS[0], objects=list(PCS), precedence=-1, label="x axis")
     y_axis = param.Selector(default=PCS[1], objects=list(PCS), precedence=-1, label="y axis")
     test = param.Selector(default="biased/permutation",
-                          objects=list(dict.fromkeys(s.name for s in (*K.MMD_TESTS,
-                                                                      *K.GOF_TESTS))),
+                          objects=list(dict.fromkeys(s.name for s in (
+                              *K.MMD_TESTS, *K.GOF_TESTS, *K.INDEPENDENCE_TESTS))),
                           precedence=-1,
                           label="Null distribution of")
     upload_key = param.String(default="", precedence=-1)
@@ -164,42 +163,23 @@ class DataExplorer(Explorer):
             frame = self.frame()
         except (ValueError, TypeError, OSError):
             return
-        candidates = group_candidates(frame)
-        if not candidates:
+        offer = offered_choices(frame, group, groups, columns, (self.x_axis, self.y_axis),
+                                self.columns_y)
+        if offer is None:
             return
-        if group not in candidates:
-            group = default_group(frame, candidates)
-        if group:
-            values = list(dict.fromkeys(frame[group].dropna().astype(str)))[:MAX_GROUPS]
-            if not groups or any(g not in values for g in groups):
-                groups = (values[0], values[1])
-        else:  # no column reads as a group: the user chooses one
-            values, groups = [""], ("", "")
-        numeric = [str(c) for c in frame.select_dtypes(include=["number", "bool"]).columns
-                   if str(c) != group]
-        offered = set(numeric)
-        columns = [c for c in (columns or numeric) if c in offered] or numeric
-        # no numeric column at all: the axes keep the PCs, and the views say what is missing
-        axes = [*PCS, *columns] if len(columns) > 1 else list(columns) or list(PCS)
-        x_axis = self.x_axis if self.x_axis in axes else axes[0]
-        y_axis = self.y_axis if self.y_axis in axes else axes[min(1, len(axes) - 1)]
+        options, values = offer
         self._offering = True
         try:
-            self.param.group.objects = ({} if group else {CHOOSE: ""}) | {
-                c: c for c in candidates}
-            self.param.group_x.objects = self.param.group_y.objects = values
-            # the chips of a MultiChoice render their labels as HTML: escaped labels
-            self.param.columns.objects = markup_safe_options(numeric)
-            self.param.x_axis.objects = self.param.y_axis.objects = axes
-            self.param.update(group=group, group_x=groups[0], group_y=groups[1],
-                              columns=columns, x_axis=x_axis, y_axis=y_axis)
+            for name, objects in options.items():
+                self.param[name].objects = objects
+            self.param.update(**values)
         finally:
             self._offering = False
 
     def choices(self) -> tuple:
         """What defines the two samples and the kernel."""
-        return (*(getattr(self, name) for name in SAMPLES if name != "columns"),
-                tuple(self.columns), self.bandwidth_log10)
+        return (*(tuple(v) if isinstance(v, list) else v
+                  for v in (getattr(self, name) for name in SAMPLES)), self.bandwidth_log10)
 
     def prepared(self):
         """(X, Y, report, kernel) of the current choices, computed once per choice and
@@ -208,6 +188,13 @@ class DataExplorer(Explorer):
         choices = self.choices()
         with self._memo_lock:
             if self._memo[0] == choices:
+                return self._memo[1]
+            if self.question == INDEPENDENCE:  # two groups of columns of every row
+                X, Y, report = paired_samples(self.frame(), self.columns, self.columns_y,
+                                              standardize=self.standardize,
+                                              sources=self.source_names())
+                self._memo = (choices, (X, Y, report, paired_kernels(
+                    X, Y, 10.0**self.bandwidth_log10)))
                 return self._memo[1]
             if not self.group:
                 raise ValueError(self.no_group_message())
@@ -247,7 +234,8 @@ class DataExplorer(Explorer):
         if not self._page_loaded:  # a served page's link: its onload starts the comparison
             self._comparison.cancel()
             return
-        if SOURCES[self.source] == "upload" and (self._upload is None or not self.group):
+        if SOURCES[self.source] == "upload" and (
+                self._upload is None or not (self.group or self.question == INDEPENDENCE)):
             # nothing to compare until a usable file and its group column: the upload's
             # message (or the summary) says what is missing; no table of other data stays
             self._comparison.cancel()
@@ -308,12 +296,17 @@ class DataExplorer(Explorer):
     @param.depends(*SAMPLES, "bandwidth_log10", "question")
     @guarded
     def summary_view(self):
-        if SOURCES[self.source] == "upload" and self._upload is not None and not self.group:
+        if (SOURCES[self.source] == "upload" and self._upload is not None and not self.group
+                and self.question != INDEPENDENCE):
             return pn.pane.Markdown(plain(self.no_group_message(), 1200),
                                     css_classes=["kmeviz-summary"],
                                     sizing_mode="stretch_width")
         _, _, report, kernel = self.prepared()
         lines = [plain(line, 300) for line in str(report).splitlines()]
+        if self.question == INDEPENDENCE:
+            return pn.pane.Markdown("\n\n".join(lines) + "\n\nkernels: Gaussian, σ_X = "
+                                    f"{kernel.x.bandwidth:.4g}, σ_Y = {kernel.y.bandwidth:.4g}",
+                                    css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
         if self.question != "two-sample":
             lines.append(plain(f"goodness of fit of X = {report.groups[0]} (Y is not used) "
                                f"against {GOF_TARGETS[self.question]}", 400))
@@ -335,6 +328,10 @@ class DataExplorer(Explorer):
     @param.depends(*SAMPLES, "x_axis", "y_axis")
     @guarded
     def samples_view(self):
+        if self.question == INDEPENDENCE:
+            X, Y, report, _ = self.prepared()
+            return viz.joint_sample_plot(X, Y, title="First column of X against the first "
+                                                     "of Y (every row)")
         X, Y, report, _, U, _, offset = self._plane()
         return viz.plane_scatter(X @ U + offset, Y @ U + offset, (self.x_axis, self.y_axis),
                                  report.groups)
@@ -342,6 +339,9 @@ class DataExplorer(Explorer):
     @param.depends(*SAMPLES, "bandwidth_log10", "x_axis", "y_axis")
     @guarded
     def witness_view(self):
+        if self.question == INDEPENDENCE:
+            X, Y, _, kernels = self.prepared()
+            return viz.dependence_witness_plot(*paired_witness(X, Y, kernels), X, Y)
         X, Y, _, kernel, U, mean, offset = self._plane()
         P, Q = X @ U + offset, Y @ U + offset
         xs, ys, values = witness_on_plane(X, Y, kernel, U, mean, offset, P, Q)
@@ -359,7 +359,7 @@ class DataExplorer(Explorer):
         result = table.attrs["results"].get(test)
         if result is None:
             return pn.pane.Markdown(f"**{test}** did not run: {plain(notes[test], 300)}")
-        statistic = "MMD²" if self.question == "two-sample" else "KSD"
+        statistic = {"two-sample": "MMD²", INDEPENDENCE: "HSIC"}.get(self.question, "KSD")
         result = result.at_level(self.alpha)
         p_value = result.p_value_text()
         return viz.null_histogram(result, statistic=statistic).opts(  # a title that fits
@@ -369,9 +369,10 @@ class DataExplorer(Explorer):
     # -- layout --------------------------------------------------------------------------
     def buttons(self) -> list:
         choices = pn.Param(self.param, parameters=["group", "group_x", "group_y", "columns",
-                                                   "x_axis", "y_axis", "test"],
+                                                   "columns_y", "x_axis", "y_axis", "test"],
                            display_threshold=-10, show_name=False,
-                           widgets={"columns": pn.widgets.MultiChoice},
+                           widgets={"columns": pn.widgets.MultiChoice,
+                                    "columns_y": pn.widgets.MultiChoice},
                            sizing_mode="stretch_width")
         return [pn.pane.Markdown("### Upload"), *self._box.widgets(), choices]
 

@@ -175,3 +175,43 @@ def test_a_bundled_data_sets_comparison_is_computed_once_for_every_session():
     compare(mine)
     compare(mine)
     assert shared_comparison.cache_info() == (0, 0, 16, 0)
+
+
+def test_the_independence_question_compares_two_groups_of_columns():
+    """Y's columns against X's (the others) of every row: the table of every independence
+    test, the witness of dependence, and an escaped hostile column name."""
+    explorer = DataExplorer(question="independence")
+    assert explorer.columns_y == ["body_mass_g"]
+    X, Y, report, kernels = explorer.prepared()
+    assert X.shape == (342, 3) and Y.shape == (342, 1)  # every species, 2 rows with NaN out
+    assert isinstance(kernels, K.KernelPair)
+    assert explorer.failures() == {}
+    parts = []
+    explorer._comparison_work()(parts.append)
+    table = parts[-1][1]
+    assert list(table["test"]) == [s.name for s in K.INDEPENDENCE_TESTS]
+    assert (table["p_value"] < 0.01).all()  # body mass depends on the bill and flipper
+    # a hostile column name, uploaded: escaped in the summary and the columns' chips
+    name = "<img src=x onerror=alert(1)>"
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=80)
+    frame = pd.DataFrame({name: x, "y": x**2 + 0.1 * rng.normal(size=80),
+                          "arm": np.repeat(["a", "b"], 40)})
+    explorer._box.receive(Drop({"pairs.csv": frame.to_csv(index=False)}))
+    explorer.columns_y = ["y"]
+    assert explorer.failures() == {}
+    summary = explorer.summary_view().object
+    assert "<img" not in summary and "&lt;img" in summary
+    from tests.test_upload_fuzz import html_sent
+
+    chips = [t for t in html_sent(*explorer.buttons()) if "img" in t]
+    assert chips and all("<img" not in t for t in chips), chips
+    assert explorer.prepared()[0].shape == (80, 1)
+
+
+def test_the_independence_question_says_what_is_missing():
+    explorer = DataExplorer(question="independence")
+    explorer.columns_y = []
+    assert "choose at least one column for Y" in explorer.failures()["summary_view"]
+    explorer.param.update(columns=["body_mass_g"], columns_y=["body_mass_g"])
+    assert "not one of Y's" in explorer.failures()["summary_view"]

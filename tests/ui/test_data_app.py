@@ -103,3 +103,15 @@ def test_what_one_session_uploads_never_appears_in_another(browser, server_url):
     expect(second.locator(".kmeviz-summary")).to_contain_text("Adelie")
     first.close()
     second.close()
+
+
+def test_the_independence_question_fills_the_table_with_the_hsic_tests(page, server_url):
+    open_data(page, server_url)
+    widget(page, "Question").locator("select").select_option(
+        "Are X's and Y's columns independent?")
+    expect(page.locator(".kmeviz-summary")).to_contain_text("σ_Y", timeout=TIMEOUT)
+    expect(page.locator('.tabulator-cell[tabulator-field="test"]').filter(
+        has_text="hsicagg/wild-bootstrap")).to_have_count(1, timeout=TIMEOUT)
+    values = p_values(page, len(K.INDEPENDENCE_TESTS))
+    assert max(values) < 0.05  # the penguins' body mass depends on their bills
+    expect(page.get_by_text("Traceback")).to_have_count(0)
