@@ -36,10 +36,9 @@ from kmeviz.distributions.real import REAL_DATASETS
 from kmeviz.loading import samples_from_frame
 
 UPLOADED = "Uploaded file"
-#: the parameters that define the two samples (the views and the comparison read them)
+#: what defines the two samples (the views read them; the comparison, and the bandwidth)
 SAMPLES = ("source", "n", "epsilon", "seed", "upload_key", "group", "group_x", "group_y",
            "columns", "columns_y", "standardize", "question")
-#: what the comparison reads besides the samples
 COMPARISON = (*SAMPLES, "bandwidth_log10")
 SOURCES = {spec.title: name for name, spec in REAL_DATASETS.items()} | {
     "Blob grid (FastMMD Fig. 4)": "blobs", "Rings (FastMMD Sec. 4.2)": "rings",

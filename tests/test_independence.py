@@ -232,6 +232,25 @@ def test_type_one_error_of_every_independence_test_bounded():
     assert df["within_interval"].all(), df.to_string()
 
 
+def test_type_one_error_of_block_hsicagg_and_dhsic_bounded():
+    """The other tests, CI-sized, 99% intervals: block HSIC where its normal null holds
+    (n = 2000: 44 blocks), HSICAgg at n = 60 with B1 = B2 = 1000 (with 199 its corrected
+    level is below the p-value resolution and it is conservative), dHSIC of three
+    independent variables at n = 60."""
+    df = independence_size_table(n=2000, n_repeats=200, rng=13, tests=["block"])
+    assert df["within_interval"].all(), df.to_string()
+    df = independence_size_table(n=60, n_repeats=200, rng=14, tests=["hsicagg"])
+    assert df["within_interval"].all(), df.to_string()
+    from kmeviz.experiments import binomial_interval
+
+    rng = np.random.default_rng(15)
+    for null in ("permutation", "gamma"):
+        rejections = sum(dhsic_test(*rng.normal(size=(3, 60, 1)), null=null, n_resamples=199,
+                                    rng=rng).reject for _ in range(200))
+        low, high = binomial_interval(rejections, 200, 0.99)
+        assert low <= 0.05 <= high, (null, rejections)
+
+
 @pytest.mark.slow
 def test_type_one_error_of_every_independence_test():
     df = independence_size_table(n=200, n_repeats=1000, rng=12)
