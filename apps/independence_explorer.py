@@ -26,7 +26,7 @@ from kmeviz.independence.compare import pearson_r
 
 PROBLEMS = tuple(DEPENDENCE_PROBLEMS)
 TEST_NAMES = tuple(spec.name for spec in K.INDEPENDENCE_TESTS)
-DATA_PARAMS = ("problem", "strength", "n", "seed")
+DATA_PARAMS = ("problem", "strength", "noise", "n", "seed")
 KERNEL_PARAMS = ("bandwidth_x", "bandwidth_y")
 #: the tests of the power curve, and its grid of strengths and draws per point
 POWER_TESTS = ("biased/permutation", "biased/gamma", "nystrom/spectral")
@@ -36,9 +36,11 @@ POWER_RESAMPLES = 200
 
 
 @shared_cache(maxsize=16)
-def make_pairs(problem: str, strength: float, n: int, seed: int):
-    generator = DEPENDENCE_PROBLEMS[problem][0]
-    return generator(n, strength, rng=np.random.default_rng(seed))
+def make_pairs(problem: str, strength: float, noise: float, n: int, seed: int):
+    """The pairs of ``problem`` at ``strength``, with N(0, noise²) added to Y."""
+    rng = np.random.default_rng(seed)
+    X, Y = DEPENDENCE_PROBLEMS[problem][0](n, strength, rng=rng)
+    return X, Y + noise * rng.standard_normal(Y.shape)
 
 
 def kernels(key):
@@ -88,6 +90,7 @@ class IndependenceExplorer(Explorer):
     title = "Independence explorer"
     CONTROLS = (*DATA_PARAMS, *KERNEL_PARAMS, "test", "n_resamples", "alpha")
     WIDGETS = {"strength": {"type": pn.widgets.FloatSlider, "throttled": True},
+               "noise": {"type": pn.widgets.FloatSlider, "throttled": True},
                "alpha": {"type": pn.widgets.FloatSlider, "throttled": True},
                "n": {"type": pn.widgets.IntSlider, "throttled": True}} | {
         name: {"type": pn.widgets.FloatInput, "step": 0.1} for name in KERNEL_PARAMS}
@@ -112,6 +115,8 @@ class IndependenceExplorer(Explorer):
     problem = param.Selector(default=PROBLEMS[0], objects=list(PROBLEMS), label="dependence")
     strength = param.Number(default=1.0, bounds=(0.0, 8.0), step=0.05,
                             label="strength (ℓ, θ, noise or ρ)")
+    noise = param.Number(default=0.0, bounds=(0.0, 5.0), step=0.05,
+                         label="noise added to Y (its standard deviation)")
     n = param.Integer(default=300, bounds=(20, 3000))
     bandwidth_x = param.Number(default=1.0, bounds=(0.0, 1000.0), label="σ_X")
     bandwidth_y = param.Number(default=1.0, bounds=(0.0, 1000.0), label="σ_Y")
@@ -138,7 +143,8 @@ class IndependenceExplorer(Explorer):
 
     @property
     def data_key(self) -> tuple:
-        return (self.problem, float(self.strength), int(self.n), int(self.seed))
+        return (self.problem, float(self.strength), float(self.noise), int(self.n),
+                int(self.seed))
 
     @property
     def kernel_key(self) -> tuple:
@@ -226,8 +232,13 @@ class IndependenceExplorer(Explorer):
     def _power(self, _event=None):
         """The power curve as a job: a part per strength, so the curve fills in."""
         problem, n, alpha, seed = self.problem, int(self.n), self.alpha, int(self.seed)
-        values = power_grid(problem, float(self.strength))
+        values, noise = power_grid(problem, float(self.strength)), float(self.noise)
         generator = DEPENDENCE_PROBLEMS[problem][0]
+
+        def draw(rng, value):
+            X, Y = generator(n, value, rng=rng)
+            return X, Y + noise * rng.standard_normal(Y.shape)
+
         kx, ky = kernels(self.kernel_key)
         tests = {name: (lambda data, *, alpha, rng, name=name: K.hsic_test(
             *data, kernel_x=kx, kernel_y=ky, estimator=name.split("/")[0],
@@ -237,7 +248,7 @@ class IndependenceExplorer(Explorer):
         def work(_emit):
             frames = []
             for k, value in enumerate(values):
-                df = rejection_rates(lambda rng, v=value: generator(n, v, rng=rng), tests,
+                df = rejection_rates(lambda rng, v=value: draw(rng, v), tests,
                                      n_repeats=POWER_DRAWS, alpha=alpha,
                                      rng=np.random.default_rng([seed, k]))
                 df = df.rename(columns={df.columns[0]: "test"}).assign(value=value)
