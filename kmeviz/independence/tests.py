@@ -197,7 +197,10 @@ def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
         B, permutations or simulated replicates (B1 = B2 = B for HSICAgg).
     alpha : float in (0, 1)
     block_size : int, optional
-        Block HSIC's block (default min(⌊√n⌋, 100)).
+        Block HSIC's block (default min(⌊√n⌋, 100)). Its normal null is asymptotic in the
+        number of blocks: over 1000 independent draws its size at α = 0.05 measured 9.6 %
+        at n = 200 (14 blocks), 7.0 % at n = 1000 and 6.2 % at n = 3000; use it for large
+        n.
     n_landmarks : int, optional
         Nyström HSIC's landmarks per variable (default min(n, 200)).
     n_features : int
