@@ -1,9 +1,9 @@
 """Your data explorer (``kmeviz.compare_tests`` on your own samples).
 
-Upload a table (CSV, TSV, .npy, .npz; one file with a group column, or two files), or
-pick a bundled real data set or a generator of the papers; choose the columns and the two
-groups. See the samples and the witness function where they differ, every registered test
-filling in a table as it finishes, and the null distribution of the test you select.
+Upload a table (CSV, TSV, .npy, .npz; one file with a group column, or two files), or pick a
+bundled data set or a generator; compare two groups, or test whether two groups of columns
+are independent. See the samples and the witness, every registered test filling in a
+table as it finishes, and the null distribution of the test you select.
 """
 
 from __future__ import annotations
