@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 import kmeviz as K
+from kmeviz.independence.measures import default_variable_kernel
 from kmeviz.loading import paired_from_frame
 
 #: The question value of ``_own_data.QUESTIONS`` that tests independence.
@@ -35,15 +36,10 @@ def paired_samples(frame, x_columns, y_columns, *, standardize: bool, sources: t
 
 
 def paired_kernels(X, Y, scale: float) -> K.KernelPair:
-    """Gaussian kernels at ``scale`` × each variable's median heuristic."""
-    kernels = []
-    for Z, name in ((X, "X"), (Y, "Y")):
-        sigma = K.median_heuristic(Z) if np.ptp(Z, axis=0).max() > 0 else 0.0
-        if not sigma > 0:
-            raise ValueError(f"{name}'s columns are constant on these rows: nothing can "
-                             "depend on a constant; choose other columns")
-        kernels.append(K.GaussianKernel(sigma * scale))
-    return K.KernelPair(*kernels)
+    """Gaussian kernels at ``scale`` × each variable's median heuristic (a constant
+    variable gets ``default_variable_kernel``'s message)."""
+    return K.KernelPair(*(K.GaussianKernel(default_variable_kernel(Z, name).bandwidth * scale)
+                          for Z, name in ((X, "X"), (Y, "Y"))))
 
 
 def first_column_grids(X, Y):

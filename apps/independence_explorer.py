@@ -16,7 +16,7 @@ import pandas as pd
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
-from kmeviz_apps._common import Explorer, Plot, guarded
+from kmeviz_apps._common import Explorer, Plot, error_message, guarded
 
 import kmeviz as K
 from kmeviz import viz
@@ -67,11 +67,14 @@ def comparison(data_key, kernel_key, B: int):
 
 @shared_cache(maxsize=16)
 def witness(data_key, kernel_key):
+    """(grid of x, grid of y, the witness on them, HSIC_b = its squared norm), once per
+    sample and kernels for every session."""
     X, Y = make_pairs(*data_key)
     gx = np.linspace(X.min(), X.max(), 60)
     gy = np.linspace(Y.min(), Y.max(), 60)
     kx, ky = kernels(kernel_key)
-    return gx, gy, K.hsic_witness(X, Y, gx, gy, kernel_x=kx, kernel_y=ky)
+    return (gx, gy, K.hsic_witness(X, Y, gx, gy, kernel_x=kx, kernel_y=ky),
+            K.hsic(X, Y, kernel_x=kx, kernel_y=ky))
 
 
 def power_grid(problem: str, strength: float) -> np.ndarray:
@@ -185,10 +188,8 @@ class IndependenceExplorer(Explorer):
     @guarded
     def witness_view(self):
         X, Y = make_pairs(*self.data_key)
-        kx, ky = kernels(self.kernel_key)
-        value = K.hsic(X, Y, kernel_x=kx, kernel_y=ky)
-        return viz.dependence_witness_plot(*witness(self.data_key, self.kernel_key), X, Y,
-                                           hsic_b=value)
+        gx, gy, values, hsic_b = witness(self.data_key, self.kernel_key)
+        return viz.dependence_witness_plot(gx, gy, values, X, Y, hsic_b=hsic_b)
 
     @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, "test", "n_resamples", "alpha")
     @guarded
@@ -220,7 +221,7 @@ class IndependenceExplorer(Explorer):
     def power_view(self):
         df = self.power_result
         if isinstance(df, Exception):
-            return pn.pane.Alert(str(df), alert_type="warning")
+            return error_message(df, self)
         if df is None or df.empty:
             return pn.pane.Markdown(
                 f"Press *Power curve* to estimate the rejection rate of {', '.join(POWER_TESTS)} "
@@ -239,7 +240,11 @@ class IndependenceExplorer(Explorer):
             X, Y = generator(n, value, rng=rng)
             return X, Y + noise * rng.standard_normal(Y.shape)
 
-        kx, ky = kernels(self.kernel_key)
+        try:
+            kx, ky = kernels(self.kernel_key)
+        except ValueError as exc:  # a bandwidth of 0: said beside the widgets
+            self.show_notice(exc)
+            return
         tests = {name: (lambda data, *, alpha, rng, name=name: K.hsic_test(
             *data, kernel_x=kx, kernel_y=ky, estimator=name.split("/")[0],
             null=name.split("/")[1], n_resamples=POWER_RESAMPLES, alpha=alpha, rng=rng))

@@ -30,7 +30,9 @@ from kmeviz.independence.hsic import (
     centred_gram,
     gamma_moments,
     gram_sums,
+    hsic_from_sums,
     permuted_hsic,
+    statistic_sums,
 )
 
 RTOL = 1e-10
@@ -113,6 +115,20 @@ def test_permutation_replicates_equal_the_statistic_of_the_permuted_sample(sampl
     for value, p in zip(values, perms, strict=True):
         L = k.y.gram(Y[p], Y[p])
         assert value == pytest.approx(explicit_hsic(K, L, estimator), rel=1e-8)
+
+
+@pytest.mark.parametrize("estimator", ["biased", "unbiased"])
+def test_the_centred_matrices_give_the_statistic_without_a_second_gram(sample, estimator):
+    """``statistic_sums`` from K̃, L̃, K1, L1 and the diagonals equals the tile pass."""
+    X, Y, k = sample
+    grams = tuple(centred_gram(kern, Z, max_rank=0) for kern, Z in ((k.x, X), (k.y, Y)))
+    got, tiles = statistic_sums(X, Y, k, grams), gram_sums(X, Y, k)
+    assert got.cross == pytest.approx(tiles.cross, rel=RTOL)
+    np.testing.assert_allclose(got.k1, tiles.k1, rtol=RTOL)
+    np.testing.assert_allclose(got.l_diag, tiles.l_diag, rtol=RTOL)
+    value = hsic_from_sums(got.cross, got.k1, got.l1, got.k_diag, got.l_diag, estimator)
+    K, L = k.x.gram(X, X), k.y.gram(Y, Y)
+    assert value == pytest.approx(explicit_hsic(K, L, estimator), rel=RTOL)
 
 
 def test_a_factor_reproduces_the_centred_gram_and_its_spectrum(sample):
@@ -203,6 +219,7 @@ def test_dhsic_finds_dependence_that_no_pair_shows():
     (lambda x: hsic_test(x, x, estimator="nope"), "estimator must be one of"),
     (lambda x: hsic_test(x, x, null="gamma", estimator="unbiased"), "not valid"),
     (lambda x: dhsic_test(x), "at least 2 variables"),
+    (lambda x: dhsic_test(x, x, x[:20]), "must pair their rows"),
 ])
 def test_bad_input_gets_one_clear_message(call, message):
     x = np.random.default_rng(0).normal(size=(50, 1))

@@ -64,7 +64,6 @@ class PairCollection:
     of the aggregation code (labels, weights and scales for its table)."""
 
     def __init__(self, kernels: KernelPair):
-        self.kernels = kernels
         cx, cy = kernels.x, kernels.y
         self.pairs = [(i, j) for i in range(len(cx)) for j in range(len(cy))]
         self.weights = np.array([cx.weights[i] * cy.weights[j] for i, j in self.pairs])

@@ -62,9 +62,6 @@ class KernelPair:
         return bool(getattr(self.x, "points_are_indices", False)
                     or getattr(self.y, "points_are_indices", False))
 
-    def __iter__(self):
-        return iter((self.x, self.y))
-
 
 @dataclass(frozen=True)
 class GramSums:
@@ -148,11 +145,15 @@ class CentredGram:
 
     The factor comes from a pivoted Cholesky factorisation of K stopped when the residual
     trace tr(K − GGᵀ) is at most ``FACTOR_RTOL`` · tr K (then F = HG): with E = K − GGᵀ
-    PSD, |tr(H E H M)| ≤ tr(E) ||M||, so a replicate tr(K̃ M) moves by at most that.
+    PSD, |tr(H E H M)| ≤ tr(E) ||M||, so a replicate tr(K̃ M) moves by at most that. A
+    matrix keeps the row sums K1 and the diagonal of K, so the statistic needs no second
+    Gram (``statistic_sums``).
     """
 
     factor: np.ndarray | None
     matrix: np.ndarray | None
+    row_sums: np.ndarray | None = None
+    diagonal: np.ndarray | None = None
 
     @property
     def rank(self) -> int:
@@ -199,8 +200,25 @@ def centred_gram(kernel, X: np.ndarray, max_rank: int) -> CentredGram:
     if G is not None and G.shape[1] > 0:
         return CentredGram(G - G.mean(axis=0), None)
     K = kernel.gram(X, X)
-    means = K.mean(axis=0)
-    return CentredGram(None, K - means[:, None] - means[None, :] + means.mean())
+    row_sums, diagonal = K.sum(axis=1), np.diagonal(K).copy()
+    means = row_sums / X.shape[0]
+    K -= means[:, None]  # centred in place: one n × n array
+    K -= means[None, :]
+    K += means.mean()
+    return CentredGram(None, K, row_sums, diagonal)
+
+
+def statistic_sums(X, Y, kernels: KernelPair, grams) -> GramSums:
+    """``GramSums`` of the sample for the nulls' ``grams``: from the centred matrices when
+    they hold them (Σ K∘L = Σ K̃∘L̃ + (2/n) K1·L1 − (1ᵀK1)(1ᵀL1)/n², as for a relabelling
+    in ``permuted_hsic``; no Gram computed twice), else by the tile pass ``gram_sums``."""
+    gx, gy = grams
+    if gx.matrix is None:
+        return gram_sums(X, Y, kernels)
+    n, k1, l1 = X.shape[0], gx.row_sums, gy.row_sums
+    cross = (float(np.einsum("ij,ij->", gx.matrix, gy.matrix)) + 2.0 / n * float(k1 @ l1)
+             - float(k1.sum() * l1.sum()) / n**2)
+    return GramSums(cross, k1, l1, gx.diagonal, gy.diagonal)
 
 
 #: A replicate by factors costs 2 n r_X r_Y flops against about n² element gathers of a

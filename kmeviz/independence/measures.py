@@ -17,20 +17,21 @@ HSIC_ESTIMATORS = ("biased", "unbiased")
 CHUNKED_HEURISTIC_ROWS = 1000
 
 
-def check_paired(X, Y, *, min_samples: int = 4, names=("X", "Y")):
-    """X and Y as clean (n, d_X) and (n, d_Y) arrays (dask arrays stay dask): the same
-    number of rows, at least ``min_samples`` (HSIC_u divides by n − 3), finite values;
-    the dimensions may differ. A 1-D array is read as one column."""
+def check_paired(*samples, min_samples: int = 4, names=("X", "Y")):
+    """The samples as clean (n, d_k) arrays (dask arrays stay dask), each checked once:
+    the same number of rows, at least ``min_samples`` (HSIC_u divides by n − 3), finite
+    values; the dimensions may differ. A 1-D array is read as one column. Returns a list."""
     out = []
-    for Z, name in zip((X, Y), names, strict=True):
+    for Z, name in zip(samples, names, strict=True):
         if not is_dask_array(Z) and np.ndim(Z) == 1 and not isinstance(Z, (str, bytes)):
             Z = np.asarray(Z).reshape(-1, 1)
         out.append(check_any_samples(Z, name, min_samples=min_samples))
-    if out[0].shape[0] != out[1].shape[0]:
-        raise ValueError(f"{names[0]} and {names[1]} must pair their rows (x_i, y_i): got "
-                         f"{out[0].shape[0]} rows in {names[0]} and {out[1].shape[0]} in "
-                         f"{names[1]}")
-    return out[0], out[1]
+    for Z, name in zip(out[1:], names[1:], strict=True):
+        if Z.shape[0] != out[0].shape[0]:
+            raise ValueError(f"{names[0]} and {name} must pair their rows (x_i, y_i): got "
+                             f"{out[0].shape[0]} rows in {names[0]} and {Z.shape[0]} in "
+                             f"{name}")
+    return out
 
 
 def default_variable_kernel(Z, name: str) -> GaussianKernel:
@@ -105,7 +106,9 @@ def hsic(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased") -> fl
     """
     check_choice(estimator, "estimator", HSIC_ESTIMATORS)
     X, Y = check_paired(X, Y)
-    X, Y = (check_samples(Z, name) for Z, name in ((X, "X"), (Y, "Y")))
+    if is_dask_array(X) or is_dask_array(Y):
+        raise TypeError("hsic needs X and Y in memory (it is quadratic in n); for dask "
+                        "arrays use hsic_test(..., estimator='block' | 'nystrom' | 'rff')")
     kernels = checked_kernel_pair(kernel_x, kernel_y, X, Y)
     return hsic_statistic(X, Y, kernels, estimator=estimator)
 
@@ -141,7 +144,9 @@ def hsic_witness(X, Y, grid_x, grid_y, *, kernel_x=None, kernel_y=None) -> np.nd
     (5, 5)
     """
     X, Y = check_paired(X, Y)
-    X, Y = (check_samples(Z, name) for Z, name in ((X, "X"), (Y, "Y")))
+    if is_dask_array(X) or is_dask_array(Y):
+        raise TypeError("hsic_witness needs X and Y in memory; pass X.compute() and "
+                        "Y.compute() (or a subsample)")
     grids = []
     for grid, Z, name in ((grid_x, X, "grid_x"), (grid_y, Y, "grid_y")):
         grid = np.asarray(grid).reshape(-1, 1) if np.ndim(grid) == 1 else grid

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from .._validation import check_choice, check_in_interval, check_positive_int, check_samples
+from .._validation import check_choice, check_in_interval, check_positive_int
 from ..aggregation import AGGREGATED_RESULT
 from ..chunked import is_dask_array
 from ..kernels import check_kernel
@@ -46,6 +46,7 @@ from .hsic import (
     permutations,
     permuted_hsic,
     spectral_draws,
+    statistic_sums,
 )
 from .large_scale import block_hsic, default_block_size, feature_hsic, nystrom_map, rff_map
 from .measures import check_paired, checked_kernel_pair, default_variable_kernel
@@ -65,10 +66,10 @@ def _pairs(N, d) -> float:
                              summary="HSIC_u (Song et al. 2012), permutations of Y")
 def hsic_permutation(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
     """HSIC and its permutation null (``hsic.permuted_hsic``)."""
-    sums = gram_sums(X, Y, kernel)
+    grams = centred_grams(X, Y, kernel)
+    sums = statistic_sums(X, Y, kernel, grams)
     statistic = hsic_from_sums(sums.cross, sums.k1, sums.l1, sums.k_diag, sums.l_diag,
                                estimator)
-    grams = centred_grams(X, Y, kernel)
     values = permuted_hsic(X, Y, kernel, sums, permutations(X.shape[0], n_resamples, rng),
                            estimator, grams)
     return Outcome(float(statistic), null_samples=values,
@@ -95,8 +96,8 @@ def hsic_gamma(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
                              summary="eigenvalues of the centred Grams (Gretton et al. 2009)")
 def hsic_spectral(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
     """HSIC_b with the spectral null (``hsic.spectral_draws``)."""
-    sums = gram_sums(X, Y, kernel)
     gx, gy = centred_grams(X, Y, kernel)
+    sums = statistic_sums(X, Y, kernel, (gx, gy))
     n = X.shape[0]
     lam, eta = gx.eigenvalues() / n, gy.eigenvalues() / n
     statistic = hsic_from_sums(sums.cross, sums.k1, sums.l1, sums.k_diag, sums.l_diag,
@@ -239,8 +240,9 @@ def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
 
 def checked_hsic_test(X, Y, kernel_x, kernel_y, *, estimator: str, null: str | None,
                       n_resamples: int, alpha: float, rng, options: dict | None = None):
-    """``hsic_test`` on samples and settings already checked (``check_paired``): the step
-    ``compare_independence`` calls for each test."""
+    """``hsic_test`` on samples and settings already checked (``check_paired``, which
+    returns clean float64 arrays): the step ``compare_independence`` calls for each
+    test."""
     spec = INDEPENDENCE_TESTS.get(estimator, null)
     chunked = is_dask_array(X) or is_dask_array(Y)
     if chunked and not spec.dask:
@@ -248,8 +250,6 @@ def checked_hsic_test(X, Y, kernel_x, kernel_y, *, estimator: str, null: str | N
         raise TypeError(f"estimator={estimator!r} needs the samples in memory (it is "
                         f"{spec.cost} in n); with dask arrays use estimator= {capable} (or "
                         "pass X.compute() and Y.compute())")
-    if not chunked:
-        X, Y = (check_samples(Z, name) for Z, name in ((X, "X"), (Y, "Y")))
     kernel = checked_independence_kernel(kernel_x, kernel_y, spec, X, Y)
     options = options or defaults_of(hsic_test, ("block_size", "n_landmarks", "n_features"))
     return run_registered(spec, (X, Y), kernel, alpha=alpha, rng=rng, options=options,
@@ -343,9 +343,10 @@ def dhsic_test(*variables, kernels=None, null: str = "permutation", n_resamples:
     B = check_positive_int(n_resamples, "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
     names = [f"variables[{k}]" for k in range(len(variables))]
-    checked = [check_paired(variables[0], V, names=(names[0], names[k]))[1]
-               for k, V in enumerate(variables)]
-    checked = [check_samples(V, name) for V, name in zip(checked, names, strict=True)]
+    checked = check_paired(*variables, names=names)
+    if any(is_dask_array(V) for V in checked):
+        raise TypeError("dhsic_test needs the variables in memory (it is quadratic in n); "
+                        "pass V.compute() for each")
     if kernels is None:
         kernels = [None] * len(checked)
     if len(kernels) != len(checked):

@@ -9,12 +9,19 @@ import numpy as np
 from .theme import COLOR_ACCENT, COLOR_X, size
 
 
-def joint_sample_plot(X, Y, *, title: str, max_points: int = 2000, rng=0) -> hv.Scatter:
-    """The pairs (x_i, y_i) (first columns), at most ``max_points`` drawn."""
+def first_columns(X, Y, max_points: int, rng=0) -> tuple[np.ndarray, np.ndarray]:
+    """The first columns of the pairs, at most ``max_points`` of them (a seeded
+    subsample, so a large sample stays light in the browser)."""
     x, y = np.asarray(X)[:, 0], np.asarray(Y)[:, 0]
     if x.size > max_points:
         keep = np.random.default_rng(rng).choice(x.size, max_points, replace=False)
         x, y = x[keep], y[keep]
+    return x, y
+
+
+def joint_sample_plot(X, Y, *, title: str, max_points: int = 2000, rng=0) -> hv.Scatter:
+    """The pairs (x_i, y_i) (first columns), at most ``max_points`` drawn."""
+    x, y = first_columns(X, Y, max_points, rng)
     return hv.Scatter((x, y), "x", "y").opts(color=COLOR_X, alpha=0.6, size=4, title=title,
                                               show_grid=True, **size(380))
 
@@ -26,10 +33,7 @@ def dependence_witness_plot(grid_x, grid_y, W, X, Y, *, hsic_b: float | None = N
     lim = max(float(np.abs(W).max()), 1e-300)
     image = hv.Image((grid_x, grid_y, W.T), ["x", "y"], "witness").opts(
         cmap="RdBu_r", clim=(-lim, lim), colorbar=True, alpha=0.9)
-    x, y = np.asarray(X)[:, 0], np.asarray(Y)[:, 0]
-    if x.size > max_points:
-        keep = np.random.default_rng(rng).choice(x.size, max_points, replace=False)
-        x, y = x[keep], y[keep]
+    x, y = first_columns(X, Y, max_points, rng)
     points = hv.Scatter((x, y), "x", "y").opts(color="black", size=3, alpha=0.45)
     return (image * points).opts(hv.opts.Overlay(
         title="Witness μ̂_XY − μ̂_X ⊗ μ̂_Y" + ("" if hsic_b is None else
