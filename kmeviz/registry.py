@@ -334,3 +334,5 @@ GOF_TESTS = TestRegistry("ksd_test", "kmeviz.GOF_TESTS")
 INDEPENDENCE_TESTS = TestRegistry("hsic_test", "kmeviz.INDEPENDENCE_TESTS")
 #: The joint-independence tests of ``dhsic_test`` (d ≥ 2 variables).
 JOINT_INDEPENDENCE_TESTS = TestRegistry("dhsic_test", "kmeviz.JOINT_INDEPENDENCE_TESTS")
+#: The conditional independence tests of ``ci_test`` (X ⫫ Y | Z).
+CONDITIONAL_TESTS = TestRegistry("ci_test", "kmeviz.CONDITIONAL_TESTS")
