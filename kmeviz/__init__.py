@@ -8,6 +8,7 @@ Panel apps with their server (``kmeviz_apps``) put widgets on top.
 from ._validation import NotFittedError
 from .compare import compare_gof, compare_tests, export_table
 from .conditional import ConditionalMeanEmbedding, incomplete_cholesky, sparse_cme
+from .conditional_independence import KernelTriple, ci_test, compare_ci
 from .config import config_context, get_config, set_config
 from .distributions import (
     GaussBernoulliRBM,
@@ -66,7 +67,13 @@ from .kernels.collection import (
 from .kernels.defaults import l1_imq_kernel
 from .loading import LoadReport, load_paired, load_samples
 from .needs import Needs
-from .registry import GOF_TESTS, INDEPENDENCE_TESTS, JOINT_INDEPENDENCE_TESTS, MMD_TESTS
+from .registry import (
+    CONDITIONAL_TESTS,
+    GOF_TESTS,
+    INDEPENDENCE_TESTS,
+    JOINT_INDEPENDENCE_TESTS,
+    MMD_TESTS,
+)
 from .results import TestResult
 from .twosample import (
     VALID_NULLS,
@@ -156,7 +163,11 @@ __all__ = [
     "ksd2_nystrom",
     "ksd_test",
     "stein_witness",
+    "CONDITIONAL_TESTS",
     "INDEPENDENCE_TESTS",
+    "KernelTriple",
+    "ci_test",
+    "compare_ci",
     "JOINT_INDEPENDENCE_TESTS",
     "KernelPair",
     "compare_independence",

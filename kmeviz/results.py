@@ -108,6 +108,8 @@ class TestResult:
                  f"  decision  {'reject H0' if self.reject else 'keep H0'} at "
                  f"alpha = {self.alpha:g} (threshold {self.threshold:.6g})",
                  f"  runtime   {self.runtime['total']:.3g} s"]
+        if "note" in self.fitted:
+            lines.append(f"  note      {self.fitted['note']}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:

@@ -15,20 +15,13 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from .._validation import check_choice, check_in_interval, check_positive, check_positive_int
 from ..chunked import is_dask_array
 from ..independence.large_scale import nystrom_map, rff_map
-from ..independence.measures import check_paired, checked_kernel_pair, default_variable_kernel
-from ..kernels import GaussianKernel, check_kernel
 from ..needs import Needs
 from ..registry import CONDITIONAL_TESTS, NullsByEstimator, Outcome
-from ..results import run_registered
 from .features import RCOT_RIDGE, FeatureResiduals
 from .kci import (
-    DEFAULT_EPSILON,
-    KernelTriple,
     augmented,
-    default_kci_kernels,
     residual_grams,
     weighted_chi2_draws,
 )
@@ -83,9 +76,16 @@ def kci_spectral(X, Y, Z, kernel, *, estimator, n_resamples, rng, epsilon,
 
 
 # -- the feature tests --------------------------------------------------------------------
+def _joined(A, B):
+    """[A, B] side by side; a dask result rechunked to whole rows (the row-block passes
+    read one column chunk)."""
+    out = np.hstack([A, B])
+    return out.rechunk({1: -1}) if is_dask_array(out) else out
+
+
 def _nystrom(X, Y, Z, kernel, epsilon, n_landmarks, rng) -> tuple[FeatureResiduals, dict]:
     m_xy, m_z = n_landmarks or NYSTROM_LANDMARKS
-    Xa = augmented(X, Z)
+    Xa = _joined(X, 0.5 * Z)  # Ẍ = (X, Z/2), ``kci.augmented``
     maps = (nystrom_map(kernel.x, Xa, m_xy, rng), nystrom_map(kernel.y, Y, m_xy, rng),
             nystrom_map(kernel.z, Z, m_z, rng))
     res = FeatureResiduals(maps, (Xa, Y, Z), ridge=epsilon[0] / X.shape[0])
@@ -117,7 +117,7 @@ def nystrom_spectral(X, Y, Z, kernel, *, estimator, n_resamples, rng, epsilon,
 
 def _fourier(X, Y, Z, kernel, n_features, rng, condition_y: bool) -> FeatureResiduals:
     L_xy, L_z = n_features or RCOT_FREQUENCIES
-    Yc = np.hstack([Y, Z]) if condition_y else Y
+    Yc = _joined(Y, Z) if condition_y else Y
     maps = (rff_map(kernel.x, X, L_xy, rng), rff_map(kernel.y, Yc, L_xy, rng),
             rff_map(kernel.z, Z, L_z, rng))
     return FeatureResiduals(maps, (X, Yc, Z), ridge=RCOT_RIDGE)
