@@ -12,6 +12,7 @@ from . import (
     bench_apps,
     bench_cme,
     bench_compare,
+    bench_conditional,
     bench_engine,
     bench_engine_tile,
     bench_fuzz,
@@ -42,6 +43,7 @@ bench_nystrom.run(quick=args.quick)
 bench_cme.run(quick=args.quick)
 bench_ksd.run(quick=args.quick)
 bench_independence.run(quick=args.quick)
+bench_conditional.run(quick=args.quick)
 bench_apps.run(quick=args.quick)
 bench_fuzz.run(quick=args.quick)
 bench_sessions.run(quick=args.quick)

@@ -169,6 +169,12 @@ def centred_factor(kernel, V: np.ndarray, max_rank: int) -> CentredFactor:
     return CentredFactor(None, centred(kernel.gram(V, V)))
 
 
+#: Factors are tried from this n on (below it the n³ solves take milliseconds) ...
+FACTOR_MIN_N = 400
+#: ... up to rank n / FACTOR_SHARE: a factor of rank r costs O(n r²) to find and O(n² r)
+#: to use, against 8n³ for the dense residualisation; a failed attempt is wasted.
+FACTOR_SHARE = 4
+
 #: Rows of the tiles of the variance pass of factored residual Grams.
 TILE = 1024
 
@@ -242,14 +248,16 @@ class ResidualGrams:
 
 def residual_grams(Xa: np.ndarray, Y: np.ndarray, Z: np.ndarray, kernels: KernelTriple,
                    epsilon_x: float, epsilon_y: float | None = None) -> ResidualGrams:
-    """K̃_{Ẍ|Z}, K̃_{Y|Z} of the (already augmented) Ẍ = ``Xa``, Y and Z. Each centred Gram
-    is a factor when its rank is at most n/2, else a matrix; one Cholesky factorisation
+    """K̃_{Ẍ|Z}, K̃_{Y|Z} of the (already augmented) Ẍ = ``Xa``, Y and Z. From n =
+    ``FACTOR_MIN_N`` on, each centred Gram is a factor when its rank is at most
+    n / ``FACTOR_SHARE``, else a matrix; one Cholesky factorisation
     serves both residualisations when ε_Y = ε_X (the default), two otherwise."""
-    half = Xa.shape[0] // 2
-    gz = centred_factor(kernels.z, Z, half)
+    n = Xa.shape[0]
+    cap = n // FACTOR_SHARE if n >= FACTOR_MIN_N else 0
+    gz = centred_factor(kernels.z, Z, cap)
     rx = Residualiser(gz, epsilon_x)
     ry = rx if epsilon_y is None or epsilon_y == epsilon_x else Residualiser(gz, epsilon_y)
-    gx, gy = centred_factor(kernels.x, Xa, half), centred_factor(kernels.y, Y, half)
+    gx, gy = centred_factor(kernels.x, Xa, cap), centred_factor(kernels.y, Y, cap)
     if (gx.factor is None) != (gy.factor is None):  # both factors or both matrices
         gx, gy = (CentredFactor(None, g.full()) for g in (gx, gy))
     return ResidualGrams(rx.residual_gram(gx), ry.residual_gram(gy))
