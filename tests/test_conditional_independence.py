@@ -55,14 +55,14 @@ def fork():
     return zscore(X), zscore(Y), zscore(Z)
 
 
-@pytest.mark.parametrize("n", [60, 400])  # 60: dense matrices; 400: factors
+@pytest.mark.parametrize("n", [60, 800])  # 60: dense matrices; 800: factors
 def test_kci_statistic_and_gamma_moments_equal_explicit_matrices(n):
     X, Y, Z = (zscore(V) for V in causal_structure("chain", n, link="sine", rng=n))
     kernels = default_kci_kernels(n, 1)
     # ε = 1e-2: the explicit inverse of K̃_Z + εI (condition number ~ n/ε) is itself
     # accurate to ~1e-12 there; at the default 1e-3 the oracle's own error reaches 1e-10
     grams = residual_grams(augmented(X, Z), Y, Z, kernels, 1e-2)
-    assert grams.factored == (n == 400)
+    assert grams.factored == (n == 800)
     T, mean, var, W = explicit_kci(X, Y, Z, kernels, 1e-2)
     m = grams.gamma_moments()
     # factors carry a residual trace ≤ 1e-14 tr K, amplified by up to 1/ε: 1e-9 relative
