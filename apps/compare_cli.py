@@ -2,6 +2,7 @@
 
 kmeviz compare FILE [FILE2] [--group COL --groups A B] [--columns C ...]
 [--no-standardize] [--tests T ...] [--time-budget S] [--out table.csv] [--gof TARGET]
+[--independence --x C .. --y C ..] [--conditional --x C .. --y C .. --z C ..]
 prints the table of every test (kmeviz.compare_tests, or compare_gof) with a progress
 bar on stderr, the Holm-adjusted p-values and the effect size. Columns are standardized
 by default, as in Python and the dashboard. Exit 0 on success, 2 with one line (no
@@ -21,7 +22,15 @@ from kmeviz_apps._files import OutputError, check_writable, write_file
 
 import kmeviz as K
 from kmeviz.distributions.real import REAL_DATASETS
-from kmeviz.loading import MAX_BYTES, load_sample, paired_from_frame, samples_from_frame
+from kmeviz.loading import (
+    MAX_BYTES,
+    conditional_from_frame,
+    load_sample,
+    paired_from_frame,
+    read_table,
+    samples_from_frame,
+)
+from kmeviz.loading.files import file_name
 from kmeviz.results import p_value_text
 
 #: The named targets of ``--gof``.
@@ -68,8 +77,16 @@ def add_parser(sub) -> argparse.ArgumentParser:
     cmp.add_argument("--independence", action="store_true",
                      help="test whether column groups --x and --y of one FILE (or "
                           "--dataset) are independent, with every HSIC test")
-    cmp.add_argument("--x", nargs="+", metavar="C", help="with --independence: X's columns")
-    cmp.add_argument("--y", nargs="+", metavar="C", help="with --independence: Y's columns")
+    cmp.add_argument("--conditional", action="store_true",
+                     help="test whether column groups --x and --y of one FILE (or "
+                          "--dataset) are independent given --z, with every conditional "
+                          "test (KCI, Nyström KCI, RCIT, RCoT)")
+    cmp.add_argument("--x", nargs="+", metavar="C",
+                     help="with --independence or --conditional: X's columns")
+    cmp.add_argument("--y", nargs="+", metavar="C",
+                     help="with --independence or --conditional: Y's columns")
+    cmp.add_argument("--z", nargs="+", metavar="C",
+                     help="with --conditional: the conditioning columns Z")
     return cmp
 
 
@@ -124,10 +141,13 @@ def run(args):
             table = K.compare_gof(X, target, tests=args.tests, alpha=args.alpha,
                                   time_budget=args.time_budget, rng=args.rng, progress=bar)
         return table, report
-    if args.independence:
+    if args.independence and args.conditional:
+        raise ValueError("choose --independence or --conditional, not both")
+    if args.independence or args.conditional:
         return run_independence(args, max_bytes)
-    if args.x or args.y:
-        raise ValueError("--x and --y choose the variables of --independence")
+    if args.x or args.y or args.z:
+        raise ValueError("--x, --y (and --z) choose the variables of --independence and "
+                         "--conditional")
     if args.dataset:
         if args.files:
             raise ValueError("give FILE(s) or --dataset, not both")
@@ -149,25 +169,41 @@ def run(args):
 
 
 def run_independence(args, max_bytes: int):
-    """(the independence table, the report) of ``--independence --x .. --y ..``."""
+    """(the table, the report) of ``--independence --x .. --y ..`` or of ``--conditional
+    --x .. --y .. --z ..``."""
+    flag = "--conditional" if args.conditional else "--independence"
     if not (args.x and args.y):
-        raise ValueError("--independence needs --x COLUMNS and --y COLUMNS")
+        raise ValueError(f"{flag} needs --x COLUMNS and --y COLUMNS"
+                         + (" and --z COLUMNS" if args.conditional else ""))
+    if args.conditional and not args.z:
+        raise ValueError("--conditional needs --z COLUMNS, the conditioning variables "
+                         "(without Z, use --independence)")
+    if args.z and not args.conditional:
+        raise ValueError("--z is the conditioning set of --conditional")
     if args.group or args.groups or args.gof or args.columns:
-        raise ValueError("--independence tests two column groups of the same rows: "
-                         "--group, --groups, --columns and --gof do not apply")
+        raise ValueError(f"{flag} tests column groups of the same rows: --group, --groups, "
+                         "--columns and --gof do not apply")
+    groups = {"x": args.x, "y": args.y, **({"z": args.z} if args.conditional else {})}
     if args.dataset and not args.files:
-        X, Y, report = paired_from_frame(REAL_DATASETS[args.dataset].load(), x=args.x,
-                                         y=args.y, standardize=args.standardize,
-                                         sources=(REAL_DATASETS[args.dataset].title,))
+        spec = REAL_DATASETS[args.dataset]
+        frame, sources = spec.load(), (spec.title,)
     elif len(args.files) == 1 and not args.dataset:
-        X, Y, report = K.load_paired(args.files[0], x=args.x, y=args.y,
-                                     standardize=args.standardize, max_bytes=max_bytes)
+        frame, sources = read_table(args.files[0], max_bytes=max_bytes), (
+            file_name(args.files[0]),)
     else:
-        raise ValueError("--independence reads one FILE or --dataset")
-    with progress_bar(len(K.compare.selected_tests(K.INDEPENDENCE_TESTS, args.tests))) as bar:
-        table = K.compare_independence(X, Y, tests=args.tests, alpha=args.alpha,
-                                       time_budget=args.time_budget, rng=args.rng,
-                                       progress=bar)
+        raise ValueError(f"{flag} reads one FILE or --dataset")
+    if args.conditional:
+        X, Y, Z, report = conditional_from_frame(frame, **groups,
+                                                 standardize=args.standardize,
+                                                 sources=sources)
+        registry, compare, samples = K.CONDITIONAL_TESTS, K.compare_ci, (X, Y, Z)
+    else:
+        X, Y, report = paired_from_frame(frame, **groups, standardize=args.standardize,
+                                         sources=sources)
+        registry, compare, samples = K.INDEPENDENCE_TESTS, K.compare_independence, (X, Y)
+    with progress_bar(len(K.compare.selected_tests(registry, args.tests))) as bar:
+        table = compare(*samples, tests=args.tests, alpha=args.alpha,
+                        time_budget=args.time_budget, rng=args.rng, progress=bar)
     return table, report
 
 

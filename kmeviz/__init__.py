@@ -65,7 +65,7 @@ from .kernels.collection import (
     mmdagg_kernels,
 )
 from .kernels.defaults import l1_imq_kernel
-from .loading import LoadReport, load_paired, load_samples
+from .loading import LoadReport, load_conditional, load_paired, load_samples
 from .needs import Needs
 from .registry import (
     CONDITIONAL_TESTS,
@@ -176,6 +176,7 @@ __all__ = [
     "hsic_test",
     "hsic_witness",
     "hsicagg_kernels",
+    "load_conditional",
     "load_paired",
 ]
 

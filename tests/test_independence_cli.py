@@ -39,8 +39,9 @@ def test_a_good_file_prints_every_independence_test_and_writes_the_table(paired,
     (["--independence", "--x", "x", "--y", "nope"], "no column 'nope'"),
     (["--independence", "--x", "x", "--y", "site"], "not numeric"),
     (["--independence", "--x", "x", "--y", "x"], "share the column"),
-    (["--x", "x", "--y", "y"], "--x and --y choose the variables of --independence"),
+    (["--x", "x", "--y", "y"], "--x, --y (and --z) choose the variables of --independence"),
     (["--independence", "--x", "x", "--y", "y", "--group", "site"], "do not apply"),
+    (["--independence", "--x", "x", "--y", "y", "--z", "z"], "--z is the conditioning set"),
 ])
 def test_bad_arguments_exit_2_with_one_line(paired, args, words):
     done = kmeviz(paired, *args)

@@ -12,7 +12,7 @@ from ..compare import _compare
 from ..independence.compare import pearson_r
 from ..independence.measures import check_paired
 from ..registry import CONDITIONAL_TESTS
-from .api import DEFAULT_EPSILON, checked_ci_test, checked_epsilon
+from .api import DEFAULT_EPSILON, check_conditioning, checked_ci_test, checked_epsilon
 
 
 def compare_ci(X, Y, Z, *, tests="all", epsilon=DEFAULT_EPSILON, alpha: float = 0.05,
@@ -51,6 +51,7 @@ def compare_ci(X, Y, Z, *, tests="all", epsilon=DEFAULT_EPSILON, alpha: float = 
     (Implements no paper equation: it runs the registered tests of ``ci_test``.)
     """
     X, Y, Z = check_paired(X, Y, Z, names=("X", "Y", "Z"))
+    check_conditioning(X, Y, Z)  # a constant column or too wide a Z: one message, up front
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
     options = {"epsilon": checked_epsilon(epsilon), "n_landmarks": None, "n_features": None,

@@ -17,7 +17,13 @@ Choices, made once here:
 """
 
 from .files import FORMATS, MAX_BYTES, NPZ_GROUP, read_table
-from .paired import load_paired, paired_from_frame
+from .paired import (
+    ConditionalSamples,
+    conditional_from_frame,
+    load_conditional,
+    load_paired,
+    paired_from_frame,
+)
 from .samples import (
     PAIR_GROUP,
     LoadReport,
@@ -30,7 +36,7 @@ from .samples import (
     standardized,
 )
 
-__all__ = ["FORMATS", "MAX_BYTES", "NPZ_GROUP", "PAIR_GROUP", "LoadReport", "Samples",
-           "load_paired", "load_sample", "load_samples", "paired_from_frame", "numeric_values",
-           "pair_frame", "read_table",
-           "samples_from_frame", "standardized"]
+__all__ = ["FORMATS", "MAX_BYTES", "NPZ_GROUP", "PAIR_GROUP", "ConditionalSamples",
+           "LoadReport", "Samples", "conditional_from_frame", "load_conditional",
+           "load_paired", "load_sample", "load_samples", "numeric_values", "pair_frame",
+           "paired_from_frame", "read_table", "samples_from_frame", "standardized"]

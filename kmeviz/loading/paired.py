@@ -1,7 +1,10 @@
-"""Two paired variables from one table: ``load_paired`` reads column groups X and Y of
-the same rows (for the independence tests), and says what it did."""
+"""Paired variables from one table: ``load_paired`` reads column groups X and Y of the
+same rows (for the independence tests), ``load_conditional`` groups X, Y and Z (for the
+conditional independence tests), and each says what it did."""
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -38,12 +41,33 @@ def paired_from_frame(frame: pd.DataFrame, *, x, y, standardize: bool = True,
     Samples
         ``(X, Y, report)``, X (n, |x|) and Y (n, |y|) paired row by row.
     """
-    x, y = _columns(x, "x"), _columns(y, "y")
-    shared = [c for c in x if c in y]
-    if shared:
-        raise ValueError(f"x and y share the column(s) {listed(shared)}: a variable is not "
-                         "tested against itself")
-    values, used, _ = numeric_values(frame, x + y)
+    X, Y, report = grouped_from_frame(frame, {"x": x, "y": y}, standardize, sources)
+    return Samples(X, Y, report)
+
+
+class ConditionalSamples(NamedTuple):
+    """``(X, Y, Z, report)``, as ``load_conditional`` returns them."""
+
+    X: np.ndarray
+    Y: np.ndarray
+    Z: np.ndarray
+    report: LoadReport
+
+
+def grouped_from_frame(frame: pd.DataFrame, groups: dict, standardize: bool,
+                       sources: tuple) -> tuple:
+    """(each group's array ..., the report): the disjoint column ``groups`` (name ->
+    columns) of the rows finite in all of them."""
+    chosen = {name: _columns(cols, name) for name, cols in groups.items()}
+    names = list(chosen)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            shared = [c for c in chosen[a] if c in chosen[b]]
+            if shared:
+                raise ValueError(f"{a} and {b} share the column(s) {listed(shared)}: a "
+                                 "variable is not tested against itself")
+    every = [c for cols in chosen.values() for c in cols]
+    values, used, _ = numeric_values(frame, every)
     finite = np.all(np.isfinite(values), axis=1)
     kept = values[finite]
     dropped = int(np.count_nonzero(~finite))
@@ -55,11 +79,54 @@ def paired_from_frame(frame: pd.DataFrame, *, x, y, standardize: bool = True,
         std = kept.std(axis=0)
         std[std == 0.0] = 1.0
         kept = (kept - kept.mean(axis=0)) / std
-    X, Y = kept[:, : len(x)], kept[:, len(x):]
-    labels = (f"X ({summarised(x)})", f"Y ({summarised(y)})")
+    bounds = np.cumsum([0] + [len(c) for c in chosen.values()])
+    arrays = [kept[:, a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    labels = tuple(f"{n.upper()} ({summarised(c)})" for n, c in chosen.items())
     report = LoadReport(tuple(map(str, sources)), tuple(used), labels,
-                        (len(X), len(Y)), (), (dropped, dropped), bool(standardize), notes)
-    return Samples(X, Y, report)
+                        tuple(len(a) for a in arrays), (), (dropped,) * len(arrays),
+                        bool(standardize), notes)
+    return (*arrays, report)
+
+
+def conditional_from_frame(frame: pd.DataFrame, *, x, y, z, standardize: bool = True,
+                           sources: tuple = ("the table",)) -> ConditionalSamples:
+    """X, Y and Z, three disjoint column groups of the rows finite in all of them (the
+    second half of ``load_conditional``)."""
+    return ConditionalSamples(*grouped_from_frame(frame, {"x": x, "y": y, "z": z},
+                                                  standardize, sources))
+
+
+def load_conditional(path, *, x, y, z, standardize: bool = True,
+                     max_bytes: int = MAX_BYTES) -> ConditionalSamples:
+    """Read X, Y and the conditioning variables Z, three groups of columns of one file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        CSV, TSV, .npy, .npz or Parquet (as ``load_samples``).
+    x, y, z : str or list of str
+        The columns of X, Y and Z (disjoint).
+    standardize : bool
+    max_bytes : int
+
+    Returns
+    -------
+    ConditionalSamples
+        ``(X, Y, Z, report)``.
+
+    (Implements no paper equation.)
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("a,b,c\\n1,2,3\\n2,1,4\\n5,5,1\\n6,5,0\\n1,nan,2\\n")
+    >>> X, Y, Z, report = load_conditional(path, x="a", y="b", z="c")
+    >>> X.shape, Z.shape, report.dropped_rows
+    ((4, 1), (4, 1), (1, 1, 1))
+    """
+    return conditional_from_frame(read_table(path, max_bytes=max_bytes), x=x, y=y, z=z,
+                                  standardize=standardize, sources=(file_name(path),))
 
 
 def load_paired(path, *, x, y, standardize: bool = True, max_bytes: int = MAX_BYTES) -> Samples:

@@ -48,15 +48,16 @@ class LoadReport:
     notes: tuple = ()
 
     def __str__(self) -> str:
-        samples = (f"X = {self.groups[0]!s}: {self.sizes[0]} rows; Y = {self.groups[1]!s}: "
-                   f"{self.sizes[1]} rows" if self.groups[1] else f"X: {self.sizes[0]} rows")
+        samples = ("; ".join(f"{v} = {g!s}: {k} rows" for v, g, k in
+                             zip("XYZ", self.groups, self.sizes, strict=False))
+                   if self.groups[1] else f"X: {self.sizes[0]} rows")
         lines = [f"read {', '.join(self.sources)}",
                  f"{samples}; {len(self.columns)} columns: {summarised(self.columns)}"]
         if self.dropped_columns:
             lines.append(f"dropped non-numeric columns: {summarised(self.dropped_columns)}")
         if any(self.dropped_rows):
-            lines.append(f"dropped rows with NaN or inf: {self.dropped_rows[0]} of X, "
-                         f"{self.dropped_rows[1]} of Y")
+            lines.append("dropped rows with NaN or inf: " + ", ".join(
+                f"{k} of {v}" for v, k in zip("XYZ", self.dropped_rows, strict=False)))
         if self.standardized:
             lines.append("standardized by the pooled mean and standard deviation")
         lines += [f"note: {note}" for note in self.notes]
