@@ -23,6 +23,7 @@ EXPLORERS = {
     "stein": ("SteinExplorer", "stein_explorer"),
     "data": ("DataExplorer", "data_explorer"),
     "independence": ("IndependenceExplorer", "independence_explorer"),
+    "conditional": ("ConditionalExplorer", "conditional_explorer"),
 }
 
 _BY_NAME = {name: module for name, module in EXPLORERS.values()}

@@ -11,6 +11,7 @@ from .conditional import (
     cv_curve,
     sparsity_path_plot,
 )
+from .conditional_independence import cme_fit_plot, residual_plot
 from .data import TABLE_TITLES, comparison_table_text, plane_scatter, witness_map, witness_window
 from .embeddings import (
     ESTIMATOR_COLORS,
@@ -50,6 +51,8 @@ from .twosample import (
 )
 
 __all__ = [
+    "cme_fit_plot",
+    "residual_plot",
     "COLOR_ACCENT", "COLOR_X", "COLOR_Y", "ESTIMATOR_COLORS", "LABEL_X", "LABEL_Y",
     "NOTEBOOK_WIDTH", "SIZINGS",
     "TABLE_TITLES", "circle_plot", "cme_data_plot", "comparison_table_text", "plane_scatter",
