@@ -46,6 +46,10 @@ DEFAULT_EPSILON = 1e-3
 class KernelTriple:
     """The kernels of a conditional test: on Ẍ (or X), on Y (or Ÿ) and on Z.
 
+    Parameters
+    ----------
+    x, y, z : Kernel
+
     (Implements no paper equation: the ``kernel`` of a conditional ``TestResult``.)
     """
 
