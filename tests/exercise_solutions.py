@@ -278,3 +278,20 @@ SOLUTIONS.update({
     # "the exact test is the most powerful": not at a bandwidth that misses the pattern
     "check_test_for_frequency_two": (lambda: "hsicagg", lambda: "biased/permutation"),
 })
+
+
+def cme_residual(Kz, column, epsilon):
+    return column - Kz @ np.linalg.solve(Kz + epsilon * np.eye(len(Kz)), column)
+
+
+def cme_fit(Kz, column, epsilon):  # wrong: the fit, not what it leaves
+    return Kz @ np.linalg.solve(Kz + epsilon * np.eye(len(Kz)), column)
+
+
+SOLUTIONS.update({
+    "check_residual_operator": (lambda: cme_residual, lambda: cme_fit),
+    # "X and Y are independent, so they stay so": the collider's trap
+    "check_collider_decision": (lambda: "reject", lambda: "keep"),
+    # "a larger ε is only smoother": it stops removing Z
+    "check_large_epsilon_decision": (lambda: "reject", lambda: "keep"),
+})

@@ -70,3 +70,12 @@ def test_the_numbers_a_right_answer_explains_with_are_true():
     assert round(0.5**7 / (0.5**7 + 0.01), 2) == 0.44
     message = exercises.check_landmarks_for_error(100).message
     assert "0.017" in message and "0.024" in message
+
+
+def test_the_collider_exercise_quotes_its_marginal_p_value():
+    """The 'why' of the collider exercise quotes the marginal test's p-value (0.64)."""
+    import kmeviz as K
+
+    X, Y, _ = exercises.collider_data()
+    assert round(K.ci_test(X, Y).p_value, 2) == 0.64
+    assert "p = 0.64" in exercises.check_collider_decision("reject").message

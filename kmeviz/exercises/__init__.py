@@ -10,6 +10,15 @@ the tests run them through the checkers together with plausible wrong answers; t
 """
 
 from ._feedback import Feedback
+from .conditional_independence import (
+    LARGE_EPSILON,
+    chain_data,
+    check_collider_decision,
+    check_large_epsilon_decision,
+    check_residual_operator,
+    collider_data,
+    residual_data,
+)
 from .embeddings import (
     HALVING_SPECTRUM,
     LANDMARK_COUNTS,
@@ -76,6 +85,13 @@ from .stein_cme import (
 
 __all__ = [
     "Feedback",
+    "LARGE_EPSILON",
+    "chain_data",
+    "check_collider_decision",
+    "check_large_epsilon_decision",
+    "check_residual_operator",
+    "collider_data",
+    "residual_data",
     "POWER_TESTS",
     "check_test_for_frequency_two",
     "check_hsic_b_from_grams",

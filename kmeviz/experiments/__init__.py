@@ -7,6 +7,7 @@ from .cme import (
     sparsity_bands,
     sparsity_path,
 )
+from .conditional import epsilon_table, residual_ratio
 from .fastmmd import (
     FIG6_SIGMAS,
     FIG8B_TESTS,
@@ -70,7 +71,9 @@ __all__ = [
     "rejection_rates",
     "size_table",
     "sparsity_bands",
+    "epsilon_table",
     "independence_size_table",
+    "residual_ratio",
     "sinusoid_power_table",
     "sparsity_path",
     "type2_vs_epsilon",
