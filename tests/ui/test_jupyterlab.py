@@ -25,7 +25,8 @@ from playwright.sync_api import expect
 from .helpers import widget
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-COURSE = ("02_two_sample_tests", "08_your_own_data", "10_independence")
+COURSE = ("02_two_sample_tests", "08_your_own_data", "10_independence",
+          "11_conditional_independence")
 
 NULL_TITLES_JS = ("() => Bokeh.documents.flatMap(d => [...d.all_models]).filter(m => "
                   "m.constructor.__name__ === 'Title' && String(m.text).startsWith('p = '))"
@@ -173,4 +174,18 @@ def test_the_independence_notebook_runs_and_its_explorer_draws(page, lab):
     expect(page.locator(".kmeviz-error")).to_have_count(0)
     # every cell ran, the exercises too: their checkers answered in the page
     expect(page.get_by_text("replace None with one of ['reject', 'keep']")).to_be_visible(
+        timeout=120_000)
+
+
+def test_the_conditional_independence_notebook_runs_and_its_explorer_draws(page, lab):
+    run_all_cells(page, lab, "11_conditional_independence")
+    # the explorer near the end draws the chain's marginal plot and its two verdicts
+    page.wait_for_function(
+        "() => typeof Bokeh !== 'undefined' && Bokeh.documents.flatMap(d => "
+        "[...d.all_models]).some(m => m.constructor.__name__ === 'Title' && "
+        "String(m.text).startsWith('X → Z → Y: X against Y'))", timeout=300_000)
+    expect(page.locator(".kmeviz-conditional").first).to_have_text("keep H0",
+                                                                    timeout=120_000)
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
+    expect(page.get_by_text("replace None with one of ['reject', 'keep']").first).to_be_visible(
         timeout=120_000)
