@@ -51,7 +51,8 @@ def _spectral_outcome(weights, statistic, n_resamples, rng, fitted) -> Outcome:
 def _kci(X, Y, Z, kernel, epsilon, eigen_threshold):
     eps_x, eps_y = epsilon
     grams = residual_grams(augmented(X, Z), Y, Z, kernel, eps_x, eps_y)
-    fitted = {"epsilon": epsilon, "factored": grams.factored}
+    fitted = {"epsilon": epsilon, "factor_ranks": tuple(
+        None if g.factor is None else g.factor.shape[1] for g in (grams.x, grams.y))}
     return grams.statistic(), grams.truncated(eigen_threshold), fitted
 
 
