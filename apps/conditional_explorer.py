@@ -12,11 +12,11 @@ fork are dependent but conditionally independent; the collider is the reverse.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
 from kmeviz_apps._common import Explorer, Plot, error_message, guarded
+from kmeviz_apps._curve import PowerCurve
 
 import kmeviz as K
 from kmeviz import viz
@@ -26,7 +26,6 @@ from kmeviz.conditional_independence.api import (
     cross_validated_epsilon,
 )
 from kmeviz.distributions.causal import LINKS, MARGINALLY_INDEPENDENT, STRUCTURES, causal_structure
-from kmeviz.experiments.runners import binomial_interval, rejection_rates
 from kmeviz.independence.compare import pearson_r
 
 TEST_NAMES = tuple(spec.name for spec in K.CONDITIONAL_TESTS)
@@ -133,16 +132,12 @@ class ConditionalExplorer(Explorer):
         super().__init__(**params)
         self._cv_button = pn.widgets.Button(label="Cross-validate ε (CME)")
         self._cv_button.on_click(self.cross_validate)
-        self._power_button = pn.widgets.Button(
-            label=f"Power against n ({POWER_DRAWS} draws a point)", color="primary")
-        self._power_button.on_click(self._power)
-        self._progress = pn.indicators.Progress(
-            value=0, max=len(POWER_FRACTIONS) * POWER_DRAWS, active=False, visible=False,
-            sizing_mode="stretch_width")
-        self._cv_job, self._power_job = self.job(), self.job()
+        self._curve = PowerCurve(self, f"Power against n ({POWER_DRAWS} draws a point)")
+        self._curve.button.on_click(self._power)
+        self._cv_job = self.job()
 
     def buttons(self) -> list:
-        return [self._cv_button, self._power_button, self._progress]
+        return [self._cv_button, *self._curve.widgets]
 
     @property
     def data_key(self) -> tuple:
@@ -229,7 +224,7 @@ class ConditionalExplorer(Explorer):
         return viz.independence_power_plot(df, "n")
 
     def _power(self, _event=None):
-        """The power curve as a job: a part per sample size, so the curve fills in."""
+        """The power curve (``PowerCurve``): a part per sample size, so it fills in."""
         structure, link, noise, d_z = self.structure, self.link, float(self.noise), self.d_z
         alpha, seed, eps = self.alpha, int(self.seed), float(self.epsilon)
         sizes = sorted({max(40, int(f * self.n)) for f in POWER_FRACTIONS})
@@ -237,36 +232,10 @@ class ConditionalExplorer(Explorer):
             *data, estimator=name.split("/")[0], null=name.split("/")[1], epsilon=eps,
             n_resamples=POWER_RESAMPLES, alpha=alpha, rng=rng)) for name in POWER_TESTS}
 
-        def work(_emit):
-            frames = []
-            for k, n in enumerate(sizes):
-                df = rejection_rates(
-                    lambda rng, n=n: causal_structure(structure, n, link=link, noise=noise,
-                                                      d_z=d_z, rng=rng),
-                    tests, n_repeats=POWER_DRAWS, alpha=alpha,
-                    rng=np.random.default_rng([seed, k]))
-                df = df.rename(columns={df.columns[0]: "test"}).assign(value=n)
-                lows, highs = zip(*(binomial_interval(r, POWER_DRAWS, 0.95)
-                                    for r in df["rejections"]), strict=True)
-                frames.append(df.assign(ci_low=lows, ci_high=highs))
-                yield (k + 1) * POWER_DRAWS, pd.concat(frames, ignore_index=True)
+        def draw(rng, n):
+            return causal_structure(structure, n, link=link, noise=noise, d_z=d_z, rng=rng)
 
-        self._power_button.disabled = True
-        self._progress.param.update(value=0, max=len(sizes) * POWER_DRAWS, visible=True,
-                                    active=True)
-        self.show_plot("power_view")
-
-        def show(part, error):
-            if error is not None:
-                self.power_result = error
-            else:
-                self._progress.value, self.power_result = part
-                if part[0] < len(sizes) * POWER_DRAWS:
-                    return
-            self._power_button.disabled = False
-            self._progress.active = False
-
-        self._power_job.start(work, show)
+        self._curve.run(sizes, draw, tests, draws=POWER_DRAWS, alpha=alpha, seed=seed)
 
     @param.depends(*DATA_PARAMS, "epsilon", "test", "n_resamples", "alpha")
     @guarded

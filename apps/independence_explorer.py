@@ -12,16 +12,15 @@ HSIC's p-value.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
 from kmeviz_apps._common import Explorer, Plot, error_message, guarded
+from kmeviz_apps._curve import PowerCurve
 
 import kmeviz as K
 from kmeviz import viz
 from kmeviz.distributions.dependence import DEPENDENCE_PROBLEMS
-from kmeviz.experiments.runners import binomial_interval, rejection_rates
 from kmeviz.independence.compare import pearson_r
 
 PROBLEMS = tuple(DEPENDENCE_PROBLEMS)
@@ -133,16 +132,12 @@ class IndependenceExplorer(Explorer):
         super().__init__(**params)
         self._median_button = pn.widgets.Button(label="Median heuristic (σ_X, σ_Y)")
         self._median_button.on_click(self.use_median_heuristic)
-        self._power_button = pn.widgets.Button(
-            label=f"Power curve ({POWER_DRAWS} draws a point)", color="primary")
-        self._power_button.on_click(self._power)
-        self._progress = pn.indicators.Progress(value=0, max=POWER_POINTS * POWER_DRAWS,
-                                                active=False, visible=False,
-                                                sizing_mode="stretch_width")
-        self._median_job, self._power_job = self.job(), self.job()
+        self._curve = PowerCurve(self, f"Power curve ({POWER_DRAWS} draws a point)")
+        self._curve.button.on_click(self._power)
+        self._median_job = self.job()
 
     def buttons(self) -> list:
-        return [self._median_button, self._power_button, self._progress]
+        return [self._median_button, *self._curve.widgets]
 
     @property
     def data_key(self) -> tuple:
@@ -231,7 +226,7 @@ class IndependenceExplorer(Explorer):
         return viz.independence_power_plot(df, label)
 
     def _power(self, _event=None):
-        """The power curve as a job: a part per strength, so the curve fills in."""
+        """The power curve (``PowerCurve``): a part per strength, so the curve fills in."""
         problem, n, alpha, seed = self.problem, int(self.n), self.alpha, int(self.seed)
         values, noise = power_grid(problem, float(self.strength)), float(self.noise)
         generator = DEPENDENCE_PROBLEMS[problem][0]
@@ -249,36 +244,8 @@ class IndependenceExplorer(Explorer):
             *data, kernel_x=kx, kernel_y=ky, estimator=name.split("/")[0],
             null=name.split("/")[1], n_resamples=POWER_RESAMPLES, alpha=alpha, rng=rng))
             for name in POWER_TESTS}
-
-        def work(_emit):
-            frames = []
-            for k, value in enumerate(values):
-                df = rejection_rates(lambda rng, v=value: draw(rng, v), tests,
-                                     n_repeats=POWER_DRAWS, alpha=alpha,
-                                     rng=np.random.default_rng([seed, k]))
-                df = df.rename(columns={df.columns[0]: "test"}).assign(value=value)
-                lows, highs = zip(*(binomial_interval(r, POWER_DRAWS, 0.95)
-                                    for r in df["rejections"]), strict=True)
-                frames.append(df.assign(ci_low=lows, ci_high=highs))
-                table = pd.concat(frames, ignore_index=True)
-                table.attrs["problem"] = problem
-                yield (k + 1) * POWER_DRAWS, table
-
-        self._power_button.disabled = True
-        self._progress.param.update(value=0, visible=True, active=True)
-        self.show_plot("power_view")
-
-        def show(part, error):
-            if error is not None:
-                self.power_result = error
-            else:
-                self._progress.value, self.power_result = part
-                if part[0] < POWER_POINTS * POWER_DRAWS:
-                    return
-            self._power_button.disabled = False
-            self._progress.active = False
-
-        self._power_job.start(work, show)
+        self._curve.run(values, draw, tests, draws=POWER_DRAWS, alpha=alpha, seed=seed,
+                        attrs={"problem": problem})
 
     @param.depends(*DATA_PARAMS, *KERNEL_PARAMS, "test", "n_resamples", "alpha")
     @guarded

@@ -93,9 +93,11 @@ def _nystrom(X, Y, Z, kernel, epsilon, n_landmarks, rng) -> tuple[FeatureResidua
     return res, {"epsilon": epsilon, "n_landmarks": (m_xy, m_z)}
 
 
-@CONDITIONAL_TESTS.register("nystrom", "gamma", cost="linear", dask=True,
-                            options=("epsilon", "n_landmarks"),
-                            work=lambda N, d, B: N * (30.0**4 + 2 * 100**2 + 300 * (2 * d + 40)),
+_NYSTROM = {"cost": "linear", "dask": True, "options": ("epsilon", "n_landmarks"),
+            "work": lambda N, d, B: N * (30.0**4 + 2 * 100**2 + 300 * (2 * d + 40))}
+
+
+@CONDITIONAL_TESTS.register("nystrom", "gamma", **_NYSTROM,
                             summary="KCI of Nyström features (30, 30, 100 landmarks), Gamma")
 def nystrom_gamma(X, Y, Z, kernel, *, estimator, n_resamples, rng, epsilon,
                   n_landmarks) -> Outcome:
@@ -104,9 +106,7 @@ def nystrom_gamma(X, Y, Z, kernel, *, estimator, n_resamples, rng, epsilon,
     return _gamma_outcome(res.gamma_moments(), res.statistic(), fitted)
 
 
-@CONDITIONAL_TESTS.register("nystrom", "spectral", cost="linear", dask=True,
-                            options=("epsilon", "n_landmarks"),
-                            work=lambda N, d, B: N * (30.0**4 + 2 * 100**2 + 300 * (2 * d + 40)),
+@CONDITIONAL_TESTS.register("nystrom", "spectral", **_NYSTROM,
                             summary="KCI of Nyström features, weighted χ² null")
 def nystrom_spectral(X, Y, Z, kernel, *, estimator, n_resamples, rng, epsilon,
                      n_landmarks) -> Outcome:
