@@ -155,9 +155,9 @@ print(f"T_CI by matrices = {T:.10f}\nci_test statistic = {result.statistic:.10f}
 # %% [markdown]
 # `ci_test` never forms an inverse: one Cholesky factorisation of K̃_Z + εI serves both
 # residualisations, and when the Grams have a low-rank factor (at 1e-14 of their trace)
-# the factorisation is of a small r × r matrix (Woodbury). At n = 2000 with one
-# conditioning variable it is 19× faster than causal-learn's KCI with p-values equal to
-# 1e-10 (`python -m benchmarks.bench_conditional`).
+# the factorisation is of a small r × r matrix (Woodbury). `python -m
+# benchmarks.bench_conditional` compares its p-values and its time with causal-learn's
+# KCI on the same data.
 
 # %% tags=["check", "remove-cell"]
 assert abs(T - result.statistic) < 1e-9 * T, (T, result.statistic)
