@@ -106,13 +106,14 @@ def run_all_cells(page, lab, name: str) -> None:
     page.set_default_timeout(60_000)
     page.goto(f"{lab}/lab/workspaces/{name}/tree/{name}.ipynb?reset")  # only this notebook
     expect(page.locator(".jp-Notebook")).to_be_visible(timeout=120_000)
+    # JupyterLab may ask which kernel to start (the notebook's own, Python 3), or start it
+    # at once: wait for whichever comes first, not for a dialog that may never come
     choose = page.get_by_role("dialog").get_by_role("button", name="Select", exact=True)
-    try:  # JupyterLab may ask which kernel to start: the notebook's own, Python 3
-        choose.click(timeout=20_000)
-    except PlaywrightTimeout:
-        pass
-    expect(page.get_by_role("button", name="Python 3 (ipykernel) | Idle")
-           ).to_be_visible(timeout=120_000)
+    idle = page.get_by_role("button", name="Python 3 (ipykernel) | Idle")
+    expect(choose.or_(idle).first).to_be_visible(timeout=120_000)
+    if choose.is_visible():
+        choose.click()
+    expect(idle).to_be_visible(timeout=120_000)
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
 
