@@ -244,3 +244,20 @@ def test_type_one_error_within_clopper_pearson_on_chain_and_fork(spec, structure
 def test_power_on_the_collider(spec):
     hits = _rejection_rate("collider", 300, 10, spec.estimator, spec.null)
     assert hits >= 9
+
+
+def test_the_readme_example_prints_what_it_says(capsys):
+    """README, "Dependence, and dependence given a third variable": the two p-values its
+    comments quote (4 significant digits; the permutation p-value is 1/1001 exactly)."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    code = next(b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+                if "K.ci_test(X, Y, Z)" in b)
+    exec(compile(code, "README.md", "exec"), {})
+    out = capsys.readouterr().out.split("\n")
+    quoted = [float(v) for v in re.findall(r"# (0\.\d{4,})", code)]
+    assert float(out[0]) == pytest.approx(1 / 1001, rel=1e-12)
+    assert quoted[0] == pytest.approx(1 / 1001, abs=5e-7)
+    assert float(out[1]) == pytest.approx(quoted[1], abs=5e-5)
