@@ -22,9 +22,9 @@ import kmeviz as K
 from kmeviz import viz
 from kmeviz.conditional_independence.api import (
     check_conditioning,
-    conditional_kernels,
     cross_validated_epsilon,
 )
+from kmeviz.conditional_independence.kci import default_kci_kernels
 from kmeviz.distributions.causal import LINKS, MARGINALLY_INDEPENDENT, STRUCTURES, causal_structure
 from kmeviz.independence.compare import pearson_r
 
@@ -35,6 +35,8 @@ POWER_TESTS = ("kci/gamma", "nystrom/gamma", "rcot/spectral")
 POWER_FRACTIONS = (0.125, 0.25, 0.5, 1.0)
 POWER_DRAWS = 40
 POWER_RESAMPLES = 200
+#: the label of the button that cross-validates ε
+CV_LABEL = "Cross-validate ε (CME)"
 #: the marginal test shown beside the conditional ones
 MARGINAL = ("biased", "gamma")
 GRAPHS = {"chain": "X → Z → Y", "fork": "X ← Z → Y", "collider": "X → Z ← Y",
@@ -54,8 +56,7 @@ def regression(data_key, epsilon: float):
     KCI's kernel on Z and nλ = ε): (residual of X, residual of Y, grid of z, Ê[X | z])."""
     X, Y, Z = make_data(*data_key)
     n = X.shape[0]
-    kernel_z = conditional_kernels(None, None, None, K.CONDITIONAL_TESTS.get("kci"),
-                                   X, Y, Z).z
+    kernel_z = default_kci_kernels(n, Z.shape[1]).z  # KCI's kernel on Z
     cme = K.ConditionalMeanEmbedding(kernel_z, K.GaussianKernel(1.0), reg=epsilon / n)
     cme.fit(Z, X)
     rx, ry = X[:, 0] - cme.expectation(X[:, 0], Z), Y[:, 0] - cme.expectation(Y[:, 0], Z)
@@ -130,7 +131,7 @@ class ConditionalExplorer(Explorer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._cv_button = pn.widgets.Button(label="Cross-validate ε (CME)")
+        self._cv_button = pn.widgets.Button(label=CV_LABEL)
         self._cv_button.on_click(self.cross_validate)
         self._curve = PowerCurve(self, f"Power against n ({POWER_DRAWS} draws a point)")
         self._curve.button.on_click(self._power)
@@ -145,24 +146,24 @@ class ConditionalExplorer(Explorer):
                 int(self.seed))
 
     def cross_validate(self, _event=None) -> None:
-        """ε = the geometric mean of the CME's cross-validated nλ for Ẍ and for Y."""
+        """ε = the geometric mean of the CME's cross-validated nλ for Ẍ and for Y, within
+        the widget's bounds; the button says it is working meanwhile."""
         data_key = self.data_key
+        low, high = self.param.epsilon.bounds
 
         def work(emit):
             X, Y, Z = make_data(*data_key)
-            kernels = conditional_kernels(None, None, None, K.CONDITIONAL_TESTS.get("kci"),
-                                          X, Y, Z)
+            kernels = default_kci_kernels(X.shape[0], Z.shape[1])
             emit(cross_validated_epsilon(X, Y, Z, kernels, np.random.default_rng(0)))
 
         def show(value, error):
-            if error is not None:
-                self.show_notice(error)
-                return
-            eps = float(np.sqrt(value[0] * value[1]))
-            self.show_notice(f"Cross-validation chose nλ = {value[0]:.3g} for Ẍ and "
-                             f"{value[1]:.3g} for Y; ε is set to their geometric mean.")
-            self.epsilon = float(f"{eps:.3g}")
+            self._cv_button.param.update(disabled=False, label=CV_LABEL)
+            self.show_notice(error)
+            if error is None:
+                eps = float(np.clip(np.sqrt(value[0] * value[1]), low, high))
+                self.epsilon = float(f"{eps:.3g}")
 
+        self._cv_button.param.update(disabled=True, label="Cross-validating ε …")
         self._cv_job.start(work, show)
 
     # -- views ---------------------------------------------------------------------

@@ -53,6 +53,14 @@ def check_conditioning(X, Y, Z):
     return tuple(standardised(V, name) for V, name in ((X, "X"), (Y, "Y"), (Z, "Z")))
 
 
+def check_in_memory(spec, *samples) -> None:
+    """TypeError when a dask sample meets a test that needs the samples in memory."""
+    if any(is_dask_array(V) for V in samples) and not spec.dask:
+        capable = ", ".join(repr(s.estimator) for s in CONDITIONAL_TESTS.dask_capable())
+        raise TypeError(f"estimator={spec.estimator!r} needs the samples in memory (it is "
+                        f"{spec.cost} in n); with dask arrays use estimator= {capable}")
+
+
 def checked_epsilon(epsilon):
     """ε > 0, a pair (ε_X, ε_Y), or "cv"."""
     if isinstance(epsilon, str):
@@ -177,6 +185,8 @@ def ci_test(X, Y, Z=None, *, kernel_x=None, kernel_y=None, kernel_z=None,
     if Z is None:
         return _unconditional(X, Y, kernel_x, kernel_y, spec, B, alpha, rng)
     X, Y, Z = check_paired(X, Y, Z, names=("X", "Y", "Z"))
+    check_in_memory(spec, X, Y, Z)  # before the z-scoring pass over a dask sample
+    X, Y, Z = check_conditioning(X, Y, Z)
     return checked_ci_test(X, Y, Z, kernel_x, kernel_y, kernel_z, spec=spec,
                            n_resamples=B, alpha=alpha, rng=rng, options=options)
 
@@ -191,13 +201,10 @@ def _pair(value, name):
 
 def checked_ci_test(X, Y, Z, kernel_x, kernel_y, kernel_z, *, spec, n_resamples, alpha,
                     rng, options):
-    """``ci_test`` on samples checked by ``check_paired`` (the step ``compare_ci`` calls
-    for each test): z-scores them, chooses the kernels and ε, and runs ``spec``."""
-    if (is_dask_array(X) or is_dask_array(Y) or is_dask_array(Z)) and not spec.dask:
-        capable = ", ".join(repr(s.estimator) for s in CONDITIONAL_TESTS.dask_capable())
-        raise TypeError(f"estimator={spec.estimator!r} needs the samples in memory (it is "
-                        f"{spec.cost} in n); with dask arrays use estimator= {capable}")
-    X, Y, Z = check_conditioning(X, Y, Z)
+    """``ci_test`` on samples checked and z-scored (``check_paired``, then
+    ``check_conditioning``; the step ``compare_ci`` calls for each test): chooses the
+    kernels and ε, and runs ``spec``."""
+    check_in_memory(spec, X, Y, Z)
     kernels = conditional_kernels(kernel_x, kernel_y, kernel_z, spec, X, Y, Z)
     rng = check_rng(rng)
     if options["epsilon"] == "cv":

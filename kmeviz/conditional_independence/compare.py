@@ -50,8 +50,8 @@ def compare_ci(X, Y, Z, *, tests="all", epsilon=DEFAULT_EPSILON, alpha: float = 
 
     (Implements no paper equation: it runs the registered tests of ``ci_test``.)
     """
-    X, Y, Z = check_paired(X, Y, Z, names=("X", "Y", "Z"))
-    check_conditioning(X, Y, Z)  # a constant column or too wide a Z: one message, up front
+    # checked and z-scored once (a constant column or too wide a Z: one message, up front)
+    X, Y, Z = check_conditioning(*check_paired(X, Y, Z, names=("X", "Y", "Z")))
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
     options = {"epsilon": checked_epsilon(epsilon), "n_landmarks": None, "n_features": None,

@@ -264,11 +264,3 @@ def residual_grams(Xa: np.ndarray, Y: np.ndarray, Z: np.ndarray, kernels: Kernel
     ry = rx if epsilon_y is None or epsilon_y == epsilon_x else Residualiser(gz, epsilon_y)
     gx, gy = centred_factor(kernels.x, Xa, cap), centred_factor(kernels.y, Y, cap)
     return ResidualGrams(rx.residual_gram(gx), ry.residual_gram(gy))
-
-
-def weighted_chi2_draws(weights: np.ndarray, B: int, rng, terms: int = 1000) -> np.ndarray:
-    """B draws of Σ_k w_k z_k², z i.i.d. N(0, 1): the largest ``terms`` weights simulated,
-    the rest added at their mean."""
-    w = np.sort(np.asarray(weights, dtype=float))[::-1]
-    kept, tail = w[:terms], float(w[terms:].sum())
-    return (rng.standard_normal((B, kept.size)) ** 2) @ kept + tail

@@ -16,6 +16,7 @@ import numpy as np
 from scipy import stats
 
 from ..chunked import is_dask_array
+from ..independence.hsic import weighted_chi2_draws
 from ..independence.large_scale import nystrom_map, rff_map
 from ..needs import Needs
 from ..registry import CONDITIONAL_TESTS, NullsByEstimator, Outcome
@@ -23,7 +24,6 @@ from .features import RCOT_RIDGE, FeatureResiduals
 from .kci import (
     augmented,
     residual_grams,
-    weighted_chi2_draws,
 )
 
 #: Default landmarks of Nyström KCI: (Ẍ and Y, Z). Its null costs (m_X m_Y)² per row.

@@ -15,7 +15,12 @@ import pandas as pd
 
 from .._validation import check_positive_int, check_rng
 from ..conditional_independence.api import check_conditioning, ci_test
-from ..conditional_independence.kci import CentredFactor, Residualiser, centred
+from ..conditional_independence.kci import (
+    CentredFactor,
+    Residualiser,
+    centred,
+    default_kci_kernels,
+)
 from ..distributions.causal import causal_structure
 
 
@@ -54,12 +59,12 @@ def epsilon_table(epsilons, *, n: int = 200, n_repeats: int = 60, kernel_z=None,
     chains = [causal_structure("chain", n, rng=int(s)) for s in seeds]
     colliders = [causal_structure("collider", n, noise=collider_noise, rng=int(s))
                  for s in seeds]
+    _, Y, Z = check_conditioning(*colliders[0])
+    kz = kernel_z or default_kci_kernels(n, Z.shape[1]).z  # ci_test's default
     rows = []
     for eps in epsilons:
         counts = [sum(ci_test(*data, kernel_z=kernel_z, epsilon=eps, alpha=alpha).reject
                       for data in draws) for draws in (chains, colliders)]
-        X, Y, Z = check_conditioning(*colliders[0])
-        kz = kernel_z or ci_test(X, Y, Z, epsilon=eps).kernel.z
         rows.append({"epsilon": float(eps), "chain_rejections": int(counts[0]),
                      "collider_rejections": int(counts[1]),
                      "residual_ratio": residual_ratio(Y, Z, kz, eps)})

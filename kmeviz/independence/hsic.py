@@ -335,14 +335,20 @@ def gamma_moments(X, Y, kernels: KernelPair, sums: GramSums) -> dict:
 SPECTRAL_TERMS = 1000
 
 
+def weighted_chi2_draws(weights: np.ndarray, B: int, rng,
+                        terms: int = SPECTRAL_TERMS) -> np.ndarray:
+    """B draws of Σ_k w_k z_k², z i.i.d. N(0, 1): the largest ``terms`` weights simulated,
+    the rest added at their mean (the limit law of the degenerate statistics here)."""
+    w = np.sort(np.asarray(weights, dtype=float).ravel())[::-1]
+    kept, tail = w[:terms], float(w[terms:].sum())
+    return (rng.standard_normal((B, kept.size)) ** 2) @ kept + tail
+
+
 def spectral_draws(lam: np.ndarray, eta: np.ndarray, n: int, B: int, rng) -> np.ndarray:
     """B draws of (1/n) Σ_ab λ_a η_b z_ab², z i.i.d. N(0, 1), λ and η the eigenvalues of
-    K̃/n and L̃/n: the H0 limit of HSIC_b (n·HSIC_b → Σ λ_a η_b z_ab²). The largest
-    ``SPECTRAL_TERMS`` products are simulated, the others add their mean."""
-    products = np.sort(np.outer(lam, eta).ravel())[::-1]
-    kept, tail = products[:SPECTRAL_TERMS], products[SPECTRAL_TERMS:].sum()
-    z2 = rng.standard_normal((B, kept.size)) ** 2
-    return (z2 @ kept + tail) / n
+    K̃/n and L̃/n: the H0 limit of HSIC_b (n·HSIC_b → Σ λ_a η_b z_ab²)
+    (``weighted_chi2_draws`` of the products)."""
+    return weighted_chi2_draws(np.outer(lam, eta), B, rng) / n
 
 
 # -- the witness of dependence ------------------------------------------------------------
