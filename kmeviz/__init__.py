@@ -63,8 +63,10 @@ from .kernels.collection import (
     bandwidth_weights,
     ksdagg_kernels,
     mmdagg_kernels,
+    mmdfuse_kernels,
 )
 from .kernels.defaults import l1_imq_kernel
+from .kernels.learned import ARDGaussianKernel, FeatureKernel
 from .loading import LoadReport, load_conditional, load_paired, load_samples
 from .needs import Needs
 from .registry import (
@@ -78,8 +80,11 @@ from .results import TestResult
 from .twosample import (
     VALID_NULLS,
     CircularDiscrepancy,
+    LearnedKernel,
+    PowerCriterion,
     circular_discrepancy,
     circular_ensemble,
+    learn_kernel,
     mmd2,
     mmd2_block,
     mmd2_fastmmd,
@@ -88,6 +93,7 @@ from .twosample import (
     mmd_effect_size,
     mmd_test,
     mmd_witness,
+    power_criterion,
 )
 
 #: The one version source (pyproject.toml, docs/conf.py and CITATION.cff read it).
@@ -131,6 +137,13 @@ __all__ = [
     "PrecomputedKernel",
     "KernelCollection",
     "mmdagg_kernels",
+    "mmdfuse_kernels",
+    "ARDGaussianKernel",
+    "FeatureKernel",
+    "LearnedKernel",
+    "PowerCriterion",
+    "learn_kernel",
+    "power_criterion",
     "ksdagg_kernels",
     "bandwidth_weights",
     "FastfoodFeatures",

@@ -22,19 +22,28 @@ from .spectra import SpectralNull
 from .witness import mmd_witness
 
 # isort: split
-# the package registers its tests: the single-kernel ones (``mmd_tests``), then MMDAgg
+# the package registers its tests: the single-kernel ones (``mmd_tests``), then MMDAgg,
+# then the kernel-choice tests of test power (split, MMD-FUSE, cross-MMD)
 from ..registry import MMD_TESTS
-from . import aggregated  # noqa: F401
+from . import (
+    aggregated,  # noqa: F401
+    power_tests,  # noqa: F401
+)
+from .power import LearnedKernel, PowerCriterion, learn_kernel, power_criterion
 
 MMD_TESTS.document(mmd_test)  # the docstring's table: every test, once all are in
 
 __all__ = [
     "CircularDiscrepancy",
     "EffectSize",
+    "LearnedKernel",
+    "PowerCriterion",
     "VALID_NULLS",
     "circular_discrepancy",
     "circular_ensemble",
     "gamma_null_params",
+    "learn_kernel",
+    "power_criterion",
     "mmd2",
     "mmd_effect_size",
     "mmd2_block",

@@ -32,7 +32,7 @@ from .._validation import (
 from ..chunked import check_any_pair, is_dask_array
 from ..embeddings.kme import default_landmarks
 from ..kernels import check_kernel, symmetric_quadratic_forms
-from ..kernels.collection import KernelCollection, mmdagg_kernels
+from ..kernels.collection import KernelCollection, mmdagg_kernels, mmdfuse_kernels
 from ..kernels.defaults import default_mmd_kernel
 from ..needs import Needs
 from ..registry import KERNEL_FLOPS, MMD_TESTS, RESAMPLE_FLOPS, NullsByEstimator, Outcome
@@ -210,19 +210,24 @@ def nystrom_spectral_null(X, Y, kernel, *, estimator, n_resamples, rng,
                    one_pass=False)
 
 
+#: the default collection of each test that needs one (MMDAgg's for any other)
+DEFAULT_COLLECTIONS = {"mmdfuse": mmdfuse_kernels}
+
+
 def checked_test_kernel(kernel, spec, X, Y):
     """The kernel of test ``spec``: the one given, checked, or its default (a Gaussian at
     the median heuristic; MMDAgg's collection for a test that needs one)."""
     if Needs.KERNEL_COLLECTION in spec.needs:
+        default = DEFAULT_COLLECTIONS.get(spec.estimator, mmdagg_kernels)
         if kernel is None:
-            return mmdagg_kernels(X, Y)
+            return default(X, Y)
         if not isinstance(kernel, KernelCollection):
-            raise TypeError(f"estimator={spec.estimator!r} aggregates a KernelCollection "
-                            f"(default kmeviz.mmdagg_kernels(X, Y)), got {kernel!r}: pass "
-                            "kernel=None or a KernelCollection")
+            raise TypeError(f"estimator={spec.estimator!r} tests with a KernelCollection "
+                            f"(default kmeviz.{default.__name__}(X, Y)), got {kernel!r}: "
+                            "pass kernel=None or a KernelCollection")
         return kernel
     if isinstance(kernel, KernelCollection):
-        raise TypeError(f"a KernelCollection is for estimator='mmdagg'; "
+        raise TypeError("a KernelCollection is for estimator='mmdagg' or 'mmdfuse'; "
                         f"estimator={spec.estimator!r} takes one kernel")
     if kernel is None:
         kernel = default_mmd_kernel(X, Y)
@@ -260,7 +265,8 @@ VALID_NULLS = NullsByEstimator(MMD_TESTS)
 def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None = None,
              n_resamples: int = 1000, alpha: float = 0.05, features: str = "fourier",
              n_features: int = 256, block_size: int | None = None,
-             n_landmarks: int | None = None, rng=None) -> TestResult:
+             n_landmarks: int | None = None, train_fraction: float = 0.5,
+             rng=None) -> TestResult:
     """Kernel two-sample test of H0: P = Q with an MMD² statistic and a null distribution.
 
     Gretton et al. 2012 (JMLR), Sec. 4–6; FastMMD Sec. 4.5 for the nulls of Fig. 8b.
@@ -302,6 +308,11 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
         B-test block size (default floor(sqrt(n))).
     n_landmarks : int, optional
         m for the Nyström estimator (default ceil(√N log √N), N = m + n).
+    train_fraction : float in (0, 1)
+        For ``estimator="split"``: the share of each sample the kernel is learned on by
+        the power criterion (``learn_kernel``; ``kernel`` gives the family and the start:
+        a ``GaussianKernel``, an ``ARDGaussianKernel`` or a ``FeatureKernel`` on either);
+        the test runs on the rest, and ``fitted["kernel"]`` is the learned kernel.
     rng : Generator, int or None
 
     Returns
@@ -328,7 +339,9 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
     X, Y, _ = check_any_pair(X, Y, min_samples=2)
     options = {"features": check_choice(features, "features", FASTMMD_FEATURES),
                "n_features": check_positive_int(n_features, "n_features"),
-               "block_size": block_size, "n_landmarks": n_landmarks}
+               "block_size": block_size, "n_landmarks": n_landmarks,
+               "train_fraction": check_in_interval(train_fraction, "train_fraction",
+                                                   0.0, 1.0)}
     return checked_mmd_test(X, Y, kernel, estimator=estimator, null=null, n_resamples=B,
                             alpha=alpha, rng=rng, options=options)
 
@@ -353,7 +366,7 @@ def checked_mmd_test(X, Y, kernel, *, estimator: str, null: str | None, n_resamp
             f"arrays use {capable} (or pass X.compute() and Y.compute())")
     kernel = checked_test_kernel(kernel, spec, X, Y)
     options = options or defaults_of(mmd_test, ("features", "n_features", "block_size",
-                                                 "n_landmarks"))
+                                                 "n_landmarks", "train_fraction"))
     return run_registered(spec, (X, Y), kernel, alpha=alpha, rng=rng, options=options,
                           estimator=estimator, n_resamples=n_resamples)
 
