@@ -19,6 +19,7 @@ from .distributions import (
     blobs,
     blobs_two_sample,
     rings_two_sample,
+    two_coordinates_two_sample,
     uniform_boxes_two_sample,
 )
 from .distributions.real import load_dataset
@@ -157,6 +158,7 @@ __all__ = [
     "ShiftInvariantKernel",
     "blobs",
     "blobs_two_sample",
+    "two_coordinates_two_sample",
     "circular_discrepancy",
     "circular_ensemble",
     "fwht",

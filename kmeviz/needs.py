@@ -32,7 +32,8 @@ class Needs(enum.Flag):
     SHIFT_INVARIANT_KERNEL = enum.auto()
     #: an aggregated test: a ``KernelCollection``, its own by default
     KERNEL_COLLECTION = enum.auto()
-    #: a Gaussian kernel (FSSD-opt optimises its bandwidth)
+    #: a Gaussian kernel (FSSD-opt optimises its bandwidth; the split test learns its
+    #: bandwidth or ARD length scales, on the points or on a ``FeatureKernel``'s features)
     GAUSSIAN_KERNEL = enum.auto()
     #: the test builds its kernel from the sample (L2 SechExp)
     OWN_KERNEL = enum.auto()

@@ -18,8 +18,8 @@ def pair():
 def test_mmd_test_without_a_kernel_is_the_median_heuristic_gaussian(pair, spec):
     X, Y = pair
     collection = K.Needs.KERNEL_COLLECTION in spec.needs  # MMDAgg: the authors' collection
-    explicit = (K.mmdagg_kernels(X, Y) if collection
-                else K.GaussianKernel(K.median_heuristic(X, Y)))
+    own = K.mmdfuse_kernels if spec.estimator == "mmdfuse" else K.mmdagg_kernels
+    explicit = own(X, Y) if collection else K.GaussianKernel(K.median_heuristic(X, Y))
     a = K.mmd_test(X, Y, estimator=spec.estimator, null=spec.null, n_resamples=99, rng=3)
     b = K.mmd_test(X, Y, explicit, estimator=spec.estimator, null=spec.null,
                    n_resamples=99, rng=3)
@@ -65,7 +65,7 @@ def test_compare_tests_has_one_row_per_registered_test(pair):
     table = K.compare_tests(X, Y, rng=5, n_resamples=199, progress=rows.append)
     assert list(table.columns) == list(compare.COLUMNS)
     assert list(table.test) == [s.name for s in K.MMD_TESTS]
-    own = table.test.str.startswith("mmdagg/")  # their note names their own collection
+    own = table.test.str.startswith(("mmdagg/", "mmdfuse/"))  # notes name their collection
     assert table.p_value.notna().all() and (table.note[~own] == "").all()
     assert table.note[own].str.startswith("its own 20 bandwidths").all()
     assert rows[-1] is None and sorted(r["test"] for r in rows[:-1]) == sorted(table.test)
@@ -199,7 +199,9 @@ def test_a_precomputed_gram_gives_the_kernels_tests(pair):
     table = K.compare_tests(Xi, Yi, kernel=kernel, rng=1, n_resamples=99).set_index("test")
     direct = K.compare_tests(X, Y, kernel=gaussian, rng=1, n_resamples=99).set_index("test")
     exact = [s.name for s in K.MMD_TESTS if s.cost != "linear"
-             and K.Needs.KERNEL_COLLECTION not in s.needs]
+             and not s.needs & (K.Needs.KERNEL_COLLECTION | K.Needs.GAUSSIAN_KERNEL)]
+    # the split test learns a Gaussian's bandwidth: a Gram matrix has none, and it says so
+    assert "Gaussian" in table.loc["split/permutation", "note"]
     np.testing.assert_allclose(table.loc[exact, "statistic"], direct.loc[exact, "statistic"],
                                rtol=1e-12)
     np.testing.assert_allclose(table.loc[exact, "p_value"], direct.loc[exact, "p_value"],

@@ -25,13 +25,14 @@ def test_every_reader_sees_the_registry():
     assert capable == {("linear", "normal"), ("block", "normal"), ("pooled-nystrom", "spectral")}
     from kmeviz_apps.bootstrap_explorer import BootstrapExplorer
 
-    # its single-kernel tests; MMDAgg has the kernel-choice row
-    single = [s for s in MMD_TESTS if K.Needs.KERNEL_COLLECTION not in s.needs]
+    # its tests of one given kernel; those that choose theirs have the kernel-choice rows
+    choose = K.Needs.KERNEL_COLLECTION | K.Needs.GAUSSIAN_KERNEL
+    single = [s for s in MMD_TESTS if not s.needs & choose]
     assert BootstrapExplorer.param.null.objects == list(dict.fromkeys(s.null for s in single))
     assert BootstrapExplorer.param.estimator.objects == list(
         dict.fromkeys(s.estimator for s in single))
     assert {s.estimator for s in MMD_TESTS} - set(BootstrapExplorer.param.estimator.objects) \
-        == {"mmdagg"}
+        == {"mmdagg", "mmdfuse", "split"}
 
 
 def test_a_test_is_one_entry_plus_its_function(monkeypatch):

@@ -7,6 +7,7 @@ from .datasets import (
     blobs_two_sample,
     nyc_taxi,
     rings_two_sample,
+    two_coordinates_two_sample,
     uniform_boxes_two_sample,
 )
 from .empirical import EmpiricalDistribution
@@ -29,6 +30,7 @@ __all__ = [
     "StudentTTarget",
     "blobs",
     "blobs_two_sample",
+    "two_coordinates_two_sample",
     "nyc_taxi",
     "rings_two_sample",
     "uniform_boxes_two_sample",

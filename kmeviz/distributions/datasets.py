@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_positive, check_positive_int, check_real, check_rng
+from .._validation import (
+    check_in_interval,
+    check_positive,
+    check_positive_int,
+    check_real,
+    check_rng,
+)
 from .real import nyc_taxi_frame
 
 
@@ -85,6 +91,40 @@ def blobs_two_sample(n: int, m: int | None = None, *, epsilon: float = 4.0,
     rng = check_rng(rng)
     X = blobs(n, epsilon=1.0, rng=rng)
     Y = blobs(n if m is None else m, epsilon=epsilon, shift=shift, variance=variance, rng=rng)
+    return X, Y
+
+
+def two_coordinates_two_sample(n: int, m: int | None = None, *, dim: int = 10,
+                               correlation: float = 0.5,
+                               rng=None) -> tuple[np.ndarray, np.ndarray]:
+    """X ~ 𝒩(0, I_d); Y the same except that its first two coordinates are correlated
+    (ρ = ``correlation``): a difference in 2 of d coordinates, which an isotropic kernel
+    dilutes among d - 2 noise coordinates and a kernel with one length scale per
+    coordinate (``learn_kernel(kernel="ard")``) can single out (a sparse alternative in
+    the sense of Liu et al. 2020, Sec. 5).
+
+    Parameters
+    ----------
+    n : int
+        Points of X.
+    m : int, optional
+        Points of Y (default n).
+    dim : int
+        d ≥ 2.
+    correlation : float in (-1, 1)
+    rng : Generator, int or None
+
+    Returns
+    -------
+    X : array (n, dim)
+    Y : array (m, dim)
+    """
+    dim = check_positive_int(dim, "dim", minimum=2)
+    rho = check_in_interval(correlation, "correlation", -1.0, 1.0)
+    rng = check_rng(rng)
+    X = rng.standard_normal((n, dim))
+    Y = rng.standard_normal((n if m is None else m, dim))
+    Y[:, 1] = rho * Y[:, 0] + np.sqrt(1.0 - rho**2) * Y[:, 1]
     return X, Y
 
 

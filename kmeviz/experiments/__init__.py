@@ -40,12 +40,16 @@ from .nystrom import (
     nystrom_mmd_error_vs_m,
     paper_mixture,
 )
+from .power import kernel_choice_power_table, kernel_choice_test, power_problem
 from .runners import (
     binomial_interval,
     rejection_rates,
 )
 
 __all__ = [
+    "kernel_choice_power_table",
+    "kernel_choice_test",
+    "power_problem",
     "COMPETITOR_METHODS",
     "FIG1_METHODS",
     "FIG6_SIGMAS",

@@ -196,7 +196,7 @@ FUSE_BANDWIDTH_SAMPLES = 1000
 
 def mmdfuse_kernels(X, Y, *, family: str = "laplace_gaussian",
                     number_bandwidths: int = 10) -> KernelCollection:
-    """MMD-FUSE's collection (Biggs, Schrab & Gretton 2023, the authors' ``mmdfuse``):
+    """MMD-FUSE's collection (Biggs, Schrab & Gretton 2023, Sec. 5; the authors' ``mmdfuse``):
     for the L1 (Laplace, exp(-√2 ||x - y||₁/λ) = ``LaplaceKernel(λ/√2)``) and L2
     (Gaussian, exp(-||x - y||²/(2λ²)) = ``GaussianKernel(λ)``) distances of the pooled
     sample, ``number_bandwidths`` values λ *linearly* spaced from half the 5 % quantile to

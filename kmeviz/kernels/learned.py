@@ -27,7 +27,8 @@ class ARDGaussianKernel(ShiftInvariantKernel):
     """Gaussian kernel with one length scale per coordinate (automatic relevance
     determination): k(x, y) = exp(-Σ_d (x_d - y_d)² / (2ℓ_d²)).
 
-    Its spectral measure is 𝒩(0, diag(ℓ)⁻²). A coordinate with a large ℓ_d barely
+    Its spectral measure is 𝒩(0, diag(ℓ)⁻²) (Bochner; FastMMD Sec. 2.2). Liu et al.
+    2020 learn such scales by the power criterion. A coordinate with a large ℓ_d barely
     counts: ``learn_kernel(kernel="ard")`` finds which coordinates carry the difference.
 
     Parameters
@@ -87,7 +88,8 @@ class FeatureKernel(Kernel):
 
     φ is any callable from an (n, d) array to an (n, p) array: a pretrained network's
     embedding, a hand-made feature map, a projection. The test statistics need only k,
-    so a deep kernel is tested without kmeviz importing a deep-learning framework.
+    so a deep kernel (Liu et al. 2020, Sec. 4) is tested without kmeviz importing a
+    deep-learning framework.
     ``learn_kernel(feature_map=φ)`` learns ``base``'s bandwidth on φ's features.
 
     Parameters

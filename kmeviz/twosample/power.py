@@ -50,7 +50,18 @@ LOG_BOUND = 4.0
 
 @dataclass(frozen=True)
 class PowerCriterion:
-    """Ĵ, MMD²_u and σ̂_H1 of one kernel on n pairs (see the module docstring)."""
+    """Ĵ, MMD²_u and σ̂_H1 of one kernel on n pairs (Liu et al. 2020, Eq. 5; the module
+    docstring).
+
+    Parameters
+    ----------
+    criterion : float
+        Ĵ = MMD²_u / √(σ̂²_H1 + λ).
+    mmd2 : float
+        MMD²_u.
+    std : float
+        σ̂_H1 (without λ).
+    """
 
     criterion: float
     mmd2: float
@@ -73,7 +84,8 @@ def _criterion_parts(Kxx, Kyy, Kxy, regulariser):
 
 
 def power_criterion(X, Y, kernel, *, regulariser: float = REGULARISER) -> PowerCriterion:
-    """Ĵ = MMD²_u / √(σ̂²_H1 + λ) of ``kernel`` on paired samples (Liu et al. 2020, Eq. 5).
+    """Ĵ = MMD²_u / √(σ̂²_H1 + λ) of ``kernel`` on paired samples (Liu et al. 2020, Eq. 5;
+    Sutherland et al. 2017, Sec. 3).
 
     Parameters
     ----------
@@ -144,9 +156,10 @@ def gaussian_criterion_and_gradient(X, Y, log_bandwidth, *, regulariser: float =
 
 @dataclass(frozen=True)
 class LearnedKernel:
-    """What ``learn_kernel`` found.
+    """What ``learn_kernel`` found (Liu et al. 2020, Alg. 1: the learned kernel and its
+    split).
 
-    Attributes
+    Parameters
     ----------
     kernel : Kernel
         The kernel of largest Ĵ on the training part (a ``FeatureKernel`` when a

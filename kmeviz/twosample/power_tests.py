@@ -39,6 +39,7 @@ FUSE_KERNELS = 20
 
 
 @MMD_TESTS.register("split", "permutation", cost="quadratic", options=("train_fraction",),
+                    needs=Needs.GAUSSIAN_KERNEL,
                     work=lambda N, d, B: N * N * (2 * d + KERNEL_FLOPS) * (30 + B / 4),
                     summary="kernel learned by the power criterion on a split (Liu 2020)")
 def split_permutation(X, Y, kernel, *, estimator, n_resamples, rng,
@@ -97,7 +98,7 @@ def mmdfuse_permutation(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome
     pooled sample, every kernel of the collection in one pass."""
     U = permutation_assignments(X.shape[0], Y.shape[0], n_resamples, rng, with_identity=True)
     values = fuse_values(X, Y, kernel, U)
-    return Outcome(values[0], null_samples=values[1:],
+    return Outcome(values[0], null_samples=values[1:], null_params={"n_kernels": len(kernel)},
                    fitted={"collection": kernel})
 
 
