@@ -11,12 +11,13 @@ where the median heuristic sits, and the power of every single bandwidth over 10
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
 from kmeviz_apps._common import KERNELS, Explorer, Plot, error_message, guarded
 from kmeviz_apps._jobs import live_view
+from kmeviz_apps._kernel_learning import PLOTS as LEARNING_PLOTS
+from kmeviz_apps._kernel_learning import KernelLearning, kernel_power, power_table
 from kmeviz_apps._parameters import MedianBandwidth
 from scipy import stats
 
@@ -26,7 +27,8 @@ from kmeviz.experiments import binomial_interval, rejection_rates
 from kmeviz.twosample.nulls import gamma_null_params, spectral_null
 
 DATASETS = ("Blob grid: eigenvalue ratio ε", "Blob grid: mean shift",
-            "Blob grid: variance ratio", "Same distribution (H0 true)")
+            "Blob grid: variance ratio", "d = 10: two coordinates correlated (ρ)",
+            "Same distribution (H0 true)")
 #: the choices are the test registry's (kmeviz.registry.MMD_TESTS) tests of one given
 #: kernel; those that choose their kernels (MMDAgg and MMD-FUSE with a collection, the
 #: split test by learning) are compared in the kernel-choice rows
@@ -38,11 +40,12 @@ NULLS = tuple(dict.fromkeys(s.null for s in K.MMD_TESTS if s.estimator in ESTIMA
 #: that reaches the blobs' own scale on the 5 × 5 grid (``mmdagg_kernels``)
 BANDWIDTH_RULES = {"5 % quantile (the authors')": 0.05, "1 % quantile": 0.01}
 #: the problem of the kernel-choice row (it tests with its own kernels)
-KERNEL_CHOICE = ("dataset", "epsilon", "shift", "variance_ratio", "n", "seed",
-                 "bandwidth_rule", "n_resamples")
+DATA = ("dataset", "epsilon", "shift", "variance_ratio", "correlation", "n", "seed")
+KERNEL_CHOICE = (*DATA, "bandwidth_rule", "n_resamples")
+#: the kernel-learning rows' problem (``_kernel_learning``)
+LEARNING = (*DATA, "train_fraction")
 #: the parameters that define the test problem: every view but the repeat one reads them
-PROBLEM = ("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
-           "bandwidth", "estimator", "null", "features", "n_features")
+PROBLEM = (*DATA, "kernel", "bandwidth", "estimator", "null", "features", "n_features")
 REPEATS = 100
 #: at most this many B1 = B2 replicates in the kernel-choice view: p-values resolve 1/501,
 #: below the corrected thresholds u_α w_λ ≈ α/10 of ten bandwidths, and ten kernels at
@@ -58,13 +61,15 @@ POWER_RESAMPLES = 500
 
 
 def sample(data_key: tuple, rng):
-    dataset, epsilon, shift, ratio, n = data_key
+    dataset, epsilon, shift, ratio, rho, n = data_key
     if dataset == DATASETS[0]:
         return K.blobs_two_sample(n, epsilon=epsilon, rng=rng)
     if dataset == DATASETS[1]:
         return K.blobs_two_sample(n, epsilon=1.0, shift=shift, rng=rng)
     if dataset == DATASETS[2]:
         return K.blobs_two_sample(n, epsilon=1.0, variance=ratio, rng=rng)
+    if dataset == DATASETS[3]:
+        return K.two_coordinates_two_sample(n, correlation=rho, rng=rng)
     return K.blobs_two_sample(n, epsilon=1.0, rng=rng)
 
 
@@ -111,31 +116,16 @@ def kernel_choice(data_key, seed, quantile, B):
     return res, K.median_heuristic(X, Y, rng=seed)
 
 
-def kernel_power(data_key, collection, B, alpha, n_draws, rng) -> list:
-    """Per draw: each kernel's single test (p_λ ≤ α), the aggregated decision, and the
-    median heuristic's single test, with the collection held fixed."""
-    out = []
-    for _ in range(n_draws):
-        X, Y = sample(data_key, rng)
-        table = K.mmd_test(X, Y, collection, estimator="mmdagg", n_resamples=B, alpha=alpha,
-                           rng=rng)
-        median = K.KernelCollection([K.GaussianKernel(K.median_heuristic(X, Y, rng=rng))])
-        single = K.mmd_test(X, Y, median, estimator="mmdagg", n_resamples=B, alpha=alpha,
-                            rng=rng).fitted["kernels"]
-        out.append((table.fitted["kernels"]["p_value"].to_numpy() <= alpha, table.reject,
-                    bool(single["p_value"].iloc[0] <= alpha)))
-    return out
-
-
-class BootstrapExplorer(Explorer, MedianBandwidth):
+class BootstrapExplorer(Explorer, MedianBandwidth, KernelLearning):
     """Null distributions of MMD two-sample tests, live."""
 
     title = "Bootstrap null explorer"
-    CONTROLS = ("dataset", "epsilon", "shift", "variance_ratio", "n", "seed", "kernel",
-                "bandwidth", "estimator", "null", "n_resamples", "alpha", "features",
-                "n_features", "bandwidth_rule")
+    CONTROLS = ("dataset", "epsilon", "shift", "variance_ratio", "correlation", "n", "seed",
+                "kernel", "bandwidth", "estimator", "null", "n_resamples", "alpha",
+                "features", "n_features", "bandwidth_rule", "train_fraction")
     WIDGETS = {name: {"type": pn.widgets.FloatSlider, "throttled": True}
-               for name in ("epsilon", "shift", "variance_ratio", "alpha")} | {
+               for name in ("epsilon", "shift", "variance_ratio", "correlation", "alpha",
+                            "train_fraction")} | {
         "n": {"type": pn.widgets.IntSlider, "throttled": True},
         "n_resamples": {"type": pn.widgets.IntInput, "step": 100},
         "n_features": {"type": pn.widgets.IntInput, "step": 64},
@@ -159,12 +149,15 @@ class BootstrapExplorer(Explorer, MedianBandwidth):
         Plot("kernel_power_view", "Power per σ",
              "Power of each single bandwidth over repeated draws against σ, beside MMDAgg's "
              "(same collection) and the median heuristic's: no single σ need be known."),
+        *LEARNING_PLOTS,
     )
 
     dataset = param.Selector(default=DATASETS[0], objects=list(DATASETS))
     epsilon = param.Number(default=2.0, bounds=(1.0, 6.0), step=0.1, doc="eigenvalue ratio ε")
     shift = param.Number(default=0.5, bounds=(0.0, 3.0), step=0.05, doc="mean shift of Q")
     variance_ratio = param.Number(default=1.5, bounds=(0.2, 4.0), step=0.05)
+    correlation = param.Number(default=0.5, bounds=(-0.95, 0.95), step=0.05,
+                               doc="ρ of Q's first two coordinates (d = 10 problem)")
     n = param.Integer(default=500, bounds=(20, 2000), doc="points per sample")
     kernel = param.Selector(default="Gaussian", objects=list(KERNELS))
     estimator = param.Selector(default="biased", objects=list(ESTIMATORS))
@@ -179,6 +172,9 @@ class BootstrapExplorer(Explorer, MedianBandwidth):
                                     label="MMDAgg smallest bandwidth at")
     repeat_result = param.Parameter(default=None, precedence=-1)
     power_result = param.Parameter(default=None, precedence=-1)
+    #: the draws, for the kernel-learning rows (``KernelLearning``)
+    sample = staticmethod(sample)
+    make_samples = staticmethod(make_samples)
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -188,12 +184,13 @@ class BootstrapExplorer(Explorer, MedianBandwidth):
                                                 sizing_mode="stretch_width", visible=False)
         self._power_button = pn.widgets.Button(label=f"Power of each σ ({REPEATS} draws)")
         self._power_button.on_click(self._power)
-        self._button_jobs = {"repeat_result": self.job(), "power_result": self.job()}
+        self._button_jobs = {"repeat_result": self.job(), "power_result": self.job(),
+                             "choice_result": self.job()}
 
     @property
     def data_key(self) -> tuple:
         return (self.dataset, float(self.epsilon), float(self.shift),
-                float(self.variance_ratio), int(self.n))
+                float(self.variance_ratio), float(self.correlation), int(self.n))
 
     @property
     def kernel_key(self) -> tuple:
@@ -255,27 +252,38 @@ class BootstrapExplorer(Explorer, MedianBandwidth):
             res, _ = kernel_choice(data_key, seed, rule, min(B, KERNEL_CHOICE_RESAMPLES))
             draws, chunk = [], 5
             for done in range(0, REPEATS, chunk):
-                draws += kernel_power(data_key, res.kernel, min(B, POWER_RESAMPLES), alpha,
+                draws += kernel_power(sample, data_key, res.kernel, min(B, POWER_RESAMPLES), alpha,
                                       chunk, rng)
                 yield done + chunk, None
             yield REPEATS, power_table(draws, res.kernel.scales())
         return work
 
-    def _start_button_job(self, button, view: str, work, result: str) -> None:
+    def _start_button_job(self, button, view: str, work, result: str, *,
+                          total: int = REPEATS) -> None:
         """Run a button's ``work`` as the button's job: the button greys out and the
-        progress bar moves until its last part sets the ``result`` parameter (a result
-        table, or the error that stopped it, shown as a message)."""
+        progress bar moves to ``total``; each part (done, table) with a table sets the
+        ``result`` parameter (so a table may fill in), the last one, or the error that
+        stopped it, frees the button. The error replaces the plot with a message, or,
+        after a partial table, shows beside the widgets and leaves that table."""
         button.disabled = True
-        self._progress.param.update(value=0, visible=True, active=True)
+        self._progress.param.update(value=0, max=total, visible=True, active=True)
         self.show_plot(view)
+
+        delivered = []  # a partial table was shown: a later error keeps it
 
         def show(part, error):
             if error is None:
                 done, value = part
                 self._progress.value = done
-                if value is None:
+                if value is not None:
+                    setattr(self, result, value)
+                    delivered.append(done)
+                if done < total:
                     return
-            setattr(self, result, error if error is not None else value)
+            elif delivered:  # e.g. the time budget: keep the draws so far, say why
+                self.show_notice(error)
+            else:
+                setattr(self, result, error)
             button.disabled = False
             self._progress.active = False
 
@@ -371,26 +379,17 @@ class BootstrapExplorer(Explorer, MedianBandwidth):
     # -- layout ------------------------------------------------------------------
     def buttons(self) -> list:
         return [pn.Row(self.median_button(), self._repeat_button), self._power_button,
-                self._progress]
+                self.choice_button(), self._progress]
 
+    @param.depends(*LEARNING)
+    @guarded
+    def criterion_view(self):
+        return self.criterion_plot()
 
-def power_table(draws: list, sigmas) -> pd.DataFrame:
-    """Rates and 95 % intervals from ``kernel_power`` draws: one row per σ, MMDAgg and the
-    median heuristic (``kind`` "single σ", "aggregated", "median heuristic")."""
-    singles = np.array([d[0] for d in draws])
-    columns = [(f"σ = {s:.3g}", "single σ", float(s), singles[:, i])
-               for i, s in enumerate(sigmas)]
-    columns += [("MMDAgg", "aggregated", np.nan, np.array([d[1] for d in draws])),
-                ("median heuristic", "median heuristic", np.nan,
-                 np.array([d[2] for d in draws]))]
-    rows = []
-    for test, kind, sigma, rejected in columns:
-        k = int(rejected.sum())
-        lo, hi = binomial_interval(k, len(draws), 0.95)
-        rows.append({"test": test, "kind": kind, "sigma": sigma, "rejections": k,
-                     "repeats": len(draws), "rate": k / len(draws), "ci_low": lo,
-                     "ci_high": hi})
-    return pd.DataFrame(rows)
+    @param.depends(*LEARNING)
+    @guarded
+    def ard_view(self):
+        return self.criterion_map_plot()
 
 
 create_app = BootstrapExplorer.create_app

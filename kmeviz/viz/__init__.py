@@ -24,6 +24,7 @@ from .embeddings import (
 )
 from .gof import stein_target_plot, stein_witness_plot
 from .independence import dependence_witness_plot, independence_power_plot, joint_sample_plot
+from .power import choice_power_plot, criterion_curve_plot, criterion_map_plot
 from .theme import (
     COLOR_ACCENT,
     COLOR_X,
@@ -53,6 +54,7 @@ from .twosample import (
 __all__ = [
     "cme_fit_plot",
     "residual_plot",
+    "choice_power_plot", "criterion_curve_plot", "criterion_map_plot",
     "COLOR_ACCENT", "COLOR_X", "COLOR_Y", "ESTIMATOR_COLORS", "LABEL_X", "LABEL_Y",
     "NOTEBOOK_WIDTH", "SIZINGS",
     "TABLE_TITLES", "circle_plot", "cme_data_plot", "comparison_table_text", "plane_scatter",

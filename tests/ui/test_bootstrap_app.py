@@ -189,13 +189,54 @@ def test_kernel_choice_markers_appear_and_epsilon_changes_which_reject(page, ser
 
 
 def test_every_plot_tab_title_shows_in_a_narrow_window(page, server_url):
-    """Five tab titles beside the summary at 1200 px: Bokeh's tab header clipped the last
-    ones (the open "Power per σ" tab could not be seen); they wrap to a second line."""
+    """Eight tab titles beside the summary at 1200 px: Bokeh's tab header clipped the last
+    ones (the open "Power per σ" tab could not be seen); they wrap to further lines."""
     page.set_viewport_size({"width": 1200, "height": 900})
     open_app(page, server_url)
     tabs = page.locator(".kmeviz-plots")
-    expect(tabs.locator(".bk-tab")).to_have_count(5, timeout=TIMEOUT)
+    expect(tabs.locator(".bk-tab")).to_have_count(len(BootstrapExplorer.PLOTS),
+                                                   timeout=TIMEOUT)
     right = tabs.first.evaluate("el => el.getBoundingClientRect().right")
     for tab in tabs.locator(".bk-tab").all():
         box = tab.bounding_box()
         assert box is not None and box["x"] + box["width"] <= right + 1, tab.inner_text()
+
+
+FIGURE_TITLED_JS = ("t => Bokeh.documents.flatMap(d => [...d.all_models]).some(m => "
+                    "m.constructor.__name__ === 'Figure' && m.title && "
+                    "String(m.title.text).startsWith(t))")
+
+
+def test_the_criterion_curve_marks_the_learned_sigma_and_the_ard_map_its_path(page,
+                                                                             server_url):
+    """Issue 42: Ĵ over σ with the L-BFGS path ends at learn_kernel's σ (the legend says
+    it, to 3 digits); on the d = 10 problem the ARD heat map draws its path."""
+    page.goto(f"{server_url}bootstrap?n=300")
+    expect(page.locator(".kmeviz-threshold")).to_be_visible(timeout=60_000)
+    show_tab(page, "Ĵ over σ")
+    page.wait_for_function(FIGURE_TITLED_JS, arg="Power criterion Ĵ", timeout=TIMEOUT)
+    explorer = BootstrapExplorer(n=300)
+    sigma = explorer.criterion_plot().get(2).data.iloc[0, 0]  # the ringed last iterate
+    legend_has(page, f"learned σ = {sigma:.3g}")
+    page.goto(f"{server_url}bootstrap?n=300&dataset=d+%3D+10%3A+two+coordinates+"
+              "correlated+%28%CF%81%29")
+    expect(page.locator(".kmeviz-threshold")).to_be_visible(timeout=60_000)
+    show_tab(page, "Ĵ over two ARD scales")
+    page.wait_for_function(FIGURE_TITLED_JS, arg="Ĵ over two ARD length scales",
+                           timeout=TIMEOUT)
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
+
+
+def test_the_power_of_each_kernel_choice_fills_in(page, server_url):
+    """The six kernel choices' power bars fill in chunk by chunk (the progress bar passes
+    intermediate values in order) and end at 50 draws."""
+    page.goto(f"{server_url}bootstrap?n=60")
+    expect(page.locator(".kmeviz-threshold")).to_be_visible(timeout=60_000)
+    page.evaluate(RECORD_PROGRESS_JS)
+    page.get_by_role("button", name="Power of each kernel choice (50 draws)").click()
+    page.wait_for_function(FIGURE_TITLED_JS, arg="Power on fresh draws (50 so far",
+                           timeout=120_000)
+    seen = page.evaluate("() => window.kmevizProgress")
+    assert seen[-1] == 50 and seen == sorted(seen), seen
+    assert len([v for v in seen if 0 < v < 50]) >= 2, seen
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
