@@ -306,6 +306,7 @@ assert np.isclose(at_median / best["unbiased MMD²"], 0.12898, rtol=1e-3)
 # other. There, the criterion is not the largest MMD² either, which ignores how noisy
 # the estimate is, but MMD² divided by its standard deviation under H1, the criterion
 # that maximises the test's asymptotic power (Sutherland et al. 2017; Liu et al. 2020).
+# Notebook 12 learns σ that way, with MMD-FUSE as the alternative that needs no split.
 
 # %% [markdown]
 # ## 6. The circular picture

@@ -295,3 +295,35 @@ SOLUTIONS.update({
     # "a larger ε is only smoother": it stops removing Z
     "check_large_epsilon_decision": (lambda: "reject", lambda: "keep"),
 })
+
+
+def power_criterion(Kxx, Kyy, Kxy):
+    n = len(Kxx)
+    H = Kxx + Kyy - Kxy - Kxy.T
+    mmd2 = (H.sum() - np.trace(H)) / (n * (n - 1))
+    variance = 4 * (np.sum(H.sum(axis=1) ** 2) / n**3 - (H.sum() / n**2) ** 2)
+    return mmd2 / np.sqrt(variance + 1e-8)
+
+
+def power_criterion_mmd_only(Kxx, Kyy, Kxy):  # wrong: the largest MMD², not Ĵ
+    n = len(Kxx)
+    H = Kxx + Kyy - Kxy - Kxy.T
+    return (H.sum() - np.trace(H)) / (n * (n - 1))
+
+
+def cross_mmd(Kx1x2, Kx1y2, Ky1x2, Ky1y2):
+    gx = Kx1x2.mean(axis=1) - Kx1y2.mean(axis=1)
+    gy = Ky1x2.mean(axis=1) - Ky1y2.mean(axis=1)
+    return (gx.mean() - gy.mean()) / np.sqrt(gx.var() / gx.size + gy.var() / gy.size)
+
+
+def cross_mmd_unstudentised(Kx1x2, Kx1y2, Ky1x2, Ky1y2):  # wrong: no studentising
+    return (Kx1x2.mean() - Kx1y2.mean()) - (Ky1x2.mean() - Ky1y2.mean())
+
+
+SOLUTIONS.update({
+    "check_power_criterion": (lambda: power_criterion, lambda: power_criterion_mmd_only),
+    "check_cross_mmd": (lambda: cross_mmd, lambda: cross_mmd_unstudentised),
+    # "a learned kernel is always better": not when learning costs half the data
+    "check_split_price": (lambda: "less", lambda: "more"),
+})

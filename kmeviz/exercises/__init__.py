@@ -70,6 +70,15 @@ from .own_data import (
     penguin_samples,
     penguin_table,
 )
+from .power import (
+    SPLIT_DRAWS,
+    check_cross_mmd,
+    check_power_criterion,
+    check_split_price,
+    criterion_data,
+    cross_data,
+    split_problem,
+)
 from .stein_cme import (
     GAMMAS,
     check_chunk_count,
@@ -85,6 +94,13 @@ from .stein_cme import (
 
 __all__ = [
     "Feedback",
+    "SPLIT_DRAWS",
+    "check_cross_mmd",
+    "check_power_criterion",
+    "check_split_price",
+    "criterion_data",
+    "cross_data",
+    "split_problem",
     "LARGE_EPSILON",
     "chain_data",
     "check_collider_decision",
