@@ -208,6 +208,19 @@ def test_results_are_reproducible_from_a_seed(pair):
         assert a.statistic == b.statistic and a.p_value == b.p_value
 
 
+def test_the_split_exercise_measures_what_its_solution_says():
+    """Notebook 12, exercise 3, and the Solutions page quote 0.73 against 0.28."""
+    from pathlib import Path
+
+    from kmeviz.exercises.power import split_powers
+
+    median, split = split_powers()
+    assert (round(median, 2), round(split, 2)) == (0.73, 0.28)
+    page = (Path(__file__).resolve().parents[1] / "docs" / "course" / "solutions.md")
+    assert "0.73 for the median heuristic" in page.read_text() and "0.28 for the split" \
+        in page.read_text()
+
+
 # -- calibration ----------------------------------------------------------------------------
 def _type_one_hits(estimator, n, draws):
     hits = 0

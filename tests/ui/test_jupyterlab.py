@@ -26,7 +26,7 @@ from .helpers import widget
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 COURSE = ("02_two_sample_tests", "08_your_own_data", "10_independence",
-          "11_conditional_independence")
+          "11_conditional_independence", "12_learning_the_kernel")
 
 NULL_TITLES_JS = ("() => Bokeh.documents.flatMap(d => [...d.all_models]).filter(m => "
                   "m.constructor.__name__ === 'Title' && String(m.text).startsWith('p = '))"
@@ -189,4 +189,17 @@ def test_the_conditional_independence_notebook_runs_and_its_explorer_draws(page,
                                                                     timeout=120_000)
     expect(page.locator(".kmeviz-error")).to_have_count(0)
     expect(page.get_by_text("replace None with one of ['reject', 'keep']").first).to_be_visible(
+        timeout=120_000)
+
+
+def test_the_learning_notebook_runs_and_its_explorer_draws(page, lab):
+    run_all_cells(page, lab, "12_learning_the_kernel")
+    # the cross-MMD null plot of section 5, then the explorer's summary near the end
+    page.wait_for_function(
+        "() => typeof Bokeh !== 'undefined' && Bokeh.documents.flatMap(d => "
+        "[...d.all_models]).some(m => m.constructor.__name__ === 'Title' && "
+        "String(m.text).startsWith('cross-MMD under H0'))", timeout=300_000)
+    expect(page.locator(".kmeviz-threshold").first).to_be_attached(timeout=120_000)
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
+    expect(page.get_by_text("replace None with one of ['more', 'less']")).to_be_visible(
         timeout=120_000)
