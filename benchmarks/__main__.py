@@ -20,6 +20,7 @@ from . import (
     bench_ksd,
     bench_mmd,
     bench_nystrom,
+    bench_power,
     bench_sessions,
     bench_spectral,
     bench_tests,
@@ -44,6 +45,7 @@ bench_cme.run(quick=args.quick)
 bench_ksd.run(quick=args.quick)
 bench_independence.run(quick=args.quick)
 bench_conditional.run(quick=args.quick)
+bench_power.run(quick=args.quick)
 bench_apps.run(quick=args.quick)
 bench_fuzz.run(quick=args.quick)
 bench_sessions.run(quick=args.quick)

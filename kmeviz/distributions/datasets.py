@@ -128,6 +128,68 @@ def two_coordinates_two_sample(n: int, m: int | None = None, *, dim: int = 10,
     return X, Y
 
 
+def _bump(t: np.ndarray) -> np.ndarray:
+    """G of MMDAgg Sec. 5.4: a smooth bump up on (-1, -½), down on (-½, 0), 0 elsewhere."""
+    out = np.zeros_like(t)
+    up, down = (t > -1) & (t < -0.5), (t > -0.5) & (t < 0)
+    out[up] = np.exp(-1.0 / (1.0 - (4 * t[up] + 3) ** 2))
+    out[down] = -np.exp(-1.0 / (1.0 - (4 * t[down] + 1) ** 2))
+    return out
+
+
+def perturbed_uniform_two_sample(n: int, m: int | None = None, *, dim: int = 1,
+                                 perturbations: int = 2, scale: float = 0.5,
+                                 rng=None) -> tuple[np.ndarray, np.ndarray]:
+    """X from a perturbed uniform density on [0, 1]^d, Y uniform: the alternative of
+    MMDAgg (Schrab et al. 2023, Sec. 5.4, Eq. 17) that MMD-FUSE (Biggs et al. 2023, Sec. 6)
+    is also measured on. The density is 1 + scale · e^d Σ_ν θ_ν Π_r G(p x_r - ν_r) over
+    the p^d cells ν ∈ {1, …, p}^d, with random signs θ_ν (drawn from ``rng``) and G a
+    smooth bump of height e⁻¹, so ``scale`` ∈ [0, 1] is the perturbation's largest
+    amplitude (the authors' convention). Drawn by rejection from the uniform.
+
+    Parameters
+    ----------
+    n : int
+        Points of X (perturbed).
+    m : int, optional
+        Points of Y (uniform; default n).
+    dim : int
+        d.
+    perturbations : int
+        p, bumps per coordinate.
+    scale : float in [0, 1]
+    rng : Generator, int or None
+
+    Returns
+    -------
+    X : array (n, dim)
+    Y : array (m, dim)
+    """
+    dim = check_positive_int(dim, "dim")
+    p = check_positive_int(perturbations, "perturbations")
+    scale = check_real(scale, "scale")
+    if not 0.0 <= scale <= 1.0:
+        raise ValueError(f"scale must lie in [0, 1] (the density stays >= 0), got {scale}")
+    rng = check_rng(rng)
+    theta = rng.choice((-1.0, 1.0), size=(p,) * dim)
+    cells = np.arange(1, p + 1)
+
+    def density(x):
+        bumps = _bump(x[:, :, None] * p - cells[None, None, :])  # (k, d, p)
+        total = bumps[:, 0, :]
+        for r in range(1, dim):  # Σ_ν θ_ν Π_r G(p x_r - ν_r), one coordinate at a time
+            total = total[..., None] * bumps[:, r, :].reshape((-1,) + (1,) * r + (p,))
+        return 1.0 + scale * np.exp(dim) * np.sum(theta * total, axis=tuple(range(1, dim + 1)))
+
+    ceiling = 1.0 + scale
+    X = np.empty((0, dim))
+    while X.shape[0] < n:
+        proposals = rng.random((2 * (n - X.shape[0]) + 16, dim))
+        keep = rng.random(proposals.shape[0]) * ceiling <= density(proposals)
+        X = np.vstack([X, proposals[keep]])
+    return X[:n], rng.random((n if m is None else m, dim))
+
+
 def rings_two_sample(n: int, m: int | None = None, *, rng=None) -> tuple[np.ndarray, np.ndarray]:
     """Uniform points of [-5, 5]² labelled by the ring 1 ≤ ‖x‖² ≤ 16 (FastMMD Sec. 4.2).
 
