@@ -225,8 +225,8 @@ def mmdfuse_kernels(X, Y, *, family: str = "laplace_gaussian",
             continue
         distances = np.concatenate([pdist(Z, metric), np.zeros(Z.shape[0])])
         distances[distances == 0] = np.median(distances)
-        distances.sort()
-        low, high = (distances[int(np.floor(distances.size * q))] for q in (0.05, 0.95))
+        ranks = [int(np.floor(distances.size * q)) for q in (0.05, 0.95)]
+        low, high = np.partition(distances, ranks)[ranks]  # the sorted order's entries
         kernels += [make(lam) for lam in np.linspace(low / 2.0, high * 2.0, number)]
     return KernelCollection(kernels)
 

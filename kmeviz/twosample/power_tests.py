@@ -26,7 +26,7 @@ from scipy.special import logsumexp
 
 from ..config import get_config
 from ..kernels.collection import distance_parts, kernel_from_parts
-from ..kernels.engine import collection_quadratic_forms
+from ..kernels.engine import collection_quadratic_forms, row_block_results
 from ..kernels.learned import FeatureKernel
 from ..needs import Needs
 from ..registry import KERNEL_FLOPS, MMD_TESTS, Outcome
@@ -104,7 +104,7 @@ def mmdfuse_permutation(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome
 
 def cross_terms(X, Y, kernel, rng) -> tuple[np.ndarray, np.ndarray]:
     """g(X₁) and g(Y₁) of cross-MMD on a random halving of each sample, in row blocks of
-    the Gram against the second halves (O(n) memory)."""
+    the Gram against the second halves, threaded (O(n) memory)."""
     halves = []
     for S in (X, Y):
         order = rng.permutation(S.shape[0])
@@ -114,11 +114,13 @@ def cross_terms(X, Y, kernel, rng) -> tuple[np.ndarray, np.ndarray]:
     second = np.vstack([X2, Y2])
     w = np.concatenate([np.full(X2.shape[0], 1.0 / X2.shape[0]),
                         np.full(Y2.shape[0], -1.0 / Y2.shape[0])])
+    prepared = kernel.prepare_validated(second)
     terms = []
-    for first in (X1, Y1):
+    for first in (X1, Y1):  # row blocks of K(first, second) in the engine's threads
         g = np.empty(first.shape[0])
-        for sl, block in kernel.gram_blocks(first, second):
-            g[sl] = block @ w
+        for rows, values in row_block_results(kernel, first, prepared,
+                                              lambda rows, tile, _: (rows, tile @ w)):
+            g[rows] = values
         terms.append(g)
     return terms[0], terms[1]
 
