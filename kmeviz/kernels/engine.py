@@ -279,7 +279,8 @@ def symmetric_quadratic_forms(kernel, Z, U: np.ndarray, *, side: int | None = No
 
 
 def collection_quadratic_forms(shared: Callable, kernel_tile: Callable, n_kernels: int,
-                               n: int, U: np.ndarray, *, side: int | None = None):
+                               n: int, U: np.ndarray, *, side: int | None = None,
+                               squares: bool = False):
     """(uᵀK_k u for each kernel k and column u of U, K_k 1, diag K_k) for a collection of
     kernels on one sample of n points, in one threaded pass over the tiles on or above
     the diagonal (half the flops of every K_k·U).
@@ -289,7 +290,8 @@ def collection_quadratic_forms(shared: Callable, kernel_tile: Callable, n_kernel
     ``out``. The forms are formed in the configured dtype and added across tiles in
     float64, in task order, so they do not depend on the thread count. ``side`` defaults
     to a quarter of n (a multiple of 64, at least 128), at most ``tile_rows``. Returns arrays of
-    shape (n_kernels, U.shape[1]), (n_kernels, n) and (n_kernels, n).
+    shape (n_kernels, U.shape[1]), (n_kernels, n) and (n_kernels, n); with ``squares``,
+    a fourth, Σ_ij K_k[i, j]² for each kernel (n_kernels,), from the same tiles.
     """
     config = get_config()
     dtype = np.dtype(config["dtype"])
@@ -309,22 +311,28 @@ def collection_quadratic_forms(shared: Callable, kernel_tile: Callable, n_kernel
         forms = np.empty((n_kernels, U.shape[1]))
         sums = np.empty((n_kernels, shape[0])), np.empty((n_kernels, shape[1]))
         diagonal = np.empty((n_kernels, shape[0])) if task[0] == task[1] else None
+        square = np.zeros(n_kernels)
         for k in range(n_kernels):
             T = kernel_tile(k, parts, tile)
             np.matmul(T, U[cols], out=product)
             forms[k] = np.einsum("ib,ib->b", U[rows], product)
             sums[0][k], sums[1][k] = row_sums(T), column_sums(T)
+            if squares:
+                square[k] = np.vdot(T, T)
             if diagonal is not None:
                 diagonal[k] = np.diagonal(T)
-        return rows, cols, (forms if diagonal is not None else 2.0 * forms), sums, diagonal
+        twice = 1.0 if diagonal is not None else 2.0  # an off-diagonal tile stands for two
+        return rows, cols, twice * forms, sums, diagonal, twice * square
 
     forms, k1, diag = (np.zeros((n_kernels, U.shape[1])), np.zeros((n_kernels, n)),
                        np.zeros((n_kernels, n)))
-    for rows, cols, q, (r, c), d in run_tasks(work, tasks, config["n_threads"]):
+    total_squares = np.zeros(n_kernels)
+    for rows, cols, q, (r, c), d, sq in run_tasks(work, tasks, config["n_threads"]):
         forms += q
+        total_squares += sq
         k1[:, rows] += r
         if d is None:
             k1[:, cols] += c
         else:
             diag[:, rows] = d
-    return forms, k1, diag
+    return (forms, k1, diag, total_squares) if squares else (forms, k1, diag)

@@ -65,21 +65,18 @@ def split_permutation(X, Y, kernel, *, estimator, n_resamples, rng,
 
 
 def fuse_values(X, Y, collection, U) -> np.ndarray:
-    """FUSE of every labelling column of U (0/1, 1 = relabelled X): all kernels' MMD²_u in
-    one pass of the tile engine (``collection_quadratic_forms``), normalised and fused."""
+    """FUSE of every labelling column of U (0/1, 1 = relabelled X): all kernels' MMD²_u and
+    Σ K_k² in one pass of the tile engine (``collection_quadratic_forms``), normalised and
+    fused."""
     m, n = X.shape[0], Y.shape[0]
     dtype = np.dtype(get_config()["dtype"])
     Z = np.vstack([X, Y]).astype(dtype, copy=False)
     parts = lambda rows, cols: distance_parts(collection, Z[rows], Z[cols], dtype)  # noqa: E731
-    forms, k1, diag = collection_quadratic_forms(
+    forms, k1, diag, squares = collection_quadratic_forms(
         parts, lambda k, p, out: kernel_from_parts(collection.kernels[k], p, out),
-        len(collection), m + n, U)
-    squares, _, square_diag = collection_quadratic_forms(
-        parts, lambda k, p, out: np.square(kernel_from_parts(collection.kernels[k], p, out),
-                                           out=out),
-        len(collection), m + n, np.ones((m + n, 1), dtype=dtype))
+        len(collection), m + n, U, squares=True)
     pairs = min(m, n) * (min(m, n) - 1)
-    norms = np.sqrt(np.maximum(squares[:, 0] - square_diag.sum(axis=1), 0.0)) / pairs
+    norms = np.sqrt(np.maximum(squares - (diag**2).sum(axis=1), 0.0)) / pairs
     values = np.stack([_mmd2_from_sums(_block_sums(forms[k], U, k1[k], diag[k], k1[k].sum()),
                                        m, n, "unbiased") for k in range(len(collection))])
     lam = np.sqrt(pairs)
