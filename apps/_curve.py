@@ -1,5 +1,6 @@
-"""A curve of rejection rates filled in point by point: the button that starts it, its
-progress bar, and the job that runs it off the event loop (``_jobs.Job``)."""
+"""Work started by a button, off the event loop (``_jobs.Job``): ``ButtonJobs``, the
+buttons' jobs of an explorer with one progress bar and a Stop button, and ``PowerCurve``,
+a curve of rejection rates filled in point by point."""
 
 from __future__ import annotations
 
@@ -74,3 +75,75 @@ class PowerCurve:
             self.progress.active = False
 
         self.job.start(work, show)
+
+
+class ButtonJobs:
+    """The jobs that an explorer's buttons start, one per result parameter, sharing a
+    progress bar and a Stop button (a closed page stops them too).
+
+    Parameters
+    ----------
+    explorer : Explorer
+    results : tuple of str
+        The explorer's parameters the jobs fill (each job's own slot).
+    """
+
+    def __init__(self, explorer, results: tuple):
+        self.explorer = explorer
+        self.jobs = {name: explorer.job() for name in results}
+        self.progress = pn.indicators.Progress(value=0, max=1, active=False, visible=False,
+                                               sizing_mode="stretch_width")
+        self.stop = pn.widgets.Button(label="Stop", visible=False)
+        self.stop.on_click(self._stop)
+        self._buttons: list = []
+
+    @property
+    def widgets(self) -> list:
+        return [self.progress, self.stop]
+
+    def start(self, button, view: str, work, result: str, *, total: int) -> None:
+        """Run ``work`` as ``result``'s job: the button greys out and the progress bar
+        moves to ``total``; each part (done, table) with a table sets ``result`` (so a
+        table may fill in); the last part, the error that stopped it, or Stop frees the
+        button. An error replaces the plot with a message, or, after a partial table,
+        shows beside the widgets and leaves that table."""
+        explorer = self.explorer
+        button.disabled = True
+        self._buttons.append(button)
+        self.progress.param.update(value=0, max=total, visible=True, active=True)
+        self.stop.visible = True
+        explorer.show_plot(view)
+        delivered = []  # a partial table was shown: a later error keeps it
+
+        def show(part, error):
+            if error is None:
+                done, value = part
+                self.progress.value = done
+                if value is not None:
+                    setattr(explorer, result, value)
+                    delivered.append(done)
+                if done < total:
+                    return
+            elif delivered:  # e.g. the time budget: keep the draws so far, say why
+                explorer.show_notice(error)
+            else:
+                setattr(explorer, result, error)
+            self._finish(button)
+
+        self.jobs[result].start(work, show)
+
+    def _finish(self, button) -> None:
+        button.disabled = False
+        if button in self._buttons:
+            self._buttons.remove(button)
+        if not self._buttons:
+            self.progress.active = False
+            self.stop.visible = False
+
+    def _stop(self, _event=None) -> None:
+        """Stop every running job; what they showed so far stays."""
+        for job in self.jobs.values():
+            job.cancel()
+        for button in list(self._buttons):
+            self._finish(button)
+

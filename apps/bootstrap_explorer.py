@@ -15,6 +15,7 @@ import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
 from kmeviz_apps._common import KERNELS, Explorer, Plot, error_message, guarded
+from kmeviz_apps._curve import ButtonJobs
 from kmeviz_apps._jobs import live_view
 from kmeviz_apps._kernel_learning import PLOTS as LEARNING_PLOTS
 from kmeviz_apps._kernel_learning import KernelLearning, kernel_power, power_table
@@ -180,12 +181,9 @@ class BootstrapExplorer(Explorer, MedianBandwidth, KernelLearning):
         super().__init__(**params)
         self._repeat_button = pn.widgets.Button(label=f"Repeat {REPEATS} times", color="primary")
         self._repeat_button.on_click(self._repeat)
-        self._progress = pn.indicators.Progress(value=0, max=REPEATS, active=False,
-                                                sizing_mode="stretch_width", visible=False)
         self._power_button = pn.widgets.Button(label=f"Power of each σ ({REPEATS} draws)")
         self._power_button.on_click(self._power)
-        self._button_jobs = {"repeat_result": self.job(), "power_result": self.job(),
-                             "choice_result": self.job()}
+        self._runs = ButtonJobs(self, ("repeat_result", "power_result", "choice_result"))
 
     @property
     def data_key(self) -> tuple:
@@ -260,34 +258,8 @@ class BootstrapExplorer(Explorer, MedianBandwidth, KernelLearning):
 
     def _start_button_job(self, button, view: str, work, result: str, *,
                           total: int = REPEATS) -> None:
-        """Run a button's ``work`` as the button's job: the button greys out and the
-        progress bar moves to ``total``; each part (done, table) with a table sets the
-        ``result`` parameter (so a table may fill in), the last one, or the error that
-        stopped it, frees the button. The error replaces the plot with a message, or,
-        after a partial table, shows beside the widgets and leaves that table."""
-        button.disabled = True
-        self._progress.param.update(value=0, max=total, visible=True, active=True)
-        self.show_plot(view)
-
-        delivered = []  # a partial table was shown: a later error keeps it
-
-        def show(part, error):
-            if error is None:
-                done, value = part
-                self._progress.value = done
-                if value is not None:
-                    setattr(self, result, value)
-                    delivered.append(done)
-                if done < total:
-                    return
-            elif delivered:  # e.g. the time budget: keep the draws so far, say why
-                self.show_notice(error)
-            else:
-                setattr(self, result, error)
-            button.disabled = False
-            self._progress.active = False
-
-        self._button_jobs[result].start(work, show)
+        """Run a button's ``work`` as its job (``ButtonJobs``: progress, Stop)."""
+        self._runs.start(button, view, work, result, total=total)
 
     # -- views -------------------------------------------------------------------
     @param.depends(*PROBLEM)
@@ -379,7 +351,7 @@ class BootstrapExplorer(Explorer, MedianBandwidth, KernelLearning):
     # -- layout ------------------------------------------------------------------
     def buttons(self) -> list:
         return [pn.Row(self.median_button(), self._repeat_button), self._power_button,
-                self.choice_button(), self._progress]
+                self.choice_button(), *self._runs.widgets]
 
     @param.depends(*LEARNING)
     @guarded

@@ -240,3 +240,19 @@ def test_the_power_of_each_kernel_choice_fills_in(page, server_url):
     assert seen[-1] == 50 and seen == sorted(seen), seen
     assert len([v for v in seen if 0 < v < 50]) >= 2, seen
     expect(page.locator(".kmeviz-error")).to_have_count(0)
+
+
+def test_stop_ends_a_running_power_job_and_keeps_its_draws(page, server_url):
+    """Stop cancels the kernel-choice power job: the button is free again, the Stop button
+    hides, and the bars of the draws so far stay."""
+    page.goto(f"{server_url}bootstrap?n=700")
+    expect(page.locator(".kmeviz-threshold")).to_be_visible(timeout=60_000)
+    start = page.get_by_role("button", name="Power of each kernel choice (50 draws)")
+    start.click()
+    page.wait_for_function(FIGURE_TITLED_JS, arg="Power on fresh draws (5 so far",
+                           timeout=120_000)
+    page.get_by_role("button", name="Stop").click()
+    expect(start).to_be_enabled(timeout=TIMEOUT)
+    expect(page.get_by_role("button", name="Stop")).to_be_hidden(timeout=TIMEOUT)
+    assert not page.evaluate(FIGURE_TITLED_JS, "Power on fresh draws (50 so far")
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
