@@ -99,7 +99,9 @@ print("rejections in 40 draws:", hits)
 
 # %% tags=["check", "remove-cell"]
 assert best_J > 2 * best_mmd, (best_mmd, best_J)
-assert hits == {"largest MMD²": 28, "largest Ĵ": 32}, hits
+# the counts the text quotes, ± 2 (a decision at the margin may flip on another CPU)
+assert abs(hits["largest MMD²"] - 28) <= 2 and abs(hits["largest Ĵ"] - 32) <= 2, hits
+assert hits["largest Ĵ"] > hits["largest MMD²"], hits
 
 # %% [markdown]
 # ## 2. Learning σ, or one length scale per coordinate
@@ -146,12 +148,12 @@ assert ard.criterion > isotropic.criterion, (ard.criterion, isotropic.criterion)
 # rest, which the kernel never saw: the level holds (the tests measure it).
 #
 # Here is its power against the median heuristic's on the d = 10 problem, over 20 draws
-# of 400 points a sample.
+# of 700 points a sample.
 
 # %%
 hits = {"median heuristic": 0, "split, learned ARD": 0}
 for r in range(20):
-    X, Y = K.two_coordinates_two_sample(400, correlation=0.5, rng=100 + r)
+    X, Y = K.two_coordinates_two_sample(700, correlation=0.5, rng=100 + r)
     start = K.ARDGaussianKernel((K.median_heuristic(X, Y),) * 10)
     hits["median heuristic"] += K.mmd_test(X, Y, estimator="unbiased", n_resamples=199,
                                            rng=r).reject
@@ -160,13 +162,16 @@ for r in range(20):
 print("rejections in 20 draws:", hits)
 
 # %% [markdown]
-# The learned ARD kernel rejects more often although it tests on half the points: the
-# median heuristic's isotropic kernel dilutes two informative coordinates among ten.
+# The learned ARD kernel rejects far more often (12 against 2 of 20 draws here) although
+# it tests on half the points: the median heuristic's isotropic kernel dilutes two
+# informative coordinates among ten.
 # Splitting is not free, though: exercise 3 asks what it costs when the default kernel is
 # already a good one.
 
 # %% tags=["check", "remove-cell"]
-assert hits["split, learned ARD"] > hits["median heuristic"], hits
+# counts of 20 draws: a decision at the margin may flip on another CPU, hence ± 2
+assert abs(hits["split, learned ARD"] - 12) <= 2 and abs(hits["median heuristic"] - 2) <= 2
+assert hits["split, learned ARD"] >= hits["median heuristic"] + 6, hits
 
 # %% [markdown]
 # ## 4. MMD-FUSE: many kernels, no split

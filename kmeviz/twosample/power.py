@@ -207,7 +207,8 @@ def learn_kernel(X, Y, *, kernel="gaussian", feature_map=None, train_fraction: f
 
     The isotropic bandwidth starts from the best of 25 values between 1/100 and 10 times
     the median heuristic (or a given kernel's σ): Ĵ is not concave in log σ. The ARD
-    length scales start from the learned isotropic σ (or a given ARD kernel's).
+    length scales start from the learned isotropic σ in every coordinate, or from a given
+    ARD kernel's scales where Ĵ is larger there.
     Ĵ pairs x_i with y_i: with unequal training parts, the first min(m, n) of each.
 
     Parameters
@@ -215,7 +216,8 @@ def learn_kernel(X, Y, *, kernel="gaussian", feature_map=None, train_fraction: f
     X : array (m, d)
     Y : array (n, d)
     kernel : {"gaussian", "ard"} or GaussianKernel or ARDGaussianKernel
-        The family to learn; a kernel instance starts the search at its scales.
+        The family to learn; a kernel instance proposes a start (its σ centres the
+        grid; its ARD scales are used when their Ĵ beats the learned σ's).
     feature_map : callable, optional
         φ: learn the kernel on the features φ(X), φ(Y) and return
         ``FeatureKernel(φ, learned)`` (a pretrained network's embedding, for example).
@@ -265,11 +267,18 @@ def learn_kernel(X, Y, *, kernel="gaussian", feature_map=None, train_fraction: f
     learned = GaussianKernel(float(np.exp(log_sigma)))
     value = rows[-1]["J"]
     if family == "ard":
-        initial = (np.log(start.lengthscales) if isinstance(start, ARDGaussianKernel)
-                   else np.full(Xt.shape[1], log_sigma))
-        ard_rows, log_scales = _learn(
-            lambda t: ard_criterion_and_gradient(Xt, Yt, t, regulariser=regulariser),
-            initial, np.log(median), max_iter, "ard", len(rows))
+        def ard(t):
+            return ard_criterion_and_gradient(Xt, Yt, t, regulariser=regulariser)
+
+        initial = np.full(Xt.shape[1], log_sigma)
+        if isinstance(start, ARDGaussianKernel):  # its scales, if Ĵ is larger there
+            given = np.log(start.lengthscales)
+            if given.size != initial.size:
+                raise ValueError(f"the ARD kernel has {given.size} length scales and the "
+                                 f"samples (or features) have {initial.size} columns")
+            initial = given if ard(given)[0] > ard(initial)[0] else initial
+        ard_rows, log_scales = _learn(ard, initial, np.log(median), max_iter, "ard",
+                                      len(rows))
         rows += ard_rows
         learned = ARDGaussianKernel(tuple(np.exp(log_scales)))
         value = ard_rows[-1]["J"]
