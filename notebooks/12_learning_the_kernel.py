@@ -27,7 +27,7 @@
 #   Ramdas 2022](https://arxiv.org/abs/2211.14908)), which needs no permutations at all.
 #
 # **What you need**: notebooks 01 (MMD), 02 (two-sample tests) and 09 (choosing the
-# kernel, MMDAgg). Runs in about a minute on two cores.
+# kernel, MMDAgg). Runs in about half a minute on two cores.
 #
 # Terms are defined in the [glossary](../docs/glossary.md); the works cited are in the
 # [bibliography](../docs/bibliography.md).
