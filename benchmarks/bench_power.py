@@ -27,6 +27,7 @@ import numpy as np
 from scipy import stats
 
 import kmeviz as K
+from kmeviz.experiments import binomial_interval
 
 from ._util import best_time, print_table
 
@@ -74,8 +75,8 @@ def peer(X, Y, B: int) -> dict | None:
 
 
 def _interval(k: int, n: int) -> str:
-    ci = stats.binomtest(k, n).proportion_ci(0.95, method="exact")
-    return f"{k / n:.3f} [{ci.low:.3f}, {ci.high:.3f}]"
+    low, high = binomial_interval(k, n, 0.95)
+    return f"{k / n:.3f} [{low:.3f}, {high:.3f}]"
 
 
 def fuse_power(draws: int, B: int) -> None:

@@ -65,9 +65,6 @@ MANY_TESTS = ("{k} tests on the same data: each p-value is valid alone, but the 
 #: The statistic column of an aggregated test (MMDAgg, KSDAgg).
 AGGREGATED_STATISTIC = ("max over its kernels of weight / p-value, a level-corrected score, "
                         "not an MMD², KSD or HSIC (it saturates at (B1 + 1) · max weight)")
-#: ... and of the collection tests whose statistic is another one
-COLLECTION_STATISTICS = {"mmdfuse": "FUSE, the soft maximum (1/λ) log Σ π_k exp(λ MMD²_k / "
-                                    "N̂_k) of its normalised MMD², not an MMD²"}
 
 
 @functools.lru_cache(maxsize=1)
@@ -285,7 +282,7 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
                            reject=result.reject, runtime_s=result.runtime["total"])
                 if Needs.KERNEL_COLLECTION in spec.needs:  # not the table's kernel: say so
                     count = result.null_params["n_kernels"]
-                    words = COLLECTION_STATISTICS.get(spec.estimator, AGGREGATED_STATISTIC)
+                    words = spec.statistic_words or AGGREGATED_STATISTIC
                     row["note"] = (f"its own {count} bandwidths: "
                                    f"{result.kernel!r}; statistic: {words}")
         rows[spec.name] = row

@@ -73,6 +73,10 @@ class TestSpec:
         replicate counts, ``resample_counts(result)`` -> dict (default ``{"n_resamples":
         B}``); and what ``fitted`` gains at a level α, ``fitted_at_level(result, alpha)``
         -> dict (an aggregated test's per-kernel table).
+    default_kernel : callable, optional
+        ``default_kernel(X, Y)``: its own default kernel or collection.
+    statistic_words : str
+        The comparison table's words for a statistic that is no MMD², KSD or HSIC.
     work : callable, optional
         ``work(N, d, B)``: about how many flops the test does on N pooled points in d
         dimensions with B replicates, at its default options (kernel evaluations counted
@@ -97,6 +101,11 @@ class TestSpec:
     describe_null: Callable | None = None
     resample_counts: Callable | None = None
     fitted_at_level: Callable | None = None
+    #: ``default_kernel(X, Y)``: the kernel (collection) the test uses when given none, if
+    #: not the registry's usual default (MMD-FUSE's own collection)
+    default_kernel: Callable | None = None
+    #: what the comparison table says its statistic is, when it is not an MMD², KSD or HSIC
+    statistic_words: str = ""
     #: the public function of the registry it is in (``"mmd_test"``): pickled by name
     registry: str = ""
 
@@ -179,8 +188,8 @@ class TestRegistry:
         cost : {"linear", "quadratic", "cubic"}
         dask, options, needs, summary, work, memory : see :class:`TestSpec`
         **result_hooks
-            ``describe_null``, ``resample_counts``, ``fitted_at_level`` (see
-            :class:`TestSpec`).
+            ``describe_null``, ``resample_counts``, ``fitted_at_level``,
+            ``default_kernel``, ``statistic_words`` (see :class:`TestSpec`).
 
         Returns
         -------

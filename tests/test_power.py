@@ -10,6 +10,7 @@ from scipy import stats
 from scipy.special import logsumexp
 
 import kmeviz as K
+from kmeviz.experiments import binomial_interval
 from kmeviz.twosample.power import (
     ard_criterion_and_gradient,
     gaussian_criterion_and_gradient,
@@ -215,7 +216,8 @@ def test_the_split_exercise_measures_what_its_solution_says():
     from kmeviz.exercises.power import split_powers
 
     median, split = split_powers()
-    assert (round(median, 2), round(split, 2)) == (0.73, 0.28)
+    # 60 draws: a decision at the margin may flip on another CPU, hence ± 2 draws
+    assert abs(median - 0.73) <= 2 / 60 and abs(split - 0.28) <= 2 / 60, (median, split)
     page = (Path(__file__).resolve().parents[1] / "docs" / "course" / "solutions.md")
     assert "0.73 for the median heuristic" in page.read_text() and "0.28 for the split" \
         in page.read_text()
@@ -232,8 +234,7 @@ def _type_one_hits(estimator, n, draws):
 
 
 def _interval(hits, draws, level=0.99):
-    ci = stats.binomtest(hits, draws).proportion_ci(level, method="exact")
-    return ci.low, ci.high
+    return binomial_interval(hits, draws, level)  # exact Clopper–Pearson
 
 
 @pytest.mark.parametrize("estimator", ["split", "mmdfuse", "cross"])

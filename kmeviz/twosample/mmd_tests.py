@@ -32,7 +32,7 @@ from .._validation import (
 from ..chunked import check_any_pair, is_dask_array
 from ..embeddings.kme import default_landmarks
 from ..kernels import check_kernel, symmetric_quadratic_forms
-from ..kernels.collection import KernelCollection, mmdagg_kernels, mmdfuse_kernels
+from ..kernels.collection import KernelCollection, mmdagg_kernels
 from ..kernels.defaults import default_mmd_kernel
 from ..needs import Needs
 from ..registry import KERNEL_FLOPS, MMD_TESTS, RESAMPLE_FLOPS, NullsByEstimator, Outcome
@@ -210,15 +210,11 @@ def nystrom_spectral_null(X, Y, kernel, *, estimator, n_resamples, rng,
                    one_pass=False)
 
 
-#: the default collection of each test that needs one (MMDAgg's for any other)
-DEFAULT_COLLECTIONS = {"mmdfuse": mmdfuse_kernels}
-
-
 def checked_test_kernel(kernel, spec, X, Y):
     """The kernel of test ``spec``: the one given, checked, or its default (a Gaussian at
     the median heuristic; MMDAgg's collection for a test that needs one)."""
     if Needs.KERNEL_COLLECTION in spec.needs:
-        default = DEFAULT_COLLECTIONS.get(spec.estimator, mmdagg_kernels)
+        default = spec.default_kernel or mmdagg_kernels
         if kernel is None:
             return default(X, Y)
         if not isinstance(kernel, KernelCollection):

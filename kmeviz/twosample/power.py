@@ -78,9 +78,8 @@ def _criterion_parts(Kxx, Kyy, Kxy, regulariser):
     r = H.sum(axis=1)
     s = r.sum()
     mmd2 = (s - np.trace(H)) / (n * (n - 1))
-    variance = 4.0 * (r @ r / n**3 - (s / n**2) ** 2)
-    S = np.sqrt(max(variance, 0.0) + regulariser)
-    return mmd2, S, r, s
+    variance = max(4.0 * (r @ r / n**3 - (s / n**2) ** 2), 0.0)
+    return mmd2, np.sqrt(variance + regulariser), r, s, variance
 
 
 def power_criterion(X, Y, kernel, *, regulariser: float = REGULARISER) -> PowerCriterion:
@@ -102,10 +101,9 @@ def power_criterion(X, Y, kernel, *, regulariser: float = REGULARISER) -> PowerC
     """
     X, Y = _paired(X, Y)
     kernel = check_kernel(kernel)
-    mmd2, S, r, s = _criterion_parts(*_grams(X, Y, kernel), _check_regulariser(regulariser))
-    n = X.shape[0]
-    std = np.sqrt(max(4.0 * (r @ r / n**3 - (s / n**2) ** 2), 0.0))
-    return PowerCriterion(float(mmd2 / S), float(mmd2), float(std))
+    mmd2, S, _, _, variance = _criterion_parts(*_grams(X, Y, kernel),
+                                               _check_regulariser(regulariser))
+    return PowerCriterion(float(mmd2 / S), float(mmd2), float(np.sqrt(variance)))
 
 
 def _criterion_weights(r, s, mmd2, S, n):
@@ -138,7 +136,7 @@ def ard_criterion_and_gradient(X, Y, log_lengthscales, *, regulariser: float = R
     Xs, Ys = X / scales, Y / scales
     unit = GaussianKernel(1.0)
     Kxx, Kyy, Kxy = _grams(Xs, Ys, unit)
-    mmd2, S, r, s = _criterion_parts(Kxx, Kyy, Kxy, regulariser)
+    mmd2, S, r, s, _ = _criterion_parts(Kxx, Kyy, Kxy, regulariser)
     W = _criterion_weights(r, s, mmd2, S, X.shape[0])
     gradient = (_weighted_square_distances(W * Kxx, Xs, Xs)
                 + _weighted_square_distances(W * Kyy, Ys, Ys)

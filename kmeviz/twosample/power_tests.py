@@ -25,7 +25,7 @@ from scipy import stats
 from scipy.special import logsumexp
 
 from ..config import get_config
-from ..kernels.collection import distance_parts, kernel_from_parts
+from ..kernels.collection import distance_parts, kernel_from_parts, mmdfuse_kernels
 from ..kernels.engine import collection_quadratic_forms, row_block_results
 from ..kernels.learned import FeatureKernel
 from ..needs import Needs
@@ -89,7 +89,10 @@ def fuse_values(X, Y, collection, U) -> np.ndarray:
                     work=lambda N, d, B: FUSE_KERNELS * N * N * (
                         1.25 * (B + 2) + KERNEL_FLOPS + 2 * d),
                     memory=lambda N, d, B: 8.0 * (N * (B + 2 + d) + FUSE_KERNELS * (B + 1)),
-                    summary="MMD-FUSE: soft maximum of normalised MMD² (Biggs et al. 2023)")
+                    summary="MMD-FUSE: soft maximum of normalised MMD² (Biggs et al. 2023)",
+                    default_kernel=mmdfuse_kernels,
+                    statistic_words="FUSE, the soft maximum (1/λ) log Σ π_k exp(λ MMD²_k / "
+                                    "N̂_k) of its normalised MMD², not an MMD²")
 def mmdfuse_permutation(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
     """MMD-FUSE with its permutation null: the observed labelling and B relabellings of the
     pooled sample, every kernel of the collection in one pass."""
