@@ -17,7 +17,7 @@ from kmeviz_apps._common import Plot, error_message
 import kmeviz as K
 from kmeviz import viz
 from kmeviz.experiments import binomial_interval, kernel_choice_test
-from kmeviz.experiments.power import METHODS
+from kmeviz.experiments.power import METHODS, rate_table
 
 #: draws of the kernel-choice power job, run 5 at a time so the bars fill in
 CHOICE_DRAWS, CHOICE_CHUNK = 50, 5
@@ -125,7 +125,7 @@ class KernelLearning(param.Parameterized):
                         hits[method] += kernel_choice_test(
                             method, X, Y, n_resamples=CHOICE_RESAMPLES, alpha=alpha,
                             train_fraction=fraction, rng=rng).reject
-                yield done, choice_table(hits, done)
+                yield done, rate_table(hits, done)
 
         self._start_button_job(self._choice_button, "choice_power_view", work,
                                "choice_result", total=CHOICE_DRAWS)
@@ -149,16 +149,6 @@ class KernelLearning(param.Parameterized):
         if isinstance(res, Exception):
             return error_message(res)
         return viz.choice_power_plot(res)
-
-
-def choice_table(hits: dict, draws: int) -> pd.DataFrame:
-    """Rates and 95 % Clopper–Pearson intervals of the kernel choices after ``draws``."""
-    rows = []
-    for test, k in hits.items():
-        lo, hi = binomial_interval(int(k), draws, 0.95)
-        rows.append({"test": test, "rejections": int(k), "repeats": draws,
-                     "rate": k / draws, "ci_low": lo, "ci_high": hi})
-    return pd.DataFrame(rows)
 
 
 def kernel_power(sample, data_key, collection, B, alpha, n_draws, rng) -> list:

@@ -31,6 +31,20 @@ METHODS = {"median heuristic": {"estimator": "unbiased"},
            "cross-MMD": {"estimator": "cross"}}
 
 
+#: the columns of ``rate_table``
+RATE_TABLE_COLUMNS = ("test", "rejections", "repeats", "rate", "ci_low", "ci_high")
+
+
+def rate_table(rejections: dict, draws: int, level: float = 0.95) -> pd.DataFrame:
+    """Rates and Clopper–Pearson intervals of {test: rejections} over ``draws`` draws."""
+    rows = []
+    for test, k in rejections.items():
+        lo, hi = binomial_interval(int(k), draws, level)
+        rows.append(dict(zip(RATE_TABLE_COLUMNS, (test, int(k), draws, k / draws, lo, hi),
+                             strict=True)))
+    return pd.DataFrame(rows, columns=list(RATE_TABLE_COLUMNS))
+
+
 def power_problem(problem: str, n: int, parameter: float, rng):
     """One draw (X, Y) of ``problem`` (``PROBLEMS``), n points each."""
     if problem == "blobs":
@@ -97,14 +111,10 @@ def kernel_choice_power_table(problem: str = "two coordinates", parameter: float
     trials = run_trials(partial(_trial, problem, float(parameter), tuple(methods),
                                 n_resamples, alpha, train_fraction), items,
                         executor=executor, progress=progress)
-    rows = []
+    frames = []
     for n in dict.fromkeys(n for n, _ in items):
         outcomes = pd.DataFrame([r for size, r in trials if size == n])
-        for test, column in outcomes.items():
-            k = int(column.sum())
-            lo, hi = binomial_interval(k, n_repeats, level)
-            rows.append({"n": n, "test": test, "rejections": k, "repeats": n_repeats,
-                         "rate": k / n_repeats, "ci_low": lo, "ci_high": hi})
-    df = pd.DataFrame(rows)
+        frames.append(rate_table(outcomes.sum().to_dict(), n_repeats, level).assign(n=n))
+    df = pd.concat(frames, ignore_index=True)[["n", *RATE_TABLE_COLUMNS]]
     df.attrs["problem"] = f"{PROBLEMS[problem]} = {parameter:g}"
     return df
