@@ -369,7 +369,8 @@ class Explorer(pn.viewable.Viewer):
             log.info("session closed: %s", explorer.served_at[0])
 
         pn.state.on_session_destroyed(closed)
-        log.info("session opened: %s", describe(explorer))
+        log.info("session opened: %s (built in %s)", describe(explorer),
+                 threading.current_thread().name)
         return served
 
     @classmethod

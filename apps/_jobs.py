@@ -123,16 +123,22 @@ class Job:
                 send(None, exc)
 
 
+#: the server's event loop, in the thread that builds a page (``_build``)
+BUILDING_LOOP: contextvars.ContextVar = contextvars.ContextVar("kmeviz_building_loop",
+                                                               default=None)
+
+
 def event_loop(explorer) -> asyncio.AbstractEventLoop | None:
     """The served page's event loop: the explorer's (``create_app`` keeps it), else the one
-    running in this thread, else None (not served)."""
+    running in this thread, else the one a page is being built for (``_build``), else None
+    (not served)."""
     loop = getattr(explorer, "loop", None)
     if loop is not None:
         return loop
     try:
         return asyncio.get_running_loop()
     except RuntimeError:
-        return None
+        return BUILDING_LOOP.get()
 
 
 class Handover:

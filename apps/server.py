@@ -22,6 +22,7 @@ from bokeh.server.protocol_handler import ProtocolHandler
 from bokeh.server.views.doc_handler import DocHandler
 from bokeh.server.views.ws import WSHandler
 from kmeviz_apps import EXPLORERS, explorer_class
+from kmeviz_apps._build import set_build_threads, thread_built_application
 from kmeviz_apps._jobs import set_view_threads
 from kmeviz_apps._seats import CURRENT_SEAT, Seats, waiting_page
 from threadpoolctl import threadpool_limits
@@ -326,9 +327,12 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     ADMIN.update(user=admin_user if admin else None, path=f"{prefix}/admin")
     if ADMIN["user"] is not None:
         pn.config.authorize_callback = authorize
-    apps = {"/": index_page,
-            **{slug: explorer_class(slug).create_app for slug in EXPLORERS}}
+    set_build_threads(seats)
     titles = {"/": "kmeviz", **{slug: explorer_class(slug).title for slug in EXPLORERS}}
+    apps = {"/": index_page,
+            **{slug: thread_built_application(explorer_class(slug).create_app,
+                                              titles[slug], admin=admin)
+               for slug in EXPLORERS}}
     origins = [f"{host}:{port}" for host in {address, "localhost", "127.0.0.1"}]
     origins += list(allow_websocket_origin)
     extra = {"prefix": prefix} if prefix else {}

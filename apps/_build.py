@@ -1,0 +1,87 @@
+"""Pages built off the event loop: an explorer's page (its widgets, its template and the
+Bokeh models of both) is built in a thread of its own, never on the server's event loop.
+
+Bokeh builds a session inside the page request, on the event loop: ``on_session_created``
+(awaited) and then ``modify_document`` (not awaited). A page build is 0.3–0.6 s of
+Python; 100 of them queued on the loop held an open page's α step for 44 s, and seats
+(``_seats``) only bounded how many ran at once. Here the whole build happens in
+``on_session_created``, Bokeh's hook for per-session work "before ``modify_doc`` is called
+for the session": it reaches the new document through the session context's public
+``with_locked_document`` (exclusive access: no session exists yet) and awaits a build
+thread, so the loop goes on serving every open page and static file meanwhile.
+``modify_document`` is then left with nothing to do (or a short message when the build
+failed: the log has the traceback, the browser does not).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextvars
+import logging
+from collections.abc import Callable
+
+import panel as pn
+from bokeh.application.handlers.handler import Handler
+from kmeviz_apps._jobs import BUILDING_LOOP
+from panel.io.application import Application
+from panel.io.state import set_curdoc
+
+log = logging.getLogger("kmeviz.apps")
+
+#: the threads pages are built in (``kmeviz serve --seats`` of them: a seat is a build)
+BUILDERS = {"pool": concurrent.futures.ThreadPoolExecutor(2, "kmeviz-build")}
+#: what a page shows when its build failed (its traceback is in the server log)
+FAILED_TEXT = ("**This page could not be built.** The server log has the details; "
+               "reload the page to try again.")
+
+
+def set_build_threads(count: int) -> None:
+    """Build at most ``count`` pages at once (one per seat)."""
+    old = BUILDERS["pool"]
+    BUILDERS["pool"] = concurrent.futures.ThreadPoolExecutor(count, "kmeviz-build")
+    old.shutdown(wait=False)
+
+
+class ThreadBuiltPage(Handler):
+    """A Bokeh handler whose page (``build()``: a Panel template) is built in a build
+    thread while the event loop waits for it, not on the loop."""
+
+    def __init__(self, build: Callable, title: str):
+        super().__init__()
+        self._build, self._title = build, title
+        self._failed_docs: set = set()  # documents whose build raised (by id)
+
+    async def on_session_created(self, session_context) -> None:
+        loop = asyncio.get_running_loop()
+
+        async def build(doc) -> None:
+            BUILDING_LOOP.set(loop)  # the page's jobs hand their results to this loop
+            context = contextvars.copy_context()  # the page request's seat with it
+            try:
+                await loop.run_in_executor(BUILDERS["pool"], context.run, self._fill, doc)
+            except Exception:
+                log.exception("building a page failed [session %s]", session_context.id[:12])
+                self._failed_docs.add(id(doc))
+
+        await session_context.with_locked_document(build)
+
+    def _fill(self, doc) -> None:
+        with set_curdoc(doc):
+            self._build().server_doc(doc=doc, title=self._title)
+
+    def modify_document(self, doc) -> None:
+        """Built already (``on_session_created``); a failed build shows one line."""
+        if id(doc) in self._failed_docs:
+            self._failed_docs.discard(id(doc))
+            with set_curdoc(doc):
+                pn.pane.Markdown(FAILED_TEXT).server_doc(doc=doc, title=self._title)
+
+    def url_path(self) -> str | None:
+        return None
+
+
+def thread_built_application(build: Callable, title: str, *, admin: bool = False
+                             ) -> Application:
+    """A Panel application serving ``build()``'s page, built off the event loop."""
+    return Application(ThreadBuiltPage(build, title), admin=admin)
