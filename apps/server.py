@@ -327,9 +327,9 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     ADMIN.update(user=admin_user if admin else None, path=f"{prefix}/admin")
     if ADMIN["user"] is not None:
         pn.config.authorize_callback = authorize
-    set_build_threads(seats)
+    set_build_threads(seats + 1)  # a build per seat, and one for the index page
     titles = {"/": "kmeviz", **{slug: explorer_class(slug).title for slug in EXPLORERS}}
-    apps = {"/": index_page,
+    apps = {"/": thread_built_application(index_page, titles["/"], admin=admin),
             **{slug: thread_built_application(explorer_class(slug).create_app,
                                               titles[slug], admin=admin)
                for slug in EXPLORERS}}

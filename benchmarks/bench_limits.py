@@ -5,6 +5,11 @@ benchmarks.bench_limits`` (needs Chromium and Playwright, as the browser tests).
 Each worst case is opened in its own tab of a fresh browser; the server's peak resident
 memory (VmHWM) and the time until the page shows its summary or its budget message are
 printed per explorer. The goal: under 1.5 GB whatever a link asks.
+
+``--rounds R`` opens the whole list R times (issue 45, finding 10: memory after heavy
+sessions) and prints, after each round with every tab closed and 5 s to settle, the
+server's resident memory: bounded by design if it stays level from round to round
+(freed arrays are reused by the next session, and no input can make one larger).
 """
 
 from __future__ import annotations
@@ -18,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, running_server, server_pid  # noqa: E402
 
-#: slug -> the link at the parameters' bounds (the heaviest values each widget allows)
-WORST = {
+#: (slug, the link at the parameters' bounds: the heaviest values each widget allows)
+WORST = [*{
     "circular": "n=3000&n_frequencies=8192&epsilon=6&seed=2147483647",
     "bootstrap": "n=2000&n_resamples=5000&estimator=unbiased&null=spectral&n_features=4096",
     "nystrom": ("n=20000&m_max=5000&n_repeats=20&d=20&n_centres=16"
@@ -28,7 +33,8 @@ WORST = {
     "cme": "n=1000&gamma=0.0&log10_reg=-6",
     "stein": "n=5000&n_landmarks=2000&n_resamples=5000&dimension=2",
     "data": "source=Blob+grid+%28FastMMD+Fig.+4%29&n=5000&epsilon=6&bandwidth_log10=-2",
-}
+}.items(), ("bootstrap", "n=2000&n_resamples=5000&estimator=fastmmd&n_features=4096"
+                          "&features=fastfood")]
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -41,26 +47,35 @@ def rss_mb(pid: int) -> float:
     return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024
 
 
-def main() -> None:
+def main(rounds: int = 1) -> None:
     from playwright.sync_api import sync_playwright
 
     with running_server(args=("--time-budget", "20")) as url, sync_playwright() as p:
         pid = server_pid(int(url.rsplit(":", 1)[1].strip("/")))
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        print("| explorer | worst-case link | seconds to answer | server RSS after (MB) "
-              "| server peak RSS so far (MB) |\n|---|---|---|---|---|")
-        for slug, query in WORST.items():
-            page = browser.new_page()
-            start = time.monotonic()
-            page.goto(f"{url}{slug}?{query}")
-            page.locator(".kmeviz-summary, .kmeviz-error").first.wait_for(timeout=120_000)
-            page.wait_for_timeout(2000)
-            seconds = time.monotonic() - start
-            print(f"| {slug} | `{query}` | {seconds:.1f} | {rss_mb(pid):.0f} "
-                  f"| {peak_rss_mb(pid):.0f} |", flush=True)
-            page.close()
+        print(f"server RSS at the start: {rss_mb(pid):.0f} MB")
+        for round_ in range(1, rounds + 1):
+            open_worst_cases(browser, url, pid)
+            time.sleep(5.0)  # every tab closed: the sessions end, their arrays are freed
+            print(f"after round {round_} of {rounds}, every tab closed: server RSS "
+                  f"{rss_mb(pid):.0f} MB, peak so far {peak_rss_mb(pid):.0f} MB", flush=True)
         browser.close()
 
 
+def open_worst_cases(browser, url: str, pid: int) -> None:
+    print("| explorer | worst-case link | seconds to answer | server RSS after (MB) "
+          "| server peak RSS so far (MB) |\n|---|---|---|---|---|")
+    for slug, query in WORST:
+        page = browser.new_page()
+        start = time.monotonic()
+        page.goto(f"{url}{slug}?{query}")
+        page.locator(".kmeviz-summary, .kmeviz-error").first.wait_for(timeout=120_000)
+        page.wait_for_timeout(2000)
+        seconds = time.monotonic() - start
+        print(f"| {slug} | `{query}` | {seconds:.1f} | {rss_mb(pid):.0f} "
+              f"| {peak_rss_mb(pid):.0f} |", flush=True)
+        page.close()
+
+
 if __name__ == "__main__":
-    main()
+    main(int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 1)
