@@ -50,6 +50,7 @@ class ThreadBuiltPage(Handler):
     def __init__(self, build: Callable, title: str):
         super().__init__()
         self._build, self._title = build, title
+        self._built: set = set()  # documents built in a build thread (by id)
         self._failed_docs: set = set()  # documents whose build raised (by id)
 
     async def on_session_created(self, session_context) -> None:
@@ -69,13 +70,21 @@ class ThreadBuiltPage(Handler):
     def _fill(self, doc) -> None:
         with set_curdoc(doc):
             self._build().server_doc(doc=doc, title=self._title)
+        self._built.add(id(doc))
 
     def modify_document(self, doc) -> None:
-        """Built already (``on_session_created``); a failed build shows one line."""
+        """Built already (``on_session_created``); a failed build shows one line; a
+        document that no session's creation built (Panel's ``--warm`` and
+        ``--reuse-sessions`` make documents without one) is built here, in place."""
         if id(doc) in self._failed_docs:
             self._failed_docs.discard(id(doc))
             with set_curdoc(doc):
                 pn.pane.Markdown(FAILED_TEXT).server_doc(doc=doc, title=self._title)
+        elif id(doc) in self._built:
+            self._built.discard(id(doc))
+        else:
+            self._fill(doc)
+            self._built.discard(id(doc))
 
     def url_path(self) -> str | None:
         return None

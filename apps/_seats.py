@@ -1,13 +1,14 @@
 """Seats: how many pages the server builds at once, and the queue of pages waiting.
 
 Building a page (its widgets, then its first plot: 50–100 Bokeh models) is Python work
-that holds the interpreter, most of it on the server's event loop. A class opening one
-link together queued 100 builds on that loop at once, and an open page's α step waited
-behind all of them (44 s, ``docs/results/benchmarks_class.txt``). With seats, at most
-``size`` pages are built at a time; the next page request waits in a first-come queue of
-at most ``waiting`` pages (the browser shows its own loading state meanwhile), and a
-request beyond that gets a short "waiting for a seat" page that tries again by itself.
-Everything already open keeps the loop between two builds.
+that holds the interpreter. A class opening one link together queued 100 builds on the
+server's event loop at once, and an open page's α step waited behind all of them (44 s,
+``docs/results/benchmarks_class.txt``). Pages are now built in build threads
+(``_build``), and with seats at most ``size`` pages are built (and first drawn) at a
+time: the next page request waits in a first-come queue of at most ``waiting`` pages
+(the browser shows its own loading state meanwhile), and a request beyond that gets a
+short "waiting for a seat" page that tries again by itself. Everything already open
+shares the interpreter with at most ``size`` builds.
 
 A page holds its seat from its request until its first views have been drawn (the
 explorer calls :meth:`Seat.release` then), until its session ends, for at most

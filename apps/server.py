@@ -308,17 +308,18 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
                  seats: int = 2, max_waiting: int = 300):
     """A started-but-not-running Panel server for all apps; returns (server, url).
 
-    Each session's widget events are applied on the event loop, one at a time and in
-    order; views compute as jobs (``_jobs``) in ``num_threads`` shared threads, so a
-    heavy computation in one session does not block the others; and each
-    computation uses ``compute_threads`` cores. ``prefix``, ``basic_auth``,
-    ``cookie_secret``, ``admin``, ``warm``, ``reuse_sessions`` and the ``oauth_*`` settings
-    in ``oauth`` are ``panel serve``'s own options. One computation of a session may take
-    ``time_budget`` seconds; it is then stopped with a message (``kmeviz.budget``). A
-    session may upload files of up to ``max_upload_mb`` (sent in chunks of at most 10 MB,
-    under Bokeh's websocket message limit). With ``admin_user``, the admin page (and its
-    websocket) is that logged-in user's alone. At most ``seats`` pages are built at once
-    and ``max_waiting`` more wait for a seat (``_seats``).
+    Each page is built in a build thread (``_build``), never on the event loop; its
+    widget events are applied on the event loop, one at a time and in order; views
+    compute as jobs (``_jobs``) in ``num_threads`` shared threads, so a heavy computation
+    in one session does not block the others; and each computation uses
+    ``compute_threads`` cores. ``prefix``, ``basic_auth``, ``cookie_secret``, ``admin``,
+    ``warm``, ``reuse_sessions`` and the ``oauth_*`` settings in ``oauth`` are ``panel
+    serve``'s own options. One computation of a session may take ``time_budget``
+    seconds; it is then stopped with a message (``kmeviz.budget``). A session may upload
+    files of up to ``max_upload_mb`` (sent in chunks of at most 10 MB, under Bokeh's
+    websocket message limit). With ``admin_user``, the admin page (and its websocket) is
+    that logged-in user's alone. At most ``seats`` pages are built at once and
+    ``max_waiting`` more wait for a seat (``_seats``).
     """
     configure_server(compute_threads, time_budget, int(max_upload_mb * 1024**2))
     SEATS["seats"] = Seats(seats, max_waiting)

@@ -10,6 +10,7 @@ import urllib.request
 
 import panel as pn
 import pytest
+from bokeh.document import Document
 from kmeviz_apps._build import FAILED_TEXT, thread_built_application
 
 BUILD_SECONDS = 1.5
@@ -80,3 +81,12 @@ def test_a_failed_build_shows_one_line_and_no_traceback(served):
     assert "could not be built" in shown and "The server log has the details" in shown
     assert FAILED_TEXT.startswith("**This page could not be built.**")
     assert "secret detail" not in shown + body and "Traceback" not in shown + body
+
+
+def test_a_document_made_without_a_session_is_built_in_place():
+    """Panel's --warm and --reuse-sessions initialise documents with no session created:
+    those are built where they are initialised."""
+    app = thread_built_application(lambda: pn.pane.Markdown("built in place"), "t")
+    doc = Document()
+    app.initialize_document(doc)
+    assert "built in place" in " ".join(str(getattr(m, "text", "")) for m in doc.models)
