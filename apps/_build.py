@@ -15,32 +15,20 @@ failed: the log has the traceback, the browser does not).
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import contextvars
 import logging
 from collections.abc import Callable
 
 import panel as pn
 from bokeh.application.handlers.handler import Handler
-from kmeviz_apps._jobs import BUILDING_LOOP
+from kmeviz_apps._jobs import built_off_the_loop
 from panel.io.application import Application
 from panel.io.state import set_curdoc
 
 log = logging.getLogger("kmeviz.apps")
 
-#: the threads pages are built in (``kmeviz serve --seats`` of them: a seat is a build)
-BUILDERS = {"pool": concurrent.futures.ThreadPoolExecutor(2, "kmeviz-build")}
 #: what a page shows when its build failed (its traceback is in the server log)
 FAILED_TEXT = ("**This page could not be built.** The server log has the details; "
                "reload the page to try again.")
-
-
-def set_build_threads(count: int) -> None:
-    """Build at most ``count`` pages at once (one per seat)."""
-    old = BUILDERS["pool"]
-    BUILDERS["pool"] = concurrent.futures.ThreadPoolExecutor(count, "kmeviz-build")
-    old.shutdown(wait=False)
 
 
 class ThreadBuiltPage(Handler):
@@ -54,13 +42,9 @@ class ThreadBuiltPage(Handler):
         self._failed_docs: set = set()  # documents whose build raised (by id)
 
     async def on_session_created(self, session_context) -> None:
-        loop = asyncio.get_running_loop()
-
         async def build(doc) -> None:
-            BUILDING_LOOP.set(loop)  # the page's jobs hand their results to this loop
-            context = contextvars.copy_context()  # the page request's seat with it
             try:
-                await loop.run_in_executor(BUILDERS["pool"], context.run, self._fill, doc)
+                await built_off_the_loop(lambda: self._fill(doc))
             except Exception:
                 log.exception("building a page failed [session %s]", session_context.id[:12])
                 self._failed_docs.add(id(doc))
@@ -78,6 +62,7 @@ class ThreadBuiltPage(Handler):
         ``--reuse-sessions`` make documents without one) is built here, in place."""
         if id(doc) in self._failed_docs:
             self._failed_docs.discard(id(doc))
+            doc.clear()  # whatever the failed build had added
             with set_curdoc(doc):
                 pn.pane.Markdown(FAILED_TEXT).server_doc(doc=doc, title=self._title)
         elif id(doc) in self._built:

@@ -41,11 +41,32 @@ from kmeviz.budget import BudgetExceeded, Cancelled, detached, time_budget
 VIEW_THREADS = {"pool": ThreadPoolExecutor(4, thread_name_prefix="kmeviz-view")}
 
 
+#: the threads the server builds pages in (``_build``): one per seat, one for the index
+BUILD_THREADS = {"pool": ThreadPoolExecutor(3, thread_name_prefix="kmeviz-build")}
+
+
 def set_view_threads(threads: int) -> None:
     """Compute the served views in ``threads`` threads from now on."""
-    old, VIEW_THREADS["pool"] = VIEW_THREADS["pool"], ThreadPoolExecutor(
-        threads, thread_name_prefix="kmeviz-view")
+    _replace_pool(VIEW_THREADS, threads, "kmeviz-view")
+
+
+def set_build_threads(threads: int) -> None:
+    """Build pages in ``threads`` threads from now on."""
+    _replace_pool(BUILD_THREADS, threads, "kmeviz-build")
+
+
+def _replace_pool(pools: dict, threads: int, name: str) -> None:
+    old, pools["pool"] = pools["pool"], ThreadPoolExecutor(threads, thread_name_prefix=name)
     old.shutdown(wait=False)
+
+
+async def built_off_the_loop(build: Callable[[], None]) -> None:
+    """Await ``build()`` run in a build thread, in a copy of the caller's context (a page
+    request's seat comes along), the caller's event loop named as the one the page's
+    jobs hand their results to (``event_loop``)."""
+    loop = asyncio.get_running_loop()
+    BUILDING_LOOP.set(loop)
+    await loop.run_in_executor(BUILD_THREADS["pool"], contextvars.copy_context().run, build)
 
 
 class Job:

@@ -22,8 +22,8 @@ from bokeh.server.protocol_handler import ProtocolHandler
 from bokeh.server.views.doc_handler import DocHandler
 from bokeh.server.views.ws import WSHandler
 from kmeviz_apps import EXPLORERS, explorer_class
-from kmeviz_apps._build import set_build_threads, thread_built_application
-from kmeviz_apps._jobs import set_view_threads
+from kmeviz_apps._build import thread_built_application
+from kmeviz_apps._jobs import set_build_threads, set_view_threads
 from kmeviz_apps._seats import CURRENT_SEAT, Seats, waiting_page
 from threadpoolctl import threadpool_limits
 from tornado.web import HTTPError
