@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -62,6 +64,13 @@ def _follow(stream, log: collections.deque) -> None:
             log.append(line.rstrip("\n"))
 
 
+def _signal_group(proc: subprocess.Popen, signum: int) -> None:
+    try:
+        os.killpg(proc.pid, signum)
+    except ProcessLookupError:
+        pass
+
+
 @contextlib.contextmanager
 def running_server(*, timeout: float = 60.0, args: tuple = (), command: tuple | None = None,
                    path: str = ""):
@@ -78,6 +87,7 @@ def running_server(*, timeout: float = 60.0, args: tuple = (), command: tuple | 
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        start_new_session=True,  # its own process group: --num-procs forks children
     )
     url = f"http://127.0.0.1:{port}{path}/"
     try:
@@ -99,9 +109,9 @@ def running_server(*, timeout: float = 60.0, args: tuple = (), command: tuple | 
         log = SERVER_LOGS[url] = collections.deque(printed.splitlines(), maxlen=LOG_LINES)
         threading.Thread(target=_follow, args=(proc.stdout, log), daemon=True).start()
         yield url
-    finally:
-        proc.terminate()
+    finally:  # the server and the processes it forked (--num-procs), none left running
+        _signal_group(proc, signal.SIGTERM)
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            _signal_group(proc, signal.SIGKILL)
