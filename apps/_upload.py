@@ -28,8 +28,10 @@ ACCEPTED = [*FORMATS, "text/csv", "text/plain", "text/tab-separated-values",
 
 def upload_note() -> str:
     """What the upload box takes (the server's limit read when a page opens)."""
+    limits = UPLOAD["limits"]
     return (f"One table with a group column, or two tables (one per sample): CSV, TSV, "
-            f".npy, .npz, Parquet; at most {UPLOAD['max_bytes'] / 1024**2:g} MB per file. "
+            f".npy, .npz, Parquet; at most {UPLOAD['max_bytes'] / 1024**2:g} MB per file, "
+            f"{limits.max_rows:,} rows and {limits.max_columns:,} columns. "
             "A file stays in this session's memory only.")
 
 
@@ -115,7 +117,8 @@ class UploadBox:
             if digest not in self._read:
                 try:
                     self._read[digest] = read_table(data, name=name,
-                                                    max_bytes=UPLOAD["max_bytes"])
+                                                    max_bytes=UPLOAD["max_bytes"],
+                                                    limits=UPLOAD["limits"])
                 except (ValueError, TypeError) as exc:
                     self._read[digest] = str(exc)
             read[digest] = value = self._read[digest]

@@ -143,6 +143,10 @@ def main(argv=None) -> int:
     serve.add_argument("--max-upload-mb", type=float, default=50.0, metavar="MB",
                        help="largest file a session may upload to the 'Your data' explorer "
                             "(default 50; it is held in that session's memory only)")
+    for what, default in (("rows", 1_000_000), ("columns", 10_000), ("cells", 10_000_000)):
+        serve.add_argument(f"--max-{what}", type=int, default=default, metavar="N",
+                           help=f"{what} an uploaded table may have (default {default:,}), "
+                                "checked before the file is parsed")
     serve.add_argument("--seats", type=int, default=2, metavar="N",
                        help="pages the server builds at once (default 2); the next page "
                             "requests wait their turn, and open pages stay responsive")
@@ -195,7 +199,8 @@ def main(argv=None) -> int:
         if not 0 < args.time_budget <= 3600:
             parser.error(f"--time-budget must be in (0, 3600] seconds, got {args.time_budget}")
         for name, low in (("num_threads", 1), ("num_procs", 0), ("compute_threads", 1),
-                          ("seats", 1), ("max_waiting", 0)):
+                          ("seats", 1), ("max_waiting", 0), ("max_rows", 1),
+                          ("max_columns", 1), ("max_cells", 1)):
             value = getattr(args, name)
             if value is not None and value < low:
                 parser.error(f"--{name.replace('_', '-')} must be >= {low}, got {value}")
@@ -209,7 +214,8 @@ def main(argv=None) -> int:
             basic_auth=args.basic_auth, cookie_secret=args.cookie_secret, admin=args.admin,
             warm=args.warm, reuse_sessions=args.reuse_sessions, oauth=oauth_settings(args),
             time_budget=args.time_budget, max_upload_mb=args.max_upload_mb,
-            admin_user=args.admin_user, seats=args.seats, max_waiting=args.max_waiting)
+            admin_user=args.admin_user, seats=args.seats, max_waiting=args.max_waiting,
+            max_rows=args.max_rows, max_columns=args.max_columns, max_cells=args.max_cells)
         server.start()
         print(f"kmeviz dashboards at {url}  (Ctrl+C to stop)", flush=True)
         if args.show:

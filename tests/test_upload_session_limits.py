@@ -125,3 +125,18 @@ def test_the_comparison_table_ignores_rows_a_page_sends_back(data):
     table.table.value = rows
     table.table._process_data(data)  # what Panel calls with a page's data
     assert table.table.value.equals(rows)
+
+
+def test_an_upload_past_the_servers_row_limit_is_refused_naming_the_option(monkeypatch):
+    """The box reads with the server's limits (``kmeviz serve --max-rows``...), checked
+    before the file is parsed; its message names the option that raises the limit."""
+    from kmeviz_apps import server
+    from kmeviz_apps.data_explorer import DataExplorer
+
+    monkeypatch.setitem(server.UPLOAD, "limits", server.upload_limits(max_rows=1000))
+    explorer = DataExplorer()
+    explorer._box.receive(SimpleNamespace(new={"tall.csv": b"g,x\n" + b"a,1\n" * 1500}))
+    shown = explorer._box.message.object
+    assert "about 1500 rows, over the limit of 1000" in shown
+    assert "kmeviz serve --max-rows raises it" in shown and explorer._upload is None
+    assert "1,000 rows" in DataExplorer()._box.message.object  # the note says the limit

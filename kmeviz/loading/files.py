@@ -7,6 +7,8 @@ import io
 import math
 import os
 import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -29,14 +31,49 @@ MAX_COLUMNS = 10_000
 #: decompressed (read from the archive's directory before any array is built: 389 kB of
 #: compressed zeros held 400 MB).
 MAX_DECOMPRESSION = 4
+
+
+@dataclass(frozen=True)
+class TableLimits:
+    """The largest table ``read_table`` builds, checked before anything is parsed: rows
+    and columns from a CSV's line count and first line, a ``.npy`` header's shape, the
+    headers of a ``.npz`` archive's arrays; cells are rows × columns. None: no limit.
+    ``raised_by`` names, for a limit, what raises it ({"rows": "kmeviz serve
+    --max-rows"}); a refusal says so. A served "Your data" page reads with the server's
+    limits (``kmeviz serve --max-rows/--max-columns/--max-cells``)."""
+
+    max_rows: int | None = None
+    max_columns: int | None = MAX_COLUMNS
+    max_cells: int | None = None
+    raised_by: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self):
+        for name in ("max_rows", "max_columns", "max_cells"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or value < 1):
+                raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+
+    def check(self, label: str, rows: int, columns: int, *, about: str = "") -> None:
+        """Refuse a table of ``rows`` × ``columns`` past a limit (``about``: "about "
+        where the count is an estimate), naming the limit and what raises it."""
+        for what, count, limit in (("columns", columns, self.max_columns),
+                                   ("rows", rows, self.max_rows),
+                                   ("cells", rows * columns, self.max_cells)):
+            if limit is not None and count > limit:
+                how = self.raised_by.get(what)
+                raise ValueError(f"{label} has {about}{count} {what}, over the limit of "
+                                 f"{limit}" + (f" ({how} raises it)" if how else ""))
+
+
 #: A text table past this size is parsed in pieces of about this many bytes, with the
 #: time budget checked between them (``kmeviz.budget``): a served upload stops within
 #: a fraction of a second of its deadline or of its page's close.
 TEXT_PIECE_BYTES = 4 * 1024**2
 
 
-def read_table(source, *, name: str | None = None, max_bytes: int = MAX_BYTES
-               ) -> pd.DataFrame:
+def read_table(source, *, name: str | None = None, max_bytes: int = MAX_BYTES,
+               limits: TableLimits | None = None) -> pd.DataFrame:
     """Read one file (a path, or its bytes with ``name`` giving the format) as a table.
 
     Parameters
@@ -45,6 +82,9 @@ def read_table(source, *, name: str | None = None, max_bytes: int = MAX_BYTES
     name : str, optional
         The file name of ``source`` bytes (its extension picks the format).
     max_bytes : int
+    limits : TableLimits, optional
+        The largest table to build (default: at most ``MAX_COLUMNS`` columns), checked
+        before the file is parsed.
 
     Returns
     -------
@@ -68,21 +108,27 @@ def read_table(source, *, name: str | None = None, max_bytes: int = MAX_BYTES
     if kind is None:
         raise ValueError(f"{label}: unknown format {Path(label).suffix or '(no extension)'!r};"
                          f" kmeviz reads {', '.join(FORMATS)}")
+    if limits is None:
+        limits = TableLimits()
+    elif not isinstance(limits, TableLimits):
+        raise TypeError(f"limits must be a TableLimits, got {type(limits).__name__}")
     reader = {"csv": _read_text, "tsv": _read_text, "npy": _read_npy, "npz": _read_npz,
               "parquet": _read_parquet}[kind]
-    frame = reader(data, label, "\t" if kind == "tsv" else ",")
+    frame = reader(data, label, "\t" if kind == "tsv" else ",", limits)
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise ValueError(f"{label} has no data rows")
     return frame
 
 
 # -- the readers ------------------------------------------------------------------------
-def _read_text(data: bytes, label: str, sep: str) -> pd.DataFrame:
+def _read_text(data: bytes, label: str, sep: str, limits: TableLimits) -> pd.DataFrame:
     header = data[:data.find(b"\n")] if b"\n" in data else data
     columns = header.count(sep.encode()) + 1
-    if columns > MAX_COLUMNS:
-        raise ValueError(f"{label} has {columns} columns in its first line, over the limit "
-                         f"of {MAX_COLUMNS}")
+    if limits.max_columns is not None and columns > limits.max_columns:
+        limits.check(f"{label} (its first line)", 0, columns)
+    # the line count is an upper bound of the rows (a quoted field may hold a line break)
+    lines = max(data.count(b"\n"), data.count(b"\r")) + (not data.endswith((b"\n", b"\r")))
+    limits.check(label, max(lines - 1, 0), columns, about="about ")
     if b"\x00" in data[:8192]:
         raise ValueError(f"{label} is not a text table (it contains binary data); kmeviz "
                          f"reads {', '.join(FORMATS)}")
@@ -104,11 +150,12 @@ def _read_text(data: bytes, label: str, sep: str) -> pd.DataFrame:
         raise ValueError(f"{label} could not be read as a table: {first}") from None
 
 
-def npy_shape(stream, label: str, size: int | None = None) -> tuple:
+def npy_shape(stream, label: str, size: int | None = None,
+              limits: TableLimits | None = None) -> tuple:
     """The shape in a ``.npy`` header, read without reading the array; ValueError for
-    a header that is not one, a shape past ``MAX_COLUMNS`` columns, or (given the file's
-    ``size`` in bytes) more values than the file holds: a header may claim 10¹² values,
-    which ``np.load`` would try to allocate."""
+    a header that is not one, a shape past ``limits`` (default: ``MAX_COLUMNS``
+    columns), or (given the file's ``size`` in bytes) more values than the file holds: a
+    header may claim 10¹² values, which ``np.load`` would try to allocate."""
     try:
         version = np.lib.format.read_magic(stream)
         read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
@@ -116,8 +163,8 @@ def npy_shape(stream, label: str, size: int | None = None) -> tuple:
         shape, _, dtype = read(stream)
     except (ValueError, OSError, EOFError):
         raise ValueError(f"{label} is not a numpy .npy file of numbers") from None
-    if len(shape) == 2 and shape[1] > MAX_COLUMNS:
-        raise ValueError(f"{label} has {shape[1]} columns, over the limit of {MAX_COLUMNS}")
+    if len(shape) in (1, 2):
+        (limits or TableLimits()).check(label, shape[0], shape[1] if len(shape) == 2 else 1)
     claimed = math.prod(shape) * dtype.itemsize
     if size is not None and claimed > size:
         raise ValueError(f"{label}: its header claims {_size(claimed)} of values, more than "
@@ -125,8 +172,8 @@ def npy_shape(stream, label: str, size: int | None = None) -> tuple:
     return tuple(shape)
 
 
-def _read_npy(data: bytes, label: str, sep: str) -> pd.DataFrame:
-    npy_shape(io.BytesIO(data), label, len(data))
+def _read_npy(data: bytes, label: str, sep: str, limits: TableLimits) -> pd.DataFrame:
+    npy_shape(io.BytesIO(data), label, len(data), limits)
     try:
         array = np.load(io.BytesIO(data), allow_pickle=False)
     except (ValueError, OSError, EOFError, MemoryError):
@@ -134,9 +181,10 @@ def _read_npy(data: bytes, label: str, sep: str) -> pd.DataFrame:
     return _array_frame(array, label)
 
 
-def _check_npz(data: bytes, label: str) -> None:
+def _check_npz(data: bytes, label: str, limits: TableLimits) -> None:
     """Refuse an archive whose arrays would hold more than ``MAX_DECOMPRESSION`` times
-    its size once decompressed, from its directory and headers (nothing decompressed)."""
+    its size once decompressed, or a stacked table past ``limits``, from its directory
+    and headers (nothing decompressed)."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             members = archive.infolist()
@@ -144,15 +192,20 @@ def _check_npz(data: bytes, label: str) -> None:
             if total > MAX_DECOMPRESSION * max(len(data), 1 << 20):
                 raise ValueError(f"{label} would hold {_size(total)} decompressed, over "
                                  f"{MAX_DECOMPRESSION}× its size")
+            rows, columns = 0, 0
             for member in members:
                 with archive.open(member) as stream:
-                    npy_shape(stream, f"{label}[{member.filename}]", member.file_size)
+                    shape = npy_shape(stream, f"{label}[{member.filename}]",
+                                      member.file_size, limits)
+                rows += shape[0] if shape else 1
+                columns = max(columns, shape[1] if len(shape) == 2 else 1)
+            limits.check(f"{label} (its arrays stacked)", rows, columns + 1)
     except zipfile.BadZipFile:
         raise ValueError(f"{label} is not a numpy .npz file of numbers") from None
 
 
-def _read_npz(data: bytes, label: str, sep: str) -> pd.DataFrame:
-    _check_npz(data, label)
+def _read_npz(data: bytes, label: str, sep: str, limits: TableLimits) -> pd.DataFrame:
+    _check_npz(data, label, limits)
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as archive:
             arrays = {key: archive[key] for key in archive.files}
@@ -168,7 +221,17 @@ def _read_npz(data: bytes, label: str, sep: str) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def _read_parquet(data: bytes, label: str, sep: str) -> pd.DataFrame:
+def _read_parquet(data: bytes, label: str, sep: str, limits: TableLimits) -> pd.DataFrame:
+    try:
+        import pyarrow.parquet
+    except ImportError:
+        pyarrow = None
+    if pyarrow is not None:  # the shape from the file's metadata, before any column
+        try:
+            meta = pyarrow.parquet.ParquetFile(io.BytesIO(data)).metadata
+        except (ValueError, OSError, pyarrow.lib.ArrowException) as exc:
+            raise ValueError(f"{label} could not be read as Parquet: {exc}") from None
+        limits.check(label, meta.num_rows, meta.num_columns)
     try:
         return pd.read_parquet(io.BytesIO(data))
     except ImportError:
