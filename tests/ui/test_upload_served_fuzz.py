@@ -6,7 +6,7 @@ idle within 2 s. Over the run, the server's RSS growth stays bounded (its peak i
 printed).
 
 Both tests are ``slow`` (minutes of browser work; ``pytest -m slow
-tests/ui/test_upload_served_fuzz.py``): one case of each kind (24), and 200 random cases.
+tests/ui/test_upload_served_fuzz.py``): one case of each kind (26), and 200 random cases.
 ``KMEVIZ_UPLOAD_FUZZ_CASES`` changes the first one's count.
 """
 
@@ -68,6 +68,10 @@ def hostile_file(rng, kind: str) -> tuple[bytes, str]:
         return _table(rng, 6, 3000).to_csv(index=False).encode(), ".csv"
     if kind == "tall":
         return _table(rng, 60_000, 2).to_csv(index=False).encode(), ".csv"
+    if kind == "too-tall":  # past --max-rows (10^6 by default), counted from its lines
+        return b"a\n" + b"1\n" * 1_100_000, ".csv"
+    if kind == "many-cells":  # past the fuzz server's --max-cells
+        return (",".join(["1"] * 600) + "\n").encode() * 1000, ".csv"
     if kind == "ragged":
         return (csv + "1,2,3,4,5,6,7,8,9\n").encode(), ".csv"
     if kind == "utf16":
@@ -109,10 +113,16 @@ def hostile_file(rng, kind: str) -> tuple[bytes, str]:
     return csv.encode(), ".csv"  # "plain"
 
 
-KINDS = ["random-bytes", "empty", "header-only", "wide", "wide-ok", "tall", "ragged", "utf16",
+KINDS = ["random-bytes", "empty", "header-only", "wide", "wide-ok", "tall", "too-tall",
+         "many-cells", "ragged", "utf16",
          "latin1", "gzip", "nul", "crlf-bom", "nan-inf", "tsv", "npz-bomb", "npz-object",
          "npz-3d", "npz-truncated", "zip-not-npy", "npz-ok", "npy-forged", "npy-object",
          "npy-ok", "plain"]
+
+
+#: the fuzz server's cell limit (``kmeviz serve --max-cells``): the "many-cells" file has
+#: 600 000, every other readable file fewer than 200 000
+MAX_CELLS = 500_000
 
 
 def random_case(rng, index: int) -> list[dict]:
@@ -141,7 +151,7 @@ def unexpected_log_lines(lines) -> list[str]:
 
 def run_fuzz(browser, cases: int) -> None:
     rng = np.random.default_rng(45)
-    with running_server(args=("--max-upload-mb", "8")) as url:
+    with running_server(args=("--max-upload-mb", "8", "--max-cells", str(MAX_CELLS))) as url:
         pid = server_pid(int(url.rsplit(":", 1)[1].strip("/")))
         start_rss, peak, failures, errors = rss_mb(pid), 0.0, [], set()
         for index in range(cases):
