@@ -3,8 +3,9 @@ Bokeh models of both) is built in a thread of its own, never on the server's eve
 
 Bokeh builds a session inside the page request, on the event loop: ``on_session_created``
 (awaited) and then ``modify_document`` (not awaited). A page build is 0.3–0.6 s of
-Python; 100 of them queued on the loop held an open page's α step for 44 s, and seats
-(``_seats``) only bounded how many ran at once. Here the whole build happens in
+Python; 100 of them queued on the loop held an open page's α step for 44 s. Seats
+(``_seats``) bound how many are built at once (which brought the α step under 1 s), but
+each build still held the loop for its whole length. Here the whole build happens in
 ``on_session_created``, Bokeh's hook for per-session work "before ``modify_doc`` is called
 for the session": it reaches the new document through the session context's public
 ``with_locked_document`` (exclusive access: no session exists yet) and awaits a build
