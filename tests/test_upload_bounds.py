@@ -97,3 +97,19 @@ def test_a_table_within_the_limits_reads_and_bad_limits_are_named():
         TableLimits(max_rows=0)
     with pytest.raises(TypeError, match="limits"):
         read_table(b"a\n1\n", name="x.csv", limits={"max_rows": 5})
+
+
+def test_a_parquet_files_shape_is_read_from_its_metadata():
+    """With pyarrow (not a kmeviz dependency), a Parquet file's rows and columns are
+    checked from its metadata before any column is read."""
+    pytest.importorskip("pyarrow")
+    import pandas as pd
+
+    buffer = io.BytesIO()
+    pd.DataFrame({"a": np.zeros(1500), "b": np.ones(1500)}).to_parquet(buffer)
+    quickly_refused(buffer.getvalue(), "tall.parquet",
+                    r"has 1500 rows, over the limit of 1000 \(kmeviz serve --max-rows", SERVED)
+    quickly_refused(b"PAR1 not really", "junk.parquet", "could not be read as Parquet", SERVED)
+    buffer = io.BytesIO()
+    pd.DataFrame({"a": [1.0, 2.0]}).to_parquet(buffer)
+    assert read_table(buffer.getvalue(), name="ok.parquet", limits=SERVED).shape == (2, 1)
