@@ -149,6 +149,14 @@ def unexpected_log_lines(lines) -> list[str]:
             and not any(benign in line for benign in BENIGN)]
 
 
+def with_traceback(lines, following: int = 30) -> list[str]:
+    """Each unexpected error line with the lines after it (its traceback), read while the
+    log still holds them: a failure says what raised, not only that something did."""
+    lines = list(lines)
+    return ["\n".join(lines[k:k + following]) for k, line in enumerate(lines)
+            if unexpected_log_lines([line])]
+
+
 def run_fuzz(browser, cases: int) -> None:
     rng = np.random.default_rng(45)
     with running_server(args=("--max-upload-mb", "8", "--max-cells", str(MAX_CELLS))) as url:
@@ -175,7 +183,7 @@ def run_fuzz(browser, cases: int) -> None:
             if busy > 0.2:
                 failures.append((index, [f["name"][:40] for f in files], f"busy {busy:.0%}"))
             peak = max(peak, rss_mb(pid))
-            errors |= set(unexpected_log_lines(SERVER_LOGS[url]))  # the log keeps 120 lines
+            errors |= set(with_traceback(SERVER_LOGS[url]))  # the log keeps 120 lines
     print(f"\n{cases} hostile uploads: RSS {start_rss:.0f} MB at the start, peak {peak:.0f} MB; "
           f"{len(failures)} failures, {len(errors)} unexpected log lines")
     assert failures == [] and not errors, (failures, sorted(errors))
