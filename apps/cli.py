@@ -15,6 +15,7 @@ import sys
 from kmeviz_apps import compare_cli
 
 from kmeviz.config import usable_cores
+from kmeviz.loading.files import UPLOAD_LIMITS
 
 #: ``panel serve``'s options that ``kmeviz serve`` passes through (flag -> its help).
 OAUTH_OPTIONS = {
@@ -143,7 +144,7 @@ def main(argv=None) -> int:
     serve.add_argument("--max-upload-mb", type=float, default=50.0, metavar="MB",
                        help="largest file a session may upload to the 'Your data' explorer "
                             "(default 50; it is held in that session's memory only)")
-    for what, default in (("rows", 1_000_000), ("columns", 10_000), ("cells", 10_000_000)):
+    for what, default in UPLOAD_LIMITS.items():
         serve.add_argument(f"--max-{what}", type=int, default=default, metavar="N",
                            help=f"{what} an uploaded table may have (default {default:,}), "
                                 "checked before the file is parsed")

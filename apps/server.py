@@ -29,7 +29,7 @@ from threadpoolctl import threadpool_limits
 from tornado.web import HTTPError
 
 import kmeviz
-from kmeviz.loading.files import TableLimits
+from kmeviz.loading.files import UPLOAD_LIMITS, TableLimits
 
 _configured = threading.Lock()
 #: Seconds one computation of a served explorer may take (``kmeviz serve --time-budget``).
@@ -38,8 +38,11 @@ BUDGET = {"seconds": 20.0}
 #: websocket arrived more than 5 s after its page, and Bokeh built the session again
 #: (11 of 30, 85 of 100 sessions built twice)
 UNUSED_SESSION_SECONDS = 60.0
-def upload_limits(max_rows: int = 1_000_000, max_columns: int = 10_000,
-                  max_cells: int = 10_000_000) -> TableLimits:
+
+
+def upload_limits(max_rows: int = UPLOAD_LIMITS["rows"],
+                  max_columns: int = UPLOAD_LIMITS["columns"],
+                  max_cells: int = UPLOAD_LIMITS["cells"]) -> TableLimits:
     """The largest table an upload may become, checked before it is parsed (``kmeviz
     serve --max-rows/--max-columns/--max-cells``; a refusal names the option)."""
     return TableLimits(max_rows=max_rows, max_columns=max_columns, max_cells=max_cells,
@@ -316,8 +319,10 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
                  admin: bool = False, warm: bool = False, reuse_sessions: bool = False,
                  oauth: dict | None = None, time_budget: float = 20.0,
                  max_upload_mb: float = 50.0, admin_user: str | None = None,
-                 seats: int = 2, max_waiting: int = 300, max_rows: int = 1_000_000,
-                 max_columns: int = 10_000, max_cells: int = 10_000_000):
+                 seats: int = 2, max_waiting: int = 300,
+                 max_rows: int = UPLOAD_LIMITS["rows"],
+                 max_columns: int = UPLOAD_LIMITS["columns"],
+                 max_cells: int = UPLOAD_LIMITS["cells"]):
     """A started-but-not-running Panel server for all apps; returns (server, url).
 
     Each page is built in a build thread (``_build``), never on the event loop; its
@@ -331,8 +336,8 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     files of up to ``max_upload_mb`` (sent in chunks of at most 10 MB, under Bokeh's
     websocket message limit), each a table of at most ``max_rows``, ``max_columns`` and
     ``max_cells``, checked before it is parsed. With ``admin_user``, the admin page (and
-    its websocket) is that logged-in user's alone. At most ``seats`` pages are built at once and
-    ``max_waiting`` more wait for a seat (``_seats``).
+    its websocket) is that logged-in user's alone. At most ``seats`` pages are built at
+    once and ``max_waiting`` more wait for a seat (``_seats``).
     """
     configure_server(compute_threads, time_budget, int(max_upload_mb * 1024**2))
     SEATS["seats"] = Seats(seats, max_waiting)

@@ -31,6 +31,9 @@ MAX_COLUMNS = 10_000
 #: decompressed (read from the archive's directory before any array is built: 389 kB of
 #: compressed zeros held 400 MB).
 MAX_DECOMPRESSION = 4
+#: The largest table a served upload may become by default (``kmeviz serve --max-rows``,
+#: ``--max-columns``, ``--max-cells``).
+UPLOAD_LIMITS = {"rows": 1_000_000, "columns": MAX_COLUMNS, "cells": 10_000_000}
 
 
 @dataclass(frozen=True)
