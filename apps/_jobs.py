@@ -8,7 +8,8 @@ budget and a cancel signal of its own (``kmeviz.budget`` keeps both in a Context
 they follow the work into ``asyncio.to_thread`` and the tile engine's checks). ``show(part,
 error)`` runs on the page's event loop for the newest part (parts faster than the page
 coalesce: cached parts cost one drawing), and once with the error that stopped the work;
-a cancelled job, or one whose page closed, shows nothing more. Outside a server (a
+a cancelled job, or one whose page closed, shows nothing more (the server log says when
+a page's close stopped its work). Outside a server (a
 notebook, a test) the work runs at once in the caller's thread and ``show`` follows each
 part.
 
@@ -24,7 +25,9 @@ import asyncio
 import contextlib
 import contextvars
 import inspect
+import logging
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -34,6 +37,8 @@ import panel as pn
 
 from kmeviz import viz
 from kmeviz.budget import BudgetExceeded, Cancelled, detached, time_budget
+
+log = logging.getLogger("kmeviz.apps")
 
 #: the threads that compute the served views and live plots of every session (``kmeviz
 #: serve --num-threads``): a class of 100 changing a widget at once queues here instead of
@@ -128,6 +133,7 @@ class Job:
             if not (cancel.is_set() or closed.is_set()):
                 send(part, None)
 
+        started, stopped = time.monotonic(), False
         try:
             with time_budget(self.explorer.budget_seconds, cancel=cancel):
                 parts = work(emit)
@@ -135,13 +141,19 @@ class Job:
                     for part in parts:
                         if cancel.is_set() or closed.is_set():
                             parts.close()
-                            return
+                            stopped = True
+                            break
                         emit(part)
         except Cancelled:
-            return
+            stopped = True
         except Exception as exc:  # noqa: BLE001 - shown by ``show``, never raised
-            if not (isinstance(exc, BudgetExceeded) and closed.is_set()):
+            stopped = isinstance(exc, BudgetExceeded) and closed.is_set()
+            if not stopped:
                 send(None, exc)
+        if stopped and closed.is_set():  # the server log says a closed page's work stopped
+            from kmeviz_apps._common import describe  # (it imports this module)
+            log.info("work stopped %.1f s after its start, as its page closed: %s",
+                     time.monotonic() - started, describe(self.explorer))
 
 
 #: the server's event loop, in the thread that builds a page (``_build``)

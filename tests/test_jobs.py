@@ -5,6 +5,7 @@ budget, the budget following the work into ``asyncio.to_thread``."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 import types
@@ -38,6 +39,17 @@ class ServedDoc:
 
 def explorer(budget=None):
     return types.SimpleNamespace(closed=threading.Event(), budget_seconds=budget, loop=LOOP)
+
+
+@pytest.fixture
+def stop_log(caplog, monkeypatch):
+    """The lines the jobs log when their page's close stops them (the explorer described
+    as a fixed text: these explorers are stand-ins)."""
+    import kmeviz_apps._common
+    monkeypatch.setattr(kmeviz_apps._common, "describe", lambda _explorer: "THE PAGE")
+    caplog.set_level(logging.INFO, logger="kmeviz.apps")
+    return lambda: [r.getMessage() for r in caplog.records
+                    if "as its page closed" in r.getMessage()]
 
 
 def wait_for(predicate, seconds=10.0):
@@ -97,7 +109,7 @@ def test_a_newer_start_cancels_the_older_and_only_its_parts_show():
     assert time.monotonic() - t0 < 2.0
 
 
-def test_the_page_close_stops_the_work_and_shows_nothing_more():
+def test_the_page_close_stops_the_work_and_shows_nothing_more(stop_log):
     shown, owner = [], explorer()
     job = Job(owner)
     progress = []
@@ -117,6 +129,18 @@ def test_the_page_close_stops_the_work_and_shows_nothing_more():
         time.sleep(0.3)
     assert len(progress) <= count + 1  # stopped within one unit
     assert all(e is None for _, e in shown)
+    assert wait_for(lambda: stop_log())  # the server log says why it stopped
+    assert len(stop_log()) == 1 and stop_log()[0].endswith(": THE PAGE")
+
+
+def test_work_that_ended_before_the_close_logs_no_stop(stop_log):
+    shown, owner = [], explorer()
+    with set_curdoc(ServedDoc()):
+        Job(owner).start(lambda _emit: (part for part in (1, 2)), lambda p, e: shown.append(p))
+        assert wait_for(lambda: shown and shown[-1] == 2)
+    owner.closed.set()
+    time.sleep(0.1)
+    assert stop_log() == []
 
 
 def test_the_budget_stops_the_work_with_a_message_and_follows_it_into_to_thread():
