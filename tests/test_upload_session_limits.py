@@ -129,7 +129,7 @@ def test_the_comparison_table_ignores_rows_a_page_sends_back(data):
 
 def test_an_upload_past_the_servers_row_limit_is_refused_naming_the_option(monkeypatch):
     """The box reads with the server's limits (``kmeviz serve --max-rows``...), checked
-    before the file is parsed; its message names the option that raises the limit."""
+    as the file is parsed (exactly); its message names the option that raises the limit."""
     from kmeviz_apps import server
     from kmeviz_apps.data_explorer import DataExplorer
 
@@ -137,6 +137,6 @@ def test_an_upload_past_the_servers_row_limit_is_refused_naming_the_option(monke
     explorer = DataExplorer()
     explorer._box.receive(SimpleNamespace(new={"tall.csv": b"g,x\n" + b"a,1\n" * 1500}))
     shown = explorer._box.message.object
-    assert "about 1500 rows, over the limit of 1000" in shown
+    assert "has 1500 rows, over the limit of 1000" in shown
     assert "kmeviz serve --max-rows raises it" in shown and explorer._upload is None
     assert "1,000 rows" in DataExplorer()._box.message.object  # the note says the limit

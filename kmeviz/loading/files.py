@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,16 +32,24 @@ MAX_COLUMNS = 10_000
 #: decompressed (read from the archive's directory before any array is built: 389 kB of
 #: compressed zeros held 400 MB).
 MAX_DECOMPRESSION = 4
+#: The most arrays a ``.npz`` file may hold (each is a group; a test compares two): a
+#: 23 MB archive of 100 000 one-row arrays held a server for 85 s past its budget.
+MAX_ARRAYS = 1000
 #: The largest table a served upload may become by default (``kmeviz serve --max-rows``,
 #: ``--max-columns``, ``--max-cells``).
 UPLOAD_LIMITS = {"rows": 1_000_000, "columns": MAX_COLUMNS, "cells": 10_000_000}
+
+
+class TooLarge(ValueError):
+    """A table past one of its ``TableLimits`` (rows, columns, cells or arrays)."""
 
 
 @dataclass(frozen=True)
 class TableLimits:
     """The largest table ``read_table`` builds, checked before anything is parsed: rows
     and columns from a CSV's line count and first line, a ``.npy`` header's shape, the
-    headers of a ``.npz`` archive's arrays; cells are rows × columns. None: no limit.
+    headers of a ``.npz`` archive's arrays (at most ``max_arrays`` of them); cells are
+    rows × columns. None: no limit.
     ``raised_by`` names, for a limit, what raises it ({"rows": "kmeviz serve
     --max-rows"}); a refusal says so. A served "Your data" page reads with the server's
     limits (``kmeviz serve --max-rows/--max-columns/--max-cells``)."""
@@ -49,9 +58,10 @@ class TableLimits:
     max_columns: int | None = MAX_COLUMNS
     max_cells: int | None = None
     raised_by: Mapping[str, str] = field(default_factory=dict)
+    max_arrays: int | None = MAX_ARRAYS
 
     def __post_init__(self):
-        for name in ("max_rows", "max_columns", "max_cells"):
+        for name in ("max_rows", "max_columns", "max_cells", "max_arrays"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                                       or value < 1):
@@ -65,7 +75,7 @@ class TableLimits:
                                    ("cells", rows * columns, self.max_cells)):
             if limit is not None and count > limit:
                 how = self.raised_by.get(what)
-                raise ValueError(f"{label} has {about}{count} {what}, over the limit of "
+                raise TooLarge(f"{label} has {about}{count} {what}, over the limit of "
                                  f"{limit}" + (f" ({how} raises it)" if how else ""))
 
 
@@ -125,32 +135,104 @@ def read_table(source, *, name: str | None = None, max_bytes: int = MAX_BYTES,
 
 # -- the readers ------------------------------------------------------------------------
 def _read_text(data: bytes, label: str, sep: str, limits: TableLimits) -> pd.DataFrame:
-    header = data[:data.find(b"\n")] if b"\n" in data else data
-    columns = header.count(sep.encode()) + 1
-    if limits.max_columns is not None and columns > limits.max_columns:
-        limits.check(f"{label} (its first line)", 0, columns)
-    # the line count is an upper bound of the rows (a quoted field may hold a line break)
-    lines = max(data.count(b"\n"), data.count(b"\r")) + (not data.endswith((b"\n", b"\r")))
-    limits.check(label, max(lines - 1, 0), columns, about="about ")
+    """A CSV/TSV table, bounded by what pandas' parser reads: its header's width counted
+    first (``header_columns``: blank lines skipped, quoted separators and line breaks
+    inside a name), then the rows counted exactly, piece by piece, as they are parsed
+    (a quoted field may hold a line break, a blank line is skipped), with the time budget
+    checked between pieces."""
     if b"\x00" in data[:8192]:
         raise ValueError(f"{label} is not a text table (it contains binary data); kmeviz "
                          f"reads {', '.join(FORMATS)}")
+    columns = header_columns(data, sep, stop_after=limits.max_columns)
+    if limits.max_columns is not None and columns > limits.max_columns:  # counting stopped
+        limits.check(f"{label} (its header)", 0, columns, about="at least ")
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{label} is not UTF-8 text; save it as UTF-8 CSV") from None
+    # the line count bounds the rows from above: a table within the limits by it is read
+    # at once; any other is counted exactly as it is parsed
+    lines = max(data.count(b"\n"), data.count(b"\r")) + (not data.endswith((b"\n", b"\r")))
+    rows_at_most = max(lines - 1, 0)
+    surely_within = not _past(limits, rows_at_most, columns)
     try:
-        if len(data) <= TEXT_PIECE_BYTES:
+        if len(data) <= TEXT_PIECE_BYTES and surely_within:
             return pd.read_csv(io.BytesIO(data), sep=sep)
-        rows = max(1, int(TEXT_PIECE_BYTES * data.count(b"\n") / len(data)))
-        pieces = []
+        rows = max(1, int(TEXT_PIECE_BYTES * max(lines, 1) / len(data)))
+        pieces, read = [], 0
         for piece in pd.read_csv(io.BytesIO(data), sep=sep, chunksize=rows):
             check_budget()
+            read += len(piece)
+            limits.check(label, read, piece.shape[1],
+                         about="at least " if read < rows_at_most else "")
             pieces.append(piece)
         return pd.concat(pieces, ignore_index=True)
+    except TooLarge:
+        raise
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ValueError(f"{label} could not be read as a table: {first}") from None
+
+
+def _past(limits: TableLimits, rows: int, columns: int) -> bool:
+    """Whether a table of ``rows`` × ``columns`` is past one of ``limits``."""
+    return any(limit is not None and count > limit for count, limit in (
+        (rows, limits.max_rows), (columns, limits.max_columns),
+        (rows * columns, limits.max_cells)))
+
+
+#: bytes that end a header field or line, or may open a quoted field
+_TOKEN = {sep: re.compile(b'"|' + re.escape(sep.encode()) + b"|\r|\n") for sep in ",\t"}
+#: a blank line as pandas skips it: blanks other than the separator, then a line end
+_BLANK_LINE = {sep: re.compile(b"[" + (b" \t" if sep != "\t" else b" ") + b"]*(?:\r\n|\r|\n)")
+               for sep in ",\t"}
+
+
+def header_columns(data: bytes, sep: str = ",", *, stop_after: int | None = None) -> int:
+    """The number of columns of the header that ``pandas.read_csv(sep=sep)`` reads from
+    ``data``, counted without parsing it: a UTF-8 byte-order mark and blank (or blank-only)
+    lines before it are skipped; a field that starts with a double quote is quoted
+    (separators and line breaks inside it belong to the name, ``""`` is a quote); a quote
+    elsewhere is a character; the header ends at a line break (\\n, \\r\\n or \\r) outside
+    quotes. Counting stops once past ``stop_after`` (a limit: the rest is not read).
+
+    A header whose quotes never close is counted up to the end (pandas refuses it).
+
+    Examples
+    --------
+    >>> header_columns(b"\\n\\n" + b'g,"c\\n0",c1' + b"\\n1,2,3\\n")
+    3
+    """
+    if sep not in _TOKEN:
+        raise ValueError(f"sep must be ',' or a tab, got {sep!r}")
+    position = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    blank, token, separator = _BLANK_LINE[sep], _TOKEN[sep], sep.encode()
+    while (line := blank.match(data, position)) is not None:
+        position = line.end()
+    fields, field_start = 1, position
+    while True:
+        found = token.search(data, position)
+        if found is None:
+            return fields
+        byte, position = found.group(), found.end()
+        if byte == b'"':
+            if found.start() != field_start:
+                continue  # a quote inside an unquoted field is a character
+            while True:  # a quoted field: up to its closing quote ("" is a quote)
+                close = data.find(b'"', position)
+                if close < 0:
+                    return fields
+                if data[close + 1:close + 2] != b'"':
+                    position = close + 1
+                    break
+                position = close + 2
+        elif byte == separator:
+            fields += 1
+            field_start = position
+            if stop_after is not None and fields > stop_after:
+                return fields
+        else:
+            return fields
 
 
 def npy_shape(stream, label: str, size: int | None = None,
@@ -191,12 +273,17 @@ def _check_npz(data: bytes, label: str, limits: TableLimits) -> None:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             members = archive.infolist()
+            if limits.max_arrays is not None and len(members) > limits.max_arrays:
+                raise TooLarge(f"{label} holds {len(members)} arrays, over the limit of "
+                               f"{limits.max_arrays} (each array is a group: stack the "
+                               "rows of a group into one array)")
             total = sum(member.file_size for member in members)
             if total > MAX_DECOMPRESSION * max(len(data), 1 << 20):
                 raise ValueError(f"{label} would hold {_size(total)} decompressed, over "
                                  f"{MAX_DECOMPRESSION}× its size")
             rows, columns = 0, 0
             for member in members:
+                check_budget()
                 with archive.open(member) as stream:
                     shape = npy_shape(stream, f"{label}[{member.filename}]",
                                       member.file_size, limits)
@@ -211,13 +298,18 @@ def _read_npz(data: bytes, label: str, sep: str, limits: TableLimits) -> pd.Data
     _check_npz(data, label, limits)
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as archive:
-            arrays = {key: archive[key] for key in archive.files}
+            arrays = {}
+            for key in archive.files:
+                check_budget()
+                arrays[key] = archive[key]
     except (ValueError, OSError, EOFError, MemoryError):
         raise ValueError(f"{label} is not a numpy .npz file of numbers") from None
     if not arrays:
         raise ValueError(f"{label} holds no arrays")
-    frames = [_array_frame(a, f"{label}[{key}]").assign(**{NPZ_GROUP: key})
-              for key, a in arrays.items()]
+    frames = []
+    for key, array in arrays.items():
+        check_budget()
+        frames.append(_array_frame(array, f"{label}[{key}]").assign(**{NPZ_GROUP: key}))
     widths = {f.shape[1] for f in frames}
     if len(widths) != 1:
         raise ValueError(f"{label}: the arrays have different numbers of columns")
