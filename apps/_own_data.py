@@ -281,12 +281,17 @@ def plane_of(X, Y, axes: tuple, columns: tuple, seed: int):
     return X, Y, U, mean, offset
 
 
-def upload_frame(frames: list) -> tuple[pd.DataFrame, tuple]:
+def upload_frame(frames: list, limits=None) -> tuple[pd.DataFrame, tuple]:
     """(table, file names) of one or two read files [(name, table)]: two files are one
-    sample each (``pair_frame``, as ``kmeviz compare A B``); one file needs a column that
-    splits its rows, else ``OneSample``."""
+    sample each (``pair_frame``, as ``kmeviz compare A B``), refused before they are
+    stacked when the table they make is past ``limits`` (a ``TableLimits``: each file
+    was within them, the pair may not be); one file needs a column that splits its rows,
+    else ``OneSample``."""
     names = tuple(name for name, _ in frames)
     if len(frames) == 2:
+        if limits is not None:
+            limits.check("the two files together", sum(f.shape[0] for _, f in frames),
+                         max(f.shape[1] for _, f in frames) + 1)
         return pair_frame(frames[0][1], frames[1][1], names), names
     (name, frame), = frames
     if not group_candidates(frame):

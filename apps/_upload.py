@@ -94,7 +94,7 @@ class UploadBox:
             return (f"**This file cannot be used:**{left_out}" if left_out else "",
                     "error" if left_out else "note", None, not left_out, read)
         try:
-            frame, names = upload_frame(frames[-2:])
+            frame, names = upload_frame(frames[-2:], UPLOAD["limits"])
         except OneSample as exc:  # the first of a pair, or a file without a group column
             return f"Read {plain(exc, 400)}.{left_out}", "note", None, False, read
         except (ValueError, TypeError) as exc:

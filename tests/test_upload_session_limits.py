@@ -140,3 +140,20 @@ def test_an_upload_past_the_servers_row_limit_is_refused_naming_the_option(monke
     assert "has 1500 rows, over the limit of 1000" in shown
     assert "kmeviz serve --max-rows raises it" in shown and explorer._upload is None
     assert "1,000 rows" in DataExplorer()._box.message.object  # the note says the limit
+
+
+def test_two_files_that_together_pass_the_row_limit_are_refused(monkeypatch):
+    """Issue 61, finding 4: two files within the limits each became one table of 1.8 M
+    rows against a 1 M row limit. The table that is tested is what the limits bound."""
+    from kmeviz_apps import server
+    from kmeviz_apps.data_explorer import DataExplorer
+
+    monkeypatch.setitem(server.UPLOAD, "limits", server.upload_limits(max_rows=1000))
+    explorer = DataExplorer()
+    half = b"x,y\n" + b"1,2\n" * 600
+    explorer._box.receive(SimpleNamespace(new={"a.csv": half, "b.csv": half}))
+    shown = explorer._box.message.object
+    assert "the two files together has 1200 rows, over the limit of 1000" in shown, shown
+    assert explorer._upload is None
+    explorer._box.receive(SimpleNamespace(new={"a.csv": half, "b.csv": b"x,y\n" + b"1,2\n" * 300}))
+    assert explorer._upload is not None and explorer._upload[1].shape == (900, 3)
