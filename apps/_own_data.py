@@ -3,6 +3,7 @@ samples are drawn on and the witness on it (no widgets here)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
@@ -103,11 +104,12 @@ def default_group(frame: pd.DataFrame, candidates: list) -> str:
     column, else a numeric column with two values whose name reads like a label; ""
     when none does (the user chooses: a numeric column with few values may be a
     feature, such as a pixel intensity, and is never taken silently)."""
-    columns = {str(c): frame[c] for c in frame.columns}
+    position = {str(c): k for k, c in enumerate(frame.columns)}  # no Series per column
+    numeric = [pd.api.types.is_numeric_dtype(kind) for kind in frame.dtypes]
     preferred = [g for g in ("sample", PAIR_GROUP, NPZ_GROUP) if g in candidates]
-    text = [g for g in candidates if not pd.api.types.is_numeric_dtype(columns[g])]
-    labels = [g for g in candidates if g not in text and LABEL_NAME.search(g)
-              and columns[g].nunique() == 2]
+    text = [g for g in candidates if not numeric[position[g]]]
+    labels = [g for g in candidates if numeric[position[g]] and LABEL_NAME.search(g)
+              and frame.iloc[:, position[g]].nunique() == 2]
     return (preferred + text + labels + [""])[0]
 
 
@@ -137,12 +139,25 @@ def group_candidates(frame: pd.DataFrame) -> list:
     return out
 
 
-def offered_choices(frame: pd.DataFrame, group, groups, columns, axes: tuple, y_columns):
-    """(options, values) of the "Your data" widgets for ``frame``: the group column and
-    its values, the columns (escaped labels: a MultiChoice renders them as HTML), Y's
-    columns and the plane's axes, the current choices kept where still offered; None when
-    no column reads as a group."""
-    candidates = group_candidates(frame)
+#: the most columns a list widget offers at once: a table may have 10 000, and a list of
+#: them (with every one chosen) took the page's event loop 17 s to build, growing with
+#: the square of their number; the others are found by name (``find``)
+MAX_LISTED = 100
+
+
+def offered_choices(frame: pd.DataFrame, group, groups, columns, axes: tuple, y_columns,
+                    *, candidates: list | None = None, find: str = ""):
+    """(options, values, numeric) of the "Your data" widgets for ``frame``: the group
+    column and its values, the columns (escaped labels: a MultiChoice renders them as
+    HTML), Y's columns and the plane's axes, the current choices kept where still
+    offered, and every numeric column but the group. None when no column reads as a group.
+
+    A table of at most ``MAX_LISTED`` numeric columns lists them all, all chosen. A wider
+    one lists the chosen columns and the first ``MAX_LISTED`` whose names contain
+    ``find`` (case aside), none chosen: no choice means every numeric column. Linear in
+    the columns; ``candidates`` (``group_candidates(frame)``, linear in the cells) may
+    come computed off the event loop."""
+    candidates = group_candidates(frame) if candidates is None else candidates
     if not candidates:
         return None
     if group not in candidates:
@@ -153,21 +168,31 @@ def offered_choices(frame: pd.DataFrame, group, groups, columns, axes: tuple, y_
             groups = (values[0], values[1])
     else:  # no column reads as a group: the user chooses one
         values, groups = [""], ("", "")
-    numeric = [str(c) for c in frame.select_dtypes(include=["number", "bool"]).columns
-               if str(c) != group]
+    numeric = [str(c) for c, kind in zip(frame.columns, frame.dtypes, strict=True)
+               if str(c) != group and (pd.api.types.is_numeric_dtype(kind)
+                                       or pd.api.types.is_bool_dtype(kind))]
     offered = set(numeric)
-    columns = [c for c in (columns or numeric) if c in offered] or numeric
+    columns = [c for c in (columns or ()) if c in offered]
+    y_chosen = default_y_columns(numeric, columns, y_columns or [])
+    if len(numeric) <= MAX_LISTED:
+        listed, columns = numeric, columns or numeric
+    else:
+        needle = find.strip().lower()
+        found = itertools.islice((c for c in numeric if needle in c.lower()), MAX_LISTED)
+        listed = list(dict.fromkeys([*columns, *y_chosen, *found]))
+    shown = (columns or listed)[:MAX_LISTED]
     # no numeric column at all: the axes keep the PCs, and the views say what is missing
-    plane = [*PCS, *columns] if len(columns) > 1 else list(columns) or list(PCS)
-    options = {"group": ({} if group else {CHOOSE: ""}) | {c: c for c in candidates},
+    plane = ([*PCS, *shown] if len(columns or numeric) > 1 else list(shown) or list(PCS))
+    groupings = list(dict.fromkeys([*([group] if group else []), *candidates[:MAX_LISTED]]))
+    options = {"group": ({} if group else {CHOOSE: ""}) | {c: c for c in groupings},
                "group_x": values, "group_y": values,
-               "columns": markup_safe_options(numeric),
-               "columns_y": markup_safe_options(numeric), "x_axis": plane, "y_axis": plane}
+               "columns": markup_safe_options(listed),
+               "columns_y": markup_safe_options(listed), "x_axis": plane, "y_axis": plane}
     chosen = {"group": group, "group_x": groups[0], "group_y": groups[1], "columns": columns,
               "x_axis": axes[0] if axes[0] in plane else plane[0],
               "y_axis": axes[1] if axes[1] in plane else plane[min(1, len(plane) - 1)],
-              "columns_y": default_y_columns(numeric, columns, y_columns)}
-    return options, chosen
+              "columns_y": y_chosen}
+    return options, chosen, numeric
 
 
 def distinct_counts(values: np.ndarray) -> np.ndarray:
@@ -281,8 +306,9 @@ def plane_of(X, Y, axes: tuple, columns: tuple, seed: int):
     return X, Y, U, mean, offset
 
 
-def upload_frame(frames: list, limits=None) -> tuple[pd.DataFrame, tuple]:
-    """(table, file names) of one or two read files [(name, table)]: two files are one
+def upload_frame(frames: list, limits=None) -> tuple[pd.DataFrame, tuple, list]:
+    """(table, file names, ``group_candidates`` of the table) of one or two read files
+    [(name, table)], computed off the event loop (in the upload's job): two files are one
     sample each (``pair_frame``, as ``kmeviz compare A B``), refused before they are
     stacked when the table they make is past ``limits`` (a ``TableLimits``: each file
     was within them, the pair may not be); one file needs a column that splits its rows,
@@ -292,13 +318,15 @@ def upload_frame(frames: list, limits=None) -> tuple[pd.DataFrame, tuple]:
         if limits is not None:
             limits.check("the two files together", sum(f.shape[0] for _, f in frames),
                          max(f.shape[1] for _, f in frames) + 1)
-        return pair_frame(frames[0][1], frames[1][1], names), names
+        frame = pair_frame(frames[0][1], frames[1][1], names)
+        return frame, names, group_candidates(frame)
     (name, frame), = frames
-    if not group_candidates(frame):
+    candidates = group_candidates(frame)
+    if not candidates:
         raise OneSample(f"{name} has no column that splits its rows into groups (text, or "
                         "numbers with at most 10 values), so it is one sample: drop the "
                         "second file (the other sample), or add a group column")
-    return frame, names
+    return frame, names, candidates
 
 
 def as_bytes(content) -> bytes:

@@ -19,7 +19,8 @@ PAIR_POINTS = 3000
 
 def default_y_columns(numeric: list, columns: list, current: list) -> list:
     """Y's columns: the current ones still offered, else the last numeric column."""
-    kept = [c for c in current if c in numeric]
+    offered = set(numeric)
+    kept = [c for c in current if c in offered]
     return kept or numeric[-1:]
 
 

@@ -7,7 +7,13 @@ import hashlib
 import logging
 
 import panel as pn
-from kmeviz_apps._own_data import BoundedFileDropper, OneSample, as_bytes, upload_frame
+from kmeviz_apps._own_data import (
+    MAX_LISTED,
+    BoundedFileDropper,
+    OneSample,
+    as_bytes,
+    upload_frame,
+)
 from kmeviz_apps._url import plain
 from kmeviz_apps.server import UPLOAD
 
@@ -40,8 +46,8 @@ class UploadBox:
     newest two as one sample each, however the browser delivered them (together, one at
     a time, or in two drops). A file that cannot be read is left out and named; a set
     that cannot be compared clears the upload (no stale table). ``on_change(upload,
-    keep_current=...)`` receives (key, table, names) or None. Reading and splitting the
-    files is a job of the explorer ``owner``: under its time budget, stopped when its page
+    keep_current=...)`` receives (key, table, names, group candidates) or None. Reading
+    and splitting the files is a job of the explorer ``owner``: under its time budget, stopped when its page
     closes."""
 
     def __init__(self, on_change, owner):
@@ -94,7 +100,7 @@ class UploadBox:
             return (f"**This file cannot be used:**{left_out}" if left_out else "",
                     "error" if left_out else "note", None, not left_out, read)
         try:
-            frame, names = upload_frame(frames[-2:], UPLOAD["limits"])
+            frame, names, candidates = upload_frame(frames[-2:], UPLOAD["limits"])
         except OneSample as exc:  # the first of a pair, or a file without a group column
             return f"Read {plain(exc, 400)}.{left_out}", "note", None, False, read
         except (ValueError, TypeError) as exc:
@@ -102,9 +108,12 @@ class UploadBox:
                     None, False, read)
         key = hashlib.sha256(repr(names).encode() + b"".join(
             as_bytes(files[name]) for name in names)).hexdigest()
-        return (f"Loaded {plain(', '.join(names), 200)}: {frame.shape[0]} rows, "
-                f"{frame.shape[1]} columns.{left_out}", "ok", (key, frame, names), False,
-                read)
+        wide = (f" The column lists offer {MAX_LISTED} at a time (type in *Find columns* "
+                "for others); with none chosen, every numeric column is used."
+                if frame.shape[1] > MAX_LISTED else "")
+        return (f"Loaded {plain(', '.join(names), 200)}: {frame.shape[0]:,} rows, "
+                f"{frame.shape[1]:,} columns.{wide}{left_out}", "ok",
+                (key, frame, names, candidates), False, read)
 
     def _read_dropped(self, files: dict) -> tuple[dict, list, list]:
         """({key: table or why} of the files, [(name, table)] of the readable files in

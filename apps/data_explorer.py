@@ -16,6 +16,7 @@ import param
 from kmeviz_apps._common import Explorer, Plot, error_message, guarded
 from kmeviz_apps._comparison import ComparisonTable
 from kmeviz_apps._own_data import (
+    MAX_LISTED,
     PCS,
     QUESTIONS,
     built_in_frame,
@@ -36,6 +37,8 @@ from kmeviz.distributions.real import REAL_DATASETS
 from kmeviz.loading import samples_from_frame
 
 UPLOADED = "Uploaded file"
+#: the precedence of a session-only widget that is not shown (``buttons`` shows -1 up)
+HIDDEN = -20
 #: what defines the two samples (the views read them; the comparison, and the bandwidth)
 SAMPLES = ("source", "n", "epsilon", "seed", "upload_key", "group", "group_x", "group_y",
            "columns", "columns_y", "standardize", "question")
@@ -87,6 +90,9 @@ class DataExplorer(Explorer):
     columns = param.ListSelector(default=[], objects=[], precedence=-1, label="Columns")
     columns_y = param.ListSelector(default=[], objects=[], precedence=-1,
                                    label="Y: columns (independence)")
+    find_columns = param.String(default="", precedence=HIDDEN, label="Find columns",
+                                doc="lists the columns whose names contain this text (a "
+                                    "table wider than the lists)")
     x_axis = param.Selector(default=PCS[0], objects=list(PCS), precedence=-1, label="x axis")
     y_axis = param.Selector(default=PCS[1], objects=list(PCS), precedence=-1, label="y axis")
     test = param.Selector(default="biased/permutation",
@@ -99,7 +105,8 @@ class DataExplorer(Explorer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._upload = None  # (key, frame, names) of this session's upload, never shared
+        self._upload = None  # (key, frame, names, group candidates) of this session's upload
+        self._numeric: list = []  # every numeric column of the table (but the group)
         self._offering = False
         self._memo_lock = threading.Lock()
         self._memo: tuple = (None, None)  # (choices, (X, Y, report, kernel)) of the last call
@@ -150,23 +157,29 @@ class DataExplorer(Explorer):
         if not self._offering:  # the user picked another group column
             self._offer_choices(self.group, None)
 
-    @param.depends("columns", watch=True)
+    @param.depends("columns", "find_columns", watch=True)
     def _refresh_axes(self):
         if not self._offering:
             self._offer_choices(self.group, (self.group_x, self.group_y), self.columns)
 
     def _offer_choices(self, group, groups, columns=None):
         """Set the options of every data-dependent widget, then all their values in one
-        update (options first, so no widget ever holds a value its options lack)."""
+        update (options first, so no widget ever holds a value its options lack). Linear
+        in the columns, the lists at most ``MAX_LISTED`` long; an upload's group
+        candidates come computed by its job, off the event loop."""
         try:
             frame = self.frame()
         except (ValueError, TypeError, OSError):
             return
+        candidates = (self._upload[3] if SOURCES[self.source] == "upload" else None)
         offer = offered_choices(frame, group, groups, columns, (self.x_axis, self.y_axis),
-                                self.columns_y)
+                                self.columns_y, candidates=candidates,
+                                find=self.find_columns)
         if offer is None:
             return
-        options, values = offer
+        options, values, self._numeric = offer
+        self.param.find_columns.precedence = (-1 if len(self._numeric) > MAX_LISTED
+                                              else HIDDEN)
         self._offering = True
         try:
             for name, objects in options.items():
@@ -189,7 +202,8 @@ class DataExplorer(Explorer):
             if self._memo[0] == choices:
                 return self._memo[1]
             if self.question == INDEPENDENCE:  # two groups of columns of every row
-                X, Y, report = paired_samples(self.frame(), self.columns, self.columns_y,
+                X, Y, report = paired_samples(self.frame(), self.columns or self._numeric,
+                                              self.columns_y,
                                               standardize=self.standardize,
                                               sources=self.source_names())
                 self._memo = (choices, (X, Y, report, paired_kernels(
@@ -197,13 +211,11 @@ class DataExplorer(Explorer):
                 return self._memo[1]
             if not self.group:
                 raise ValueError(self.no_group_message())
-            if not self.columns:
-                raise ValueError("choose at least one numeric column")
             if self.group_x == self.group_y:
                 raise ValueError("choose two different groups for X and Y")
             X, Y, report = samples_from_frame(
                 self.frame(), group=self.group, groups=(self.group_x, self.group_y),
-                columns=list(self.columns), standardize=self.standardize,
+                columns=list(self.columns) or None, standardize=self.standardize,
                 sources=self.source_names())
             value = (X, Y, report, self.kernel(X, Y))
             self._memo = (choices, value)
@@ -321,7 +333,7 @@ class DataExplorer(Explorer):
         """``plane_of`` the current samples (a subsample), with their report and kernel."""
         X, Y, report, kernel = self.prepared()
         X, Y, U, mean, offset = plane_of(X, Y, (self.x_axis, self.y_axis),
-                                         tuple(self.columns), self.seed)
+                                         tuple(map(str, report.columns)), self.seed)
         return X, Y, report, kernel, U, mean, offset
 
     @param.depends(*SAMPLES, "x_axis", "y_axis")
@@ -367,8 +379,9 @@ class DataExplorer(Explorer):
 
     # -- layout --------------------------------------------------------------------------
     def buttons(self) -> list:
-        choices = pn.Param(self.param, parameters=["group", "group_x", "group_y", "columns",
-                                                   "columns_y", "x_axis", "y_axis", "test"],
+        choices = pn.Param(self.param, parameters=["group", "group_x", "group_y",
+                                                   "find_columns", "columns", "columns_y",
+                                                   "x_axis", "y_axis", "test"],
                            display_threshold=-10, show_name=False,
                            widgets={"columns": pn.widgets.MultiChoice,
                                     "columns_y": pn.widgets.MultiChoice},

@@ -95,9 +95,13 @@ def comparison_table_text(table: pd.DataFrame) -> pd.DataFrame:
     """The comparison table as displayed: rounded numbers, p-values never "0" (a
     simulated p-value of 0 reads "< 1/B"), the Holm-adjusted p-values once every test has
     finished, decisions in words."""
-    shown = table.reindex(columns=["test", "statistic", "p_value", "p_holm", "reject",
-                                   "runtime_s", "note"]).copy()
     B = table.attrs.get("n_resamples") or 0
+    # without the attrs (pandas deep-copies them, with every test's null replicates, at
+    # each step: 0.27 s a clear of the dashboard's table, on its event loop)
+    bare = pd.DataFrame(table.to_numpy(dtype=object), columns=table.columns,
+                        index=table.index)
+    shown = bare.reindex(columns=["test", "statistic", "p_value", "p_holm", "reject",
+                                  "runtime_s", "note"])
     shown["decision"] = ["" if r is None or (isinstance(r, float) and np.isnan(r))
                          else ("reject" if r else "keep") for r in shown.pop("reject")]
     shown["statistic"] = shown["statistic"].map(lambda v: f"{v:.4g}" if v == v else "")
