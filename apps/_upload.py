@@ -47,8 +47,8 @@ class UploadBox:
     a time, or in two drops). A file that cannot be read is left out and named; a set
     that cannot be compared clears the upload (no stale table). ``on_change(upload,
     keep_current=...)`` receives (key, table, names, group candidates) or None. Reading
-    and splitting the files is a job of the explorer ``owner``: under its time budget, stopped when its page
-    closes."""
+    and splitting the files is a job of the explorer ``owner``: under its time budget,
+    stopped when its page closes."""
 
     def __init__(self, on_change, owner):
         self._on_change, self._owner = on_change, owner
