@@ -66,7 +66,12 @@ class ComparisonTable:
                                       self.download, sizing_mode="stretch_width"), caption)
 
     def clear(self, *, loading: bool) -> None:
-        """No rows (a new comparison starts, or there is nothing to compare)."""
+        """No rows (a new comparison starts, or there is nothing to compare); nothing
+        is sent to the page when it shows none already (one upload restarts the
+        comparison once per choice it sets: seven clears cost 0.25 s of the loop)."""
+        if (self.result is None and not self.message.visible and self.table.value.empty
+                and self.table.loading == loading and self.download.disabled):
+            return
         self.result = None
         self.message.visible = False
         self.effect.object = self.note.object = ""

@@ -176,7 +176,9 @@ def event_loop(explorer) -> asyncio.AbstractEventLoop | None:
 
 class Handover:
     """Results of a background thread handed to a served page, the latest one only (parts
-    faster than the page coalesce: cached parts cost one drawing).
+    faster than the page coalesce: cached parts cost one drawing), each delivered in one
+    batch of document changes (``pn.io.hold``), and after a delivery the loop is left to
+    the others for as long as it took.
 
     The thread asks the page's event loop (``call_soon_threadsafe``) to deliver, so every
     touch of the document happens on the loop: at once where Panel may change the
@@ -192,6 +194,7 @@ class Handover:
         self._lock = threading.Lock()
         self._latest = None
         self._pending = False  # a tick is on its way: it takes the newest result
+        self._quiet_until = 0.0  # ``_tick``: no delivery before (loop time)
 
     def send(self, *args) -> None:
         """Hand ``args`` to ``deliver`` on the page's event loop (replacing any result
@@ -206,6 +209,10 @@ class Handover:
                 pass
 
     def _schedule(self) -> None:  # on the loop, in the job's context (its document)
+        wait = self._quiet_until - self.loop.time()
+        if wait > 0:  # the last delivery's cost has not yet been left to the others
+            self.loop.call_later(wait, self._schedule)
+            return
         try:  # at once when Panel may change the document now, else at its next tick
             pn.state.execute(self._tick)
         except Exception:  # noqa: BLE001 - the page's document is gone: nobody to show
@@ -216,7 +223,13 @@ class Handover:
         with self._lock:
             args, self._latest, self._pending = self._latest, None, False
         if args is not None:
-            self.deliver(args)
+            start = self.loop.time()
+            with pn.io.hold(self.doc):  # the changes of one result reach the page at once
+                self.deliver(args)
+            # as long again for every other page before this job's next result: parts
+            # arriving back to back (a table's rows, 0.1 s each) held the loop for 0.5 s
+            # in a row, and another student's request waited through all of them
+            self._quiet_until = 2 * self.loop.time() - start
 
 
 class Feeds:

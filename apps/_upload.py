@@ -9,9 +9,11 @@ import logging
 import panel as pn
 from kmeviz_apps._own_data import (
     MAX_LISTED,
+    PCS,
     BoundedFileDropper,
     OneSample,
     as_bytes,
+    offered_choices,
     upload_frame,
 )
 from kmeviz_apps._url import plain
@@ -46,8 +48,9 @@ class UploadBox:
     newest two as one sample each, however the browser delivered them (together, one at
     a time, or in two drops). A file that cannot be read is left out and named; a set
     that cannot be compared clears the upload (no stale table). ``on_change(upload,
-    keep_current=...)`` receives (key, table, names, group candidates) or None. Reading
-    and splitting the files is a job of the explorer ``owner``: under its time budget,
+    keep_current=...)`` receives (key, table, names, group candidates, the widgets' first
+    offer: ``offered_choices``) or None. Reading and splitting the files, and what the
+    widgets offer, is a job of the explorer ``owner``: under its time budget,
     stopped when its page closes."""
 
     def __init__(self, on_change, owner):
@@ -111,9 +114,10 @@ class UploadBox:
         wide = (f" The column lists offer {MAX_LISTED} at a time (type in *Find columns* "
                 "for others); with none chosen, every numeric column is used."
                 if frame.shape[1] > MAX_LISTED else "")
+        first_offer = offered_choices(frame, None, None, None, PCS, [], candidates=candidates)
         return (f"Loaded {plain(', '.join(names), 200)}: {frame.shape[0]:,} rows, "
                 f"{frame.shape[1]:,} columns.{wide}{left_out}", "ok",
-                (key, frame, names, candidates), False, read)
+                (key, frame, names, candidates, first_offer), False, read)
 
     def _read_dropped(self, files: dict) -> tuple[dict, list, list]:
         """({key: table or why} of the files, [(name, table)] of the readable files in

@@ -8,6 +8,7 @@ table as it finishes, and the null distribution of the test you select.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import pandas as pd
@@ -37,8 +38,6 @@ from kmeviz.distributions.real import REAL_DATASETS
 from kmeviz.loading import samples_from_frame
 
 UPLOADED = "Uploaded file"
-#: the precedence of a session-only widget that is not shown (``buttons`` shows -1 up)
-HIDDEN = -20
 #: what defines the two samples (the views read them; the comparison, and the bandwidth)
 SAMPLES = ("source", "n", "epsilon", "seed", "upload_key", "group", "group_x", "group_y",
            "columns", "columns_y", "standardize", "question")
@@ -90,7 +89,7 @@ class DataExplorer(Explorer):
     columns = param.ListSelector(default=[], objects=[], precedence=-1, label="Columns")
     columns_y = param.ListSelector(default=[], objects=[], precedence=-1,
                                    label="Y: columns (independence)")
-    find_columns = param.String(default="", precedence=HIDDEN, label="Find columns",
+    find_columns = param.String(default="", precedence=-1, label="Find columns",
                                 doc="lists the columns whose names contain this text (a "
                                     "table wider than the lists)")
     x_axis = param.Selector(default=PCS[0], objects=list(PCS), precedence=-1, label="x axis")
@@ -105,14 +104,20 @@ class DataExplorer(Explorer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._upload = None  # (key, frame, names, group candidates) of this session's upload
+        self._upload = None  # (key, frame, names, candidates, offer) of this session's upload
         self._numeric: list = []  # every numeric column of the table (but the group)
         self._offering = False
+        self._restarts_held, self._restart_due = 0, False  # ``_one_restart``
         self._memo_lock = threading.Lock()
         self._memo: tuple = (None, None)  # (choices, (X, Y, report, kernel)) of the last call
         self._table = ComparisonTable(self._select_test)
         self._comparison = self.job()  # the table's comparison, one at a time
         self._box = UploadBox(self._show_upload, owner=self)
+        # shown for a table wider than the lists (a widget of its own: hiding a widget of
+        # the parameter list rebuilt the list, 0.1 s of the event loop)
+        self._find = pn.widgets.TextInput.from_param(
+            self.param.find_columns, visible=False, sizing_mode="stretch_width",
+            placeholder="part of a column name")
         self._page_loaded = True  # a served page: from its onload on (``main``)
         self._refresh_choices()
 
@@ -135,9 +140,24 @@ class DataExplorer(Explorer):
             return
         self._upload, previous = upload, self.upload_key
         key = "" if upload is None else upload[0]
-        self.param.update(source=UPLOADED, upload_key=key)
-        if key == previous:
-            self.param.trigger("upload_key")  # the views and the table let go of it
+        with self._one_restart():
+            self.param.update(source=UPLOADED, upload_key=key)
+            if key == previous:
+                self.param.trigger("upload_key")  # the views and the table let go of it
+
+    @contextlib.contextmanager
+    def _one_restart(self):
+        """The choices changed inside restart the comparison once, at the end (an upload
+        sets seven of them: seven restarts, a thread each, competed with the event loop
+        that draws every session's page)."""
+        self._restarts_held += 1
+        try:
+            yield
+        finally:
+            self._restarts_held -= 1
+            if not self._restarts_held and self._restart_due:
+                self._restart_due = False
+                self.restart_comparison()
 
     @param.depends("source", watch=True, on_init=True)
     def _show_generator_controls(self):
@@ -171,20 +191,25 @@ class DataExplorer(Explorer):
             frame = self.frame()
         except (ValueError, TypeError, OSError):
             return
-        candidates = (self._upload[3] if SOURCES[self.source] == "upload" else None)
-        offer = offered_choices(frame, group, groups, columns, (self.x_axis, self.y_axis),
-                                self.columns_y, candidates=candidates,
-                                find=self.find_columns)
+        upload = self._upload if SOURCES[self.source] == "upload" else None
+        if upload is not None and (group, groups, columns, self.find_columns) == (
+                None, None, None, ""):
+            offer = upload[4]  # a new upload's, computed by its job
+        else:
+            offer = offered_choices(frame, group, groups, columns,
+                                    (self.x_axis, self.y_axis), self.columns_y,
+                                    candidates=None if upload is None else upload[3],
+                                    find=self.find_columns)
         if offer is None:
             return
         options, values, self._numeric = offer
-        self.param.find_columns.precedence = (-1 if len(self._numeric) > MAX_LISTED
-                                              else HIDDEN)
+        self._find.visible = len(self._numeric) > MAX_LISTED
         self._offering = True
         try:
-            for name, objects in options.items():
-                self.param[name].objects = objects
-            self.param.update(**values)
+            with self._one_restart():
+                for name, objects in options.items():
+                    self.param[name].objects = objects
+                self.param.update(**values)
         finally:
             self._offering = False
 
@@ -241,6 +266,9 @@ class DataExplorer(Explorer):
     def restart_comparison(self):
         """Empty the table in the change itself (never these samples' summary beside old
         p-values) and run the comparison as a job (``_jobs``), cancelling the older one."""
+        if self._restarts_held:
+            self._restart_due = True
+            return
         self.comparison = None
         if not self._page_loaded:  # a served page's link: its onload starts the comparison
             self._comparison.cancel()
@@ -380,13 +408,13 @@ class DataExplorer(Explorer):
     # -- layout --------------------------------------------------------------------------
     def buttons(self) -> list:
         choices = pn.Param(self.param, parameters=["group", "group_x", "group_y",
-                                                   "find_columns", "columns", "columns_y",
+                                                   "columns", "columns_y",
                                                    "x_axis", "y_axis", "test"],
                            display_threshold=-10, show_name=False,
                            widgets={"columns": pn.widgets.MultiChoice,
                                     "columns_y": pn.widgets.MultiChoice},
                            sizing_mode="stretch_width")
-        return [pn.pane.Markdown("### Upload"), *self._box.widgets(), choices]
+        return [pn.pane.Markdown("### Upload"), *self._box.widgets(), self._find, choices]
 
     def __panel__(self):
         self._kick_off()

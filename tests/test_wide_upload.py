@@ -48,7 +48,7 @@ def test_a_wide_table_lists_at_most_max_listed_columns_found_by_name():
     for name in ("columns", "columns_y", "group"):
         assert len(explorer.param[name].objects) <= MAX_LISTED + 1
     assert len(explorer.param.x_axis.objects) <= MAX_LISTED + 2  # with the two PCs
-    assert explorer.columns == [] and explorer.param.find_columns.precedence == -1
+    assert explorer.columns == [] and explorer._find.visible
     X, Y, report, _ = explorer.prepared()
     assert X.shape == (3, 2999) and len(report.columns) == 2999  # none chosen: every one
     explorer.find_columns = "c271"
@@ -63,7 +63,7 @@ def test_a_wide_table_lists_at_most_max_listed_columns_found_by_name():
 def test_a_narrow_table_still_lists_and_chooses_every_column():
     explorer = uploaded(20)
     assert explorer.columns == [f"c{j}" for j in range(19)]
-    assert explorer.param.find_columns.precedence < -10  # not shown
+    assert not explorer._find.visible
 
 
 def test_the_work_on_the_page_grows_linearly_with_the_columns():
