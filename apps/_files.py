@@ -28,6 +28,19 @@ def output_folder(out, flag: str = "--out") -> Path:
     return path
 
 
+def check_real_folder(folder: Path, shown, flag: str = "--out", *,
+                      overwrite: bool = False) -> None:
+    """Refuse a folder reached through a symbolic link (itself or one of its parents),
+    unless ``overwrite`` (``--overwrite``: the user accepts where it leads): a link
+    planted on the way would send the file elsewhere. The message names where it leads."""
+    absolute = Path(os.path.abspath(folder))
+    real = Path(os.path.realpath(absolute))
+    if real != absolute and not overwrite:
+        raise OutputError(f"{flag} {shown}: the folder {absolute} goes through a symbolic "
+                          f"link (to {real}); give the real folder, or pass --overwrite "
+                          "to write there")
+
+
 def check_writable(target: Path, *, overwrite: bool) -> None:
     """Refuse a symbolic link always, and an existing file unless ``overwrite``."""
     if target.is_symlink():

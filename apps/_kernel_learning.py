@@ -147,7 +147,7 @@ class KernelLearning(param.Parameterized):
                 f"draws, the power of {', '.join(METHODS)} (filled in as it runs; a new "
                 "press or a closed page stops it).")
         if isinstance(res, Exception):
-            return error_message(res)
+            return error_message(res, self)
         return viz.choice_power_plot(res)
 
 

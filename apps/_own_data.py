@@ -12,7 +12,7 @@ import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
 from kmeviz_apps._own_pairs import default_y_columns
-from kmeviz_apps._url import markup_safe_options
+from kmeviz_apps._url import markup_safe_options, shown_options
 from kmeviz_apps.compare_cli import gof_target
 
 import kmeviz as K
@@ -183,8 +183,8 @@ def offered_choices(frame: pd.DataFrame, group, groups, columns, axes: tuple, y_
     # no numeric column at all: the axes keep the PCs, and the views say what is missing
     plane = ([*PCS, *shown] if len(columns or numeric) > 1 else list(shown) or list(PCS))
     groupings = list(dict.fromkeys([*([group] if group else []), *candidates[:MAX_LISTED]]))
-    options = {"group": ({} if group else {CHOOSE: ""}) | {c: c for c in groupings},
-               "group_x": values, "group_y": values,
+    options = {"group": ({} if group else {CHOOSE: ""}) | shown_options(groupings),
+               "group_x": shown_options(values), "group_y": shown_options(values),
                "columns": markup_safe_options(listed),
                "columns_y": markup_safe_options(listed), "x_axis": plane, "y_axis": plane}
     chosen = {"group": group, "group_x": groups[0], "group_y": groups[1], "columns": columns,

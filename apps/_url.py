@@ -28,10 +28,28 @@ _NUMBER = re.compile(r"[+-]?([0-9]{1,20}(\.[0-9]{0,20})?|\.[0-9]{1,20})([eE][+-]
 _MARKDOWN = re.compile(r"([\\`*_\[\]~$])")
 
 
+#: the characters that reorder the text around them (bidirectional embeddings, overrides
+#: and isolates, the direction marks): a file named "\u202egpj.csv" reads "vsc.jpg"
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def neutral(text: str) -> str:
+    """``text`` with each character that reorders text shown as its code (``[U+202E]``),
+    so that a user's string reads in the order it was typed."""
+    return _BIDI.sub(lambda m: f"[U+{ord(m.group()):04X}]", str(text))
+
+
+def shown_options(values) -> dict:
+    """Options {label: value} of a widget that shows its labels as text (a Select): each
+    label ``neutral``; the value stays the string itself."""
+    return {neutral(value): value for value in values}
+
+
 def plain(text: str, limit: int = 80) -> str:
     """``text`` shortened to ``limit`` characters and escaped, so that a Markdown or HTML
-    pane shows it as typed: no tag, link or emphasis from it takes effect."""
-    text = " ".join(str(text).split())  # one line: no heading, list or quote from it
+    pane shows it as typed: no tag, link or emphasis from it takes effect, and no
+    character reorders it (``neutral``)."""
+    text = " ".join(neutral(text).split())  # one line: no heading, list or quote from it
     if len(text) > limit:
         text = text[:limit] + "…"
     text = text.replace("&", "&amp;").replace("<", "&lt;")  # no tag, no entity
@@ -46,7 +64,7 @@ def markup_safe_options(values) -> dict:
     MultiChoice: Choices.js sets each chip's innerHTML): each label is ``value``
     HTML-escaped, so a user's string shows as typed and its markup never becomes an
     element; the widget's value stays the string itself."""
-    return {html.escape(str(value), quote=True): value for value in values}
+    return {html.escape(neutral(value), quote=True): value for value in values}
 
 
 def parse_value(parameter: param.Parameter, raw: str):

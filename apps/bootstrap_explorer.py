@@ -317,7 +317,7 @@ class BootstrapExplorer(Explorer, MedianBandwidth, KernelLearning):
             return pn.pane.Markdown(f"Press *Repeat {REPEATS} times* to estimate the "
                                     "rejection rate (size under H0, power otherwise).")
         if isinstance(res, Exception):
-            return error_message(res)
+            return error_message(res, self)
         row = res.iloc[0]
         text = pn.pane.Markdown(
             f"Rejection rate <span class='kmeviz-rate'>{row['rate']:.2f}</span> "
@@ -345,7 +345,7 @@ class BootstrapExplorer(Explorer, MedianBandwidth, KernelLearning):
                                     "draws, the power of every bandwidth of the collection "
                                     "beside MMDAgg's and the median heuristic's.")
         if isinstance(res, Exception):
-            return error_message(res)
+            return error_message(res, self)
         return viz.kernel_power_plot(res)
 
     # -- layout ------------------------------------------------------------------

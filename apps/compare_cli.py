@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from kmeviz_apps._files import OutputError, check_writable, write_file
+from kmeviz_apps._files import OutputError, check_real_folder, check_writable, write_file
 
 import kmeviz as K
 from kmeviz.distributions.real import REAL_DATASETS
@@ -114,14 +114,15 @@ def main(args) -> int:
 
 def out_target(out: str, *, overwrite: bool) -> Path:
     """``--out`` as a file to write, checked before the run (one line, no traceback, for
-    a folder, a missing folder, a symbolic link, or an existing file without
-    ``--overwrite``)."""
+    a folder, a missing folder, a symbolic link, or, without ``--overwrite``, an existing
+    file or a folder reached through a link)."""
     target = Path(out)
     if target.is_dir():
         raise OutputError(f"--out {out}: is a folder; give a file name such as "
                           f"{target / 'table.csv'}")
     if not target.parent.is_dir():
         raise OutputError(f"--out {out}: the folder {target.parent} does not exist")
+    check_real_folder(target.parent, out, overwrite=overwrite)
     check_writable(target, overwrite=overwrite)
     return target
 

@@ -12,6 +12,7 @@ import gc
 import html
 import importlib
 import logging
+import re
 import threading
 import urllib.parse
 
@@ -162,6 +163,12 @@ def defuse_query(query: str) -> str:
                                    for k, v in pairs])
 
 
+#: a Host header a page request may carry: a name or IPv4 address, then an optional port.
+#: An IPv6 literal ("[::1]:5088") gave HTTP 500 and a traceback from Panel's reading of
+#: the page's address; it gets 400 (use a name: localhost).
+HOST_FORM = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})(?::[0-9]{1,5})?")
+
+
 def known_host(host: str, origins) -> bool:
     """Whether a page request's Host header names this server: a loopback name, or one of
     the origins its websockets accept (``--allow-websocket-origin``; a name without a port
@@ -188,6 +195,8 @@ def defuse_page_queries() -> None:
 
     async def prepare(self):
         request = self.request
+        if not HOST_FORM.fullmatch(request.host or ""):
+            raise HTTPError(400, "malformed Host")  # Panel's page code cannot read it
         if not known_host(request.host, self.application.websocket_origins):
             raise HTTPError(403, "unknown Host")  # before a session is built for it
         query = defuse_query(request.query)

@@ -161,3 +161,18 @@ def test_out_refuses_links_existing_files_and_folders_in_one_line(tmp_path, two_
     done = kmeviz(*args, "--out", out)
     assert done.returncode == 2 and "exists: pass --overwrite" in done.stderr
     assert kmeviz(*args, "--out", out, "--overwrite").returncode == 0
+
+
+def test_out_refuses_a_folder_reached_through_a_link_unless_overwrite(tmp_path, two_groups):
+    """Issue 61, finding 6: a symlinked parent folder of --out was followed. It is refused
+    in one line naming where the link leads; --overwrite accepts it."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "linked").symlink_to(elsewhere)
+    args = [two_groups, "--group", "arm", "--tests", "linear"]
+    done = kmeviz(*args, "--out", tmp_path / "linked" / "t.csv")
+    assert done.returncode == 2 and "goes through a symbolic link" in done.stderr
+    assert str(elsewhere) in done.stderr and done.stderr.count("\n") == 1
+    assert not (elsewhere / "t.csv").exists()
+    assert kmeviz(*args, "--out", tmp_path / "linked" / "t.csv", "--overwrite").returncode == 0
+    assert (elsewhere / "t.csv").exists()

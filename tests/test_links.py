@@ -142,3 +142,36 @@ def test_a_link_sets_a_parameter_that_another_one_of_the_link_shows():
         assert (explorer.source, explorer.n) == ("Blob grid (FastMMD Fig. 4)", 700)
     explorer = DataExplorer()  # not a generator: n stays hidden and unchanged
     assert apply_link(explorer, "n=700") == [] and explorer.n == 300
+
+
+BIDI = ["\u202e", "\u202d", "\u202a", "\u2066", "\u2067", "\u2068", "\u2069", "\u200f",
+        "\u061c"]
+
+
+@pytest.mark.parametrize("mark", BIDI)
+def test_characters_that_reorder_text_are_shown_as_their_codes(mark):
+    """Issue 61, finding 6: a file named "\\u202egpj.csv" read "vsc.jpg". In a message, a
+    chip's label and a select's label, each such character shows as its code."""
+    from kmeviz_apps._url import markup_safe_options, shown_options
+
+    name = f"{mark}gpj.csv"
+    code = f"[U+{ord(mark):04X}]"
+    assert mark not in rendered(plain(name, 200)) and code in rendered(plain(name, 200))
+    for options in (markup_safe_options([name]), shown_options([name])):
+        (label, value), = options.items()
+        assert mark not in label and code in label and value == name  # the value as typed
+
+
+def test_an_uploaded_group_value_with_an_override_is_offered_neutralised():
+    from types import SimpleNamespace
+
+    from kmeviz_apps.data_explorer import DataExplorer
+
+    explorer = DataExplorer()
+    explorer._comparison.start = lambda *args: None
+    rows = "".join(f"{g},{k}\n" for k in range(10) for g in ("\u202ea", "b"))
+    explorer._box.receive(SimpleNamespace(new={"\u202eg.csv": ("grp,x\n" + rows).encode()}))
+    assert "\u202e" not in explorer._box.message.object
+    labels = list(explorer.param.group_x.names)  # what the select shows
+    assert "[U+202E]a" in labels and not any("\u202e" in label for label in labels)
+    assert explorer.group_x == "\u202ea"  # the value itself is what the user's table holds

@@ -123,6 +123,19 @@ def test_a_page_request_for_another_host_builds_no_session():
         assert page_status(url, f"localhost:{port}") == 200
 
 
+def test_a_malformed_host_gets_400_and_no_traceback():
+    """Issue 61, finding 6: ``Host: [::1]:port`` gave HTTP 500 and a traceback in the log
+    (Panel's reading of the page's address); malformed Hosts get 400 before anything."""
+    from ..browser import SERVER_LOGS
+
+    with running_server() as url:
+        port = urllib.parse.urlsplit(url).port
+        for host in (f"[::1]:{port}", "[::1]", f"localhost:{port}:1", "local host", "-x"):
+            assert page_status(url, host) == 400, host
+        assert page_status(url, f"localhost:{port}") == 200
+        assert not any("Traceback" in line or "ERROR" in line for line in SERVER_LOGS[url])
+
+
 async def late_websocket(url: str, delay: float) -> None:
     """Request the page, then open its websocket ``delay`` seconds later (a loaded server's
     browser) and pull the document."""
