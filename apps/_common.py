@@ -25,7 +25,7 @@ from kmeviz_apps.server import BUDGET, configure_server
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.budget import BudgetExceeded, time_budget
+from kmeviz.budget import BudgetExceeded, memory_budget, time_budget
 
 log = logging.getLogger("kmeviz.apps")
 
@@ -95,8 +95,8 @@ def guarded(view):
     def wrapper(self, *args, **kwargs):
         start = time.perf_counter()
         try:
-            with viz.sizing(self.plot_sizing), time_budget(self.budget_seconds,
-                                                           cancel=self.closed):
+            with viz.sizing(self.plot_sizing), time_budget(
+                    self.budget_seconds, cancel=self.closed), memory_budget(self.memory_bytes):
                 return view(self, *args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - apps must keep working
             return error_message(exc, self)
@@ -160,6 +160,8 @@ class Explorer(pn.viewable.Viewer):
         self.closed = threading.Event()
         #: seconds a computation may take: the server's budget when served, else none
         self.budget_seconds = None
+        #: bytes a computation may hold at once: the server's page budget when served
+        self.memory_bytes = None
         #: the served page's event loop (``_jobs``) and seat (``_seats``)
         self.loop = self.seat = None
         self._first_views: set = set()  # views of the first build without a result yet
@@ -353,6 +355,7 @@ class Explorer(pn.viewable.Viewer):
         configure_server()
         explorer = cls(plot_sizing="stretch")
         explorer.budget_seconds = BUDGET["seconds"]
+        explorer.memory_bytes = BUDGET["memory_bytes"]
         served = page(cls.title, [explorer.controls()], explorer.main(), explorer,
                       extensions=cls.EXTENSIONS)
         location = pn.state.location

@@ -36,7 +36,7 @@ import holoviews as hv
 import panel as pn
 
 from kmeviz import viz
-from kmeviz.budget import BudgetExceeded, Cancelled, detached, time_budget
+from kmeviz.budget import BudgetExceeded, Cancelled, detached, memory_budget, time_budget
 
 log = logging.getLogger("kmeviz.apps")
 
@@ -135,7 +135,8 @@ class Job:
 
         started, stopped = time.monotonic(), False
         try:
-            with time_budget(self.explorer.budget_seconds, cancel=cancel):
+            with time_budget(self.explorer.budget_seconds, cancel=cancel), \
+                    memory_budget(self.explorer.memory_bytes):
                 parts = work(emit)
                 if inspect.isgenerator(parts):
                     for part in parts:

@@ -141,6 +141,10 @@ def main(argv=None) -> int:
     serve.add_argument("--time-budget", type=float, default=20.0, metavar="SECONDS",
                        help="seconds one computation of a session may take before it is "
                             "stopped with a message (default 20)")
+    serve.add_argument("--page-memory-mb", type=float, default=256.0, metavar="MB",
+                       help="memory one computation of a page may hold at once, estimated "
+                            "before it runs (default 256); a larger one is refused with a "
+                            "message naming the setting to lower")
     serve.add_argument("--max-upload-mb", type=float, default=50.0, metavar="MB",
                        help="largest file a session may upload to the 'Your data' explorer "
                             "(default 50; it is held in that session's memory only)")
@@ -197,6 +201,8 @@ def main(argv=None) -> int:
             parser.error(f"--prefix must start with /, got {args.prefix!r}")
         if not 0 < args.max_upload_mb <= 2048:
             parser.error(f"--max-upload-mb must be in (0, 2048], got {args.max_upload_mb}")
+        if not 16 <= args.page_memory_mb <= 1024**2:
+            parser.error(f"--page-memory-mb must be in [16, 1048576], got {args.page_memory_mb}")
         if not 0 < args.time_budget <= 3600:
             parser.error(f"--time-budget must be in (0, 3600] seconds, got {args.time_budget}")
         for name, low in (("num_threads", 1), ("num_procs", 0), ("compute_threads", 1),
@@ -216,7 +222,8 @@ def main(argv=None) -> int:
             warm=args.warm, reuse_sessions=args.reuse_sessions, oauth=oauth_settings(args),
             time_budget=args.time_budget, max_upload_mb=args.max_upload_mb,
             admin_user=args.admin_user, seats=args.seats, max_waiting=args.max_waiting,
-            max_rows=args.max_rows, max_columns=args.max_columns, max_cells=args.max_cells)
+            max_rows=args.max_rows, max_columns=args.max_columns, max_cells=args.max_cells,
+            page_memory_mb=args.page_memory_mb)
         server.start()
         print(f"kmeviz dashboards at {url}  (Ctrl+C to stop)", flush=True)
         if args.show:

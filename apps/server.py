@@ -34,7 +34,7 @@ from kmeviz.loading.files import UPLOAD_LIMITS, TableLimits
 
 _configured = threading.Lock()
 #: Seconds one computation of a served explorer may take (``kmeviz serve --time-budget``).
-BUDGET = {"seconds": 20.0}
+BUDGET = {"seconds": 20.0, "memory_bytes": 256 * 1024**2}
 #: How long a page's session waits for the page's websocket: under load a browser's
 #: websocket arrived more than 5 s after its page, and Bokeh built the session again
 #: (11 of 30, 85 of 100 sessions built twice)
@@ -264,12 +264,14 @@ def log_callback_error(exc: BaseException) -> None:
 
 def configure_server(compute_threads: int | None = None,
                      time_budget: float | None = None,
-                     max_upload_bytes: int | None = None) -> None:
+                     max_upload_bytes: int | None = None,
+                     page_memory_bytes: int | None = None) -> None:
     """What a kmeviz server process needs, applied once (later calls only change
     ``compute_threads`` and ``time_budget`` when given): a real origin check
     of websockets, no traceback to a client, page queries Panel can parse, callback errors
     logged instead of sent to the browser, ``compute_threads`` cores per computation
-    (default 1), and the upload limit of the "Your data" explorer."""
+    (default 1), the memory one computation may hold (``kmeviz.budget.memory_budget``) and
+    the upload limit of the "Your data" explorer."""
     with _configured:
         first = not getattr(configure_server, "done", False)
         configure_server.done = True
@@ -284,6 +286,8 @@ def configure_server(compute_threads: int | None = None,
             limit_compute_threads(compute_threads or 1)
         if time_budget is not None:
             BUDGET["seconds"] = float(time_budget)
+        if page_memory_bytes is not None:
+            BUDGET["memory_bytes"] = int(page_memory_bytes)
         if max_upload_bytes is not None:
             UPLOAD["max_bytes"] = int(max_upload_bytes)
 
@@ -331,7 +335,7 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
                  seats: int = 2, max_waiting: int = 300,
                  max_rows: int = UPLOAD_LIMITS["rows"],
                  max_columns: int = UPLOAD_LIMITS["columns"],
-                 max_cells: int = UPLOAD_LIMITS["cells"]):
+                 max_cells: int = UPLOAD_LIMITS["cells"], page_memory_mb: float = 256.0):
     """A started-but-not-running Panel server for all apps; returns (server, url).
 
     Each page is built in a build thread (``_build``), never on the event loop; its
@@ -341,14 +345,17 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     ``compute_threads`` cores. ``prefix``, ``basic_auth``, ``cookie_secret``, ``admin``,
     ``warm``, ``reuse_sessions`` and the ``oauth_*`` settings in ``oauth`` are ``panel
     serve``'s own options. One computation of a session may take ``time_budget``
-    seconds; it is then stopped with a message (``kmeviz.budget``). A session may upload
+    seconds; it is then stopped with a message (``kmeviz.budget``), and may hold
+    ``page_memory_mb`` at once (estimated before it runs: refused, or skipped in a
+    comparison, with a message naming the setting to lower). A session may upload
     files of up to ``max_upload_mb`` (sent in chunks of at most 10 MB, under Bokeh's
     websocket message limit), each a table of at most ``max_rows``, ``max_columns`` and
     ``max_cells``, checked before it is parsed. With ``admin_user``, the admin page (and
     its websocket) is that logged-in user's alone. At most ``seats`` pages are built at
     once and ``max_waiting`` more wait for a seat (``_seats``).
     """
-    configure_server(compute_threads, time_budget, int(max_upload_mb * 1024**2))
+    configure_server(compute_threads, time_budget, int(max_upload_mb * 1024**2),
+                     int(page_memory_mb * 1024**2))
     SEATS["seats"] = Seats(seats, max_waiting)
     UPLOAD["limits"] = upload_limits(max_rows, max_columns, max_cells)
     if reuse_sessions:

@@ -10,6 +10,9 @@ printed per explorer. The goal: under 1.5 GB whatever a link asks.
 sessions) and prints, after each round with every tab closed and 5 s to settle, the
 server's resident memory: bounded by design if it stays level from round to round
 (freed arrays are reused by the next session, and no input can make one larger).
+
+``--uploads [--before REV]``: hostile uploads instead, before and after in one run
+(``benchmarks/bench_uploads.py``).
 """
 
 from __future__ import annotations
@@ -78,4 +81,10 @@ def open_worst_cases(browser, url: str, pid: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 1)
+    if "--uploads" in sys.argv:  # issue 61: hostile uploads, before and after
+        from benchmarks import bench_uploads
+
+        bench_uploads.main(sys.argv[sys.argv.index("--before") + 1]
+                           if "--before" in sys.argv else bench_uploads.BEFORE)
+    else:
+        main(int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 1)

@@ -95,3 +95,54 @@ def check_budget() -> None:
     if deadline is not None and time.monotonic() > deadline:
         raise BudgetExceeded(f"the computation took longer than its time budget of "
                              f"{seconds:g} s; choose smaller settings")
+
+
+#: the bytes a computation may hold at once, of the innermost ``memory_budget``, or None
+_memory: contextvars.ContextVar[int | None] = contextvars.ContextVar("kmeviz_memory",
+                                                                    default=None)
+
+
+class MemoryBudgetExceeded(ValueError):
+    """A computation would hold more memory at once than its ``memory_budget``: refused
+    before it starts, naming the setting to lower (a ValueError: bad settings).
+
+    (Infrastructure: implements no paper equation.)
+    """
+
+
+@contextlib.contextmanager
+def memory_budget(n_bytes: int | None):
+    """Inside the block, a computation whose estimated memory (``check_memory``) is past
+    ``n_bytes`` is refused before it starts; nested budgets keep the smaller. Like the
+    time budget, it follows the work into tasks and threads started with a copy of the
+    context: a served dashboard gives each page's work one (``kmeviz serve
+    --page-memory-mb``).
+
+    Yields
+    ------
+    None
+    """
+    previous = _memory.get()
+    if n_bytes is not None and previous is not None:
+        n_bytes = min(int(n_bytes), previous)
+    token = _memory.set(None if n_bytes is None else int(n_bytes))
+    try:
+        yield
+    finally:
+        _memory.reset(token)
+
+
+def memory_limit() -> int | None:
+    """The bytes this context's computation may hold at once (None: no budget)."""
+    return _memory.get()
+
+
+def check_memory(needed: float, what: str, lower: str) -> None:
+    """Refuse ``what`` (e.g. "the full KSD test") when it would hold ``needed`` bytes at
+    once, past this context's ``memory_budget``: ``MemoryBudgetExceeded`` naming the
+    settings to ``lower``."""
+    limit = _memory.get()
+    if limit is not None and needed > limit:
+        raise MemoryBudgetExceeded(
+            f"{what} would hold about {needed / 1024**2:,.0f} MB at once, more than the "
+            f"{limit / 1024**2:,.0f} MB a computation may use here; lower {lower}")

@@ -39,7 +39,7 @@ from ._validation import (
     check_rng,
     check_samples,
 )
-from .budget import BudgetExceeded, Cancelled, time_budget
+from .budget import BudgetExceeded, Cancelled, memory_limit, time_budget
 from .chunked import check_any_pair, check_chunked_samples, is_dask_array
 from .gof.ksd_tests import checked_ksd_test
 from .kernels import check_kernel
@@ -250,6 +250,8 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
     flops = flops_per_second()  # measured once per table
     estimates = {spec.name: estimated_seconds(spec, N, d, B, flops) for spec in specs}
     rows, results = {}, {}
+    # the smaller of the table's own limit and the caller's memory budget (a served page's)
+    memory_allowed = min(MEMORY_LIMIT, memory_limit() or MEMORY_LIMIT)
     deadline = time.monotonic() + budget
     for spec in sorted(specs, key=lambda s: estimates[s.name]):
         row = {"test": spec.name, "estimator": spec.estimator, "null": spec.null,
@@ -261,10 +263,10 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
         reason = unmet(spec)
         if reason:
             row["note"] = f"not run: {reason}"
-        elif memory > MEMORY_LIMIT:
-            row["note"] = (f"not run: it would hold about {memory / 1024**3:.3g} GB at once "
-                           f"(limit {MEMORY_LIMIT / 1024**3:g} GB); it is {spec.cost} in N, "
-                           "use a linear-time test or a subsample")
+        elif memory > memory_allowed:
+            row["note"] = (f"not run: it would hold about {memory / 1024**2:,.0f} MB at once "
+                           f"(limit {memory_allowed / 1024**2:,.0f} MB); it is {spec.cost} "
+                           "in N, use a linear-time test or a subsample")
         elif estimate > max(left, FAST_SECONDS):
             row["note"] = (f"not run: estimated {estimate:.3g} s, more than the "
                            f"{max(left, 0.0):.3g} s left of the time budget; run it alone "

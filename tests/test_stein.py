@@ -386,3 +386,27 @@ def test_student_t_problem_is_the_authors_variance_matched_one():
     np.testing.assert_allclose(target.cov, np.eye(3))
     # a multivariate t shares one χ² scale across coordinates: |x_1|, |x_2| correlate
     assert np.corrcoef(np.abs(X.T))[0, 1] > 0.1
+
+
+def test_the_full_wild_bootstrap_in_column_blocks_is_the_one_pass_result(monkeypatch):
+    """Issue 61, finding 5 (memory): the signs are kept as int8 and the replicates taken
+    in column blocks (n = 5000, D = 5000 held 200 MB of float64 signs). The same signs
+    and replicates as one float64 block, to round-off (relative 1e-12: the same sums in
+    another BLAS blocking)."""
+    from kmeviz.gof import ksd_tests
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 2))
+    stein = SteinKernel(K.IMQKernel(), K.NormalTarget(np.zeros(2)))
+    prepared = stein.prepare(X)
+    W = wild_signs(300, 70, np.random.default_rng(8))
+    W8 = ksd_tests.wild_sign_matrix(300, 70, np.random.default_rng(8))
+    assert W8.dtype == np.int8 and np.array_equal(W8, W)
+    whole = full_wild_bootstrap(stein, prepared, W)
+    monkeypatch.setattr(ksd_tests, "SIGN_BLOCK_BYTES", 300 * 8 * 16)  # blocks of 16 columns
+    blocked = full_wild_bootstrap(stein, prepared, W8)
+    assert blocked[0] == pytest.approx(whole[0], rel=1e-12)
+    np.testing.assert_allclose(blocked[1], whole[1], rtol=1e-12, atol=1e-15)
+    factor, projected = rng.normal(size=(40, 30)), rng.normal(size=(30, 70))
+    np.testing.assert_allclose(ksd_tests.projected_squares(factor, projected),
+                               np.sum((factor @ projected) ** 2, axis=0), rtol=1e-12)

@@ -34,6 +34,7 @@ from .._validation import (
     check_rng,
     check_samples,
 )
+from ..budget import check_memory
 from ..chunked import check_any_samples, check_chunked_samples, is_dask_array
 from ..kernels import SteinKernel, checked_score, prepared_rows, symmetric_quadratic_forms
 from ..kernels.collection import KernelCollection
@@ -44,7 +45,7 @@ from ..registry import GOF_TESTS, Outcome
 from ..results import TestResult, defaults_of, normal_outcome, run_registered
 from .features import NULL_COVARIANCES, l1_imq_ksd, l2_sechexp_ksd, rff_ksd
 from .fssd import fssd_opt, fssd_rand
-from .ksd import nystrom_stein
+from .ksd import default_stein_landmarks, nystrom_stein
 
 WILD = ("markov", "rademacher")
 
@@ -150,12 +151,49 @@ def wild_signs(n: int, n_resamples: int, rng, *, scheme: str = "markov",
                      flip_probability=flip_probability).take(n)
 
 
+#: the most bytes of wild-bootstrap signs (as float64) one pass over the Stein Gram
+#: holds: more replicates are taken in column blocks, a pass each (n = 5000, D = 5000
+#: held 200 MB of signs in one float64 block; the signs are kept as int8, 25 MB)
+SIGN_BLOCK_BYTES = 32 * 1024**2
+
+
+def wild_sign_matrix(n: int, n_resamples: int, rng, *, scheme: str = "markov") -> np.ndarray:
+    """The (n, D) i.i.d. signs of ``wild_signs`` (flip probability ½, as ``ksd_test``
+    draws them) as int8, an eighth of their float64 size, drawn in row blocks: equal to
+    ``wild_signs(n, D, rng, scheme=scheme)``."""
+    signs = WildSigns(n_resamples, rng, scheme=scheme)
+    out = np.empty((n, n_resamples), dtype=np.int8)
+    rows = max(1, SIGN_BLOCK_BYTES // (8 * n_resamples))
+    for start in range(0, n, rows):
+        out[start:start + rows] = signs.take(min(rows, n - start))
+    return out
+
+
 def full_wild_bootstrap(stein: SteinKernel, prepared, W) -> tuple[float, np.ndarray]:
     """(V-statistic, wild bootstrap replicates wᵀ H w / n² for each column w of W), from the
-    tiles of H on or above the diagonal (H is symmetric): half the flops of H W."""
-    n = prepared[0].shape[0]
-    quad, row_sums, _ = symmetric_quadratic_forms(stein, prepared, W)
-    return float(row_sums.sum()) / n**2, quad / n**2
+    tiles of H on or above the diagonal (H is symmetric): half the flops of H W; the
+    columns of W in blocks of at most ``SIGN_BLOCK_BYTES`` as float64, a pass each."""
+    n, D = W.shape
+    block = max(1, SIGN_BLOCK_BYTES // (8 * n))
+    quad, statistic = np.empty(D), None
+    for start in range(0, D, block):
+        columns = np.asarray(W[:, start:start + block], dtype=np.float64)
+        quad[start:start + block], row_sums, _ = symmetric_quadratic_forms(
+            stein, prepared, columns)
+        statistic = float(row_sums.sum()) / n**2 if statistic is None else statistic
+    return statistic, quad / n**2
+
+
+def projected_squares(factor: np.ndarray, projected: np.ndarray) -> np.ndarray:
+    """||factor · p||² for each column p of ``projected`` (m, D), in column blocks of at
+    most ``SIGN_BLOCK_BYTES`` (m = 2000, D = 5000 made two 80 MB temporaries at once)."""
+    m, D = projected.shape
+    block = max(1, SIGN_BLOCK_BYTES // (8 * max(m, factor.shape[0])))
+    out = np.empty(D)
+    for start in range(0, D, block):
+        out[start:start + block] = np.sum((factor @ projected[:, start:start + block]) ** 2,
+                                          axis=0)
+    return out
 
 
 def linear_ksd_terms(stein: SteinKernel, prepared) -> np.ndarray:
@@ -172,7 +210,10 @@ def full_ksd(X, target, kernel, *, n_resamples, rng, wild) -> Outcome:
     """V-statistic KSD² and its wild bootstrap, D replicates in one pass over the Stein Gram."""
     stein = SteinKernel(kernel, target)
     prepared = stein.prepare(check_samples(X, "X", min_samples=2))
-    W = wild_signs(prepared[0].shape[0], n_resamples, rng, scheme=wild)
+    n = prepared[0].shape[0]
+    check_memory(n * n_resamples + 2 * SIGN_BLOCK_BYTES, "the full KSD test",
+                 "n_resamples (D, the bootstrap replicates) or n")
+    W = wild_sign_matrix(n, n_resamples, rng, scheme=wild)
     with single_threaded_blas():  # the pass runs in the engine's threads
         statistic, null_samples = full_wild_bootstrap(stein, prepared, W)
     return Outcome(statistic, null_samples=null_samples)
@@ -190,11 +231,20 @@ def nystrom_ksd(X, target, kernel, *, n_resamples, rng, wild, n_landmarks,
     else:
         X = check_samples(X, "X", min_samples=2)
     n = X.shape[0]
+    m = len(landmarks) if landmarks is not None else (
+        default_stein_landmarks(n) if n_landmarks is None else n_landmarks)
+    # measured (tracemalloc, n = 5000, d = 2, two threads): 183–452 MB for m = 2000 and
+    # B = 1000–5000, 190–291 MB for B = 5000 and m = 500–1000: the m × m Stein Gram and
+    # its factor, K_mn W summed over blocks, and the engine's tiles
+    check_memory(48.0 * m * n_resamples + 56.0 * m * m + 64 * 1024**2,
+                 "the Nyström KSD test",
+                 "n_resamples (D, the bootstrap replicates) or n_landmarks (m)")
     signs = WildSigns(n_resamples, rng, scheme=wild)  # consumed block by block in the pass
     with single_threaded_blas():  # the pass runs in the engine's threads
         nys = nystrom_stein(X, target, kernel, n_landmarks=n_landmarks, landmarks=landmarks,
                             rng=rng, project=signs)
-        null_samples = np.sum((nys.factor_ @ nys.projected_) ** 2, axis=0) / n**2
+        null_samples = projected_squares(nys.factor_, nys.projected_) / n**2
+    nys.projected_ = None  # an m × D matrix the result need not keep (76 MB at 2000 × 5000)
     return Outcome(nys.squared_norm(), null_samples=null_samples,
                    fitted={"landmarks": nys.landmark_indices_, "weights": nys.weights_,
                            "embedding": nys})

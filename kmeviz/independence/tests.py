@@ -58,11 +58,19 @@ def _pairs(N, d) -> float:
 
 
 # -- the registered tests ------------------------------------------------------------------
+def _centred_gram_bytes(N, d, B) -> float:
+    """Memory of the centred Grams' factors and their products: up to one N × N float64
+    matrix (measured: 0.75–1.0 × 8N² at N = 4000–10 000), and B permutations of N."""
+    return 8.0 * N * N + 8.0 * N * B
+
+
 @INDEPENDENCE_TESTS.register("biased", "permutation", cost="quadratic",
                              work=lambda N, d, B: _pairs(N, d) + 2.0 * N * 64 * 64 * B,
+                             memory=_centred_gram_bytes,
                              summary="permute Y B times, replicates from the centred Grams")
 @INDEPENDENCE_TESTS.register("unbiased", "permutation", cost="quadratic",
                              work=lambda N, d, B: _pairs(N, d) + 2.0 * N * 64 * 64 * B,
+                             memory=_centred_gram_bytes,
                              summary="HSIC_u (Song et al. 2012), permutations of Y")
 def hsic_permutation(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
     """HSIC and its permutation null (``hsic.permuted_hsic``)."""
@@ -93,6 +101,7 @@ def hsic_gamma(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
 
 @INDEPENDENCE_TESTS.register("biased", "spectral", cost="quadratic",
                              work=lambda N, d, B: _pairs(N, d) + 2.0 * N * 64 * 64,
+                             memory=_centred_gram_bytes,
                              summary="eigenvalues of the centred Grams (Gretton et al. 2009)")
 def hsic_spectral(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
     """HSIC_b with the spectral null (``hsic.spectral_draws``)."""

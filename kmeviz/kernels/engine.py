@@ -64,6 +64,10 @@ def row_sums(T: np.ndarray) -> np.ndarray:
 
 
 _scratch = threading.local()
+#: the largest work array a thread keeps for its next tile (a float64 tile of 1024²):
+#: a larger one (a whole m × m Stein Gram of 2000 landmarks: five of 32 MB) was kept by
+#: every server thread that once computed it, and never given back
+SCRATCH_KEPT_BYTES = 8 * 1024**2
 
 
 def scratch(name: str, shape: tuple, dtype) -> np.ndarray:
@@ -75,7 +79,10 @@ def scratch(name: str, shape: tuple, dtype) -> np.ndarray:
     """
     buffers = _scratch.__dict__
     size = int(np.prod(shape))
-    key = (name, np.dtype(dtype).str)
+    dtype = np.dtype(dtype)
+    if size * dtype.itemsize > SCRATCH_KEPT_BYTES:  # a whole Gram, not a tile: not kept
+        return np.empty(shape, dtype=dtype)
+    key = (name, dtype.str)
     if key not in buffers or buffers[key].size < size:
         buffers[key] = np.empty(size, dtype=dtype)
     return buffers[key][:size].reshape(shape)

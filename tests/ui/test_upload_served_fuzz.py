@@ -6,7 +6,7 @@ idle within 2 s. Over the run, the server's RSS growth stays bounded (its peak i
 printed).
 
 Both tests are ``slow`` (minutes of browser work; ``pytest -m slow
-tests/ui/test_upload_served_fuzz.py``): one case of each kind (26), and 200 random cases.
+tests/ui/test_upload_served_fuzz.py``): one case of each kind (32), and 200 random cases.
 ``KMEVIZ_UPLOAD_FUZZ_CASES`` changes the first one's count.
 """
 
@@ -68,7 +68,7 @@ def hostile_file(rng, kind: str) -> tuple[bytes, str]:
         return _table(rng, 6, 3000).to_csv(index=False).encode(), ".csv"
     if kind == "tall":
         return _table(rng, 60_000, 2).to_csv(index=False).encode(), ".csv"
-    if kind == "too-tall":  # past --max-rows (10^6 by default), counted from its lines
+    if kind == "too-tall":  # past --max-rows, counted as it is parsed
         return b"a\n" + b"1\n" * 1_100_000, ".csv"
     if kind == "many-cells":  # past the fuzz server's --max-cells
         return (",".join(["1"] * 600) + "\n").encode() * 1000, ".csv"
@@ -110,6 +110,25 @@ def hostile_file(rng, kind: str) -> tuple[bytes, str]:
         return _npy(np.array([1, "a"], dtype=object)), ".npy"
     if kind == "npy-ok":
         return _npy(rng.normal(size=(50, 3))), ".npy"
+    # issue 61: what the parser reads, not the raw bytes
+    if kind == "wide-behind-blank":  # past the column limit behind a blank first line
+        header = ",".join(f"c{j}" for j in range(10_050))
+        return ("\n" + header + "\n" + "1," * 10_049 + "1\n").encode(), ".csv"
+    if kind == "wide-quoted-name":  # past it with a quoted line break in the first name
+        header = '"c\n0",' + ",".join(f"c{j}" for j in range(1, 10_050))
+        return (header + "\n" + "1," * 10_049 + "1\n").encode(), ".csv"
+    if kind == "wide-9999":  # within the limits: 9 999 columns, 4 rows
+        return _table(rng, 4, 9_998).to_csv(index=False).encode(), ".csv"
+    if kind == "many-arrays":  # past the .npz array limit (1000)
+        buffer = io.BytesIO()
+        np.savez(buffer, **{f"a{k}": np.zeros((1, 2)) for k in range(3000)})
+        return buffer.getvalue(), ".npz"
+    if kind == "dialect":  # BOM, blank lines, quoted separators and line breaks, \r
+        end = str(rng.choice(["\n", "\r\n", "\r"]))
+        rows = end.join(f'{v:.3f},"x{end}y",{"ab"[k % 2]}'
+                        for k, v in enumerate(rng.normal(size=40)))
+        return ("\ufeff" + end + ' \t' + end + '"a,1","b""q",group' + end + rows
+                + end).encode(), ".csv"
     return csv.encode(), ".csv"  # "plain"
 
 
@@ -117,12 +136,15 @@ KINDS = ["random-bytes", "empty", "header-only", "wide", "wide-ok", "tall", "too
          "many-cells", "ragged", "utf16",
          "latin1", "gzip", "nul", "crlf-bom", "nan-inf", "tsv", "npz-bomb", "npz-object",
          "npz-3d", "npz-truncated", "zip-not-npy", "npz-ok", "npy-forged", "npy-object",
-         "npy-ok", "plain"]
+         "npy-ok", "plain", "wide-behind-blank", "wide-quoted-name", "wide-9999",
+         "many-arrays", "dialect", "pair-too-tall"]
 
 
 #: the fuzz server's cell limit (``kmeviz serve --max-cells``): the "many-cells" file has
 #: 600 000, every other readable file fewer than 200 000
 MAX_CELLS = 500_000
+#: its row limit (``--max-rows``): a "pair-too-tall" pair has 200 000 rows a file
+MAX_ROWS = 300_000
 
 
 def random_case(rng, index: int) -> list[dict]:
@@ -131,10 +153,16 @@ def random_case(rng, index: int) -> list[dict]:
         rng.choice(KINDS, size=int(rng.integers(1, 4))))
     files = []
     for k, kind in enumerate(kinds):
+        if kind == "pair-too-tall":  # two files within the row limit, past it together
+            content, extension = b"x,y\n" + b"1.5,2.5\n" * 200_000, ".csv"
+            for side in "ab":
+                files.append({"name": f"{rng.choice(NAMES)}{k}{side}{extension}",
+                              "mimeType": "application/octet-stream", "buffer": content})
+            continue
         content, extension = hostile_file(rng, kind)
         name = f"{rng.choice(NAMES)}{k}{extension}"
         files.append({"name": name, "mimeType": "application/octet-stream", "buffer": content})
-    return files
+    return files[-3:]  # the box takes at most two at once; a third is refused
 
 
 def rss_mb(pid: int) -> float:
@@ -159,7 +187,8 @@ def with_traceback(lines, following: int = 30) -> list[str]:
 
 def run_fuzz(browser, cases: int) -> None:
     rng = np.random.default_rng(45)
-    with running_server(args=("--max-upload-mb", "8", "--max-cells", str(MAX_CELLS))) as url:
+    with running_server(args=("--max-upload-mb", "8", "--max-cells", str(MAX_CELLS),
+                              "--max-rows", str(MAX_ROWS))) as url:
         pid = server_pid(int(url.rsplit(":", 1)[1].strip("/")))
         start_rss, peak, failures, errors = rss_mb(pid), 0.0, [], set()
         for index in range(cases):
