@@ -88,4 +88,4 @@ def test_the_stein_page_at_its_heaviest_link_says_what_to_lower():
                           n_resamples=5000)
     shown = explorer.summary_view().object
     assert "cannot be computed" in shown and "Nyström KSD test would hold about" in shown
-    assert "n_landmarks (m)" in shown
+    assert "n\\_landmarks (m)" in shown  # escaped for Markdown
