@@ -11,7 +11,8 @@ sessions) and prints, after each round with every tab closed and 5 s to settle, 
 server's resident memory: bounded by design if it stays level from round to round
 (freed arrays are reused by the next session, and no input can make one larger).
 
-``--uploads [--before REV]``: hostile uploads instead, before and after in one run
+``--fresh``: each worst case on a fresh server, its own peak (issue 61's goal: at most
+600 MB for any single page). ``--uploads [--before REV]``: hostile uploads instead, before and after in one run
 (``benchmarks/bench_uploads.py``).
 """
 
@@ -37,7 +38,11 @@ WORST = [*{
     "stein": "n=5000&n_landmarks=2000&n_resamples=5000&dimension=2",
     "data": "source=Blob+grid+%28FastMMD+Fig.+4%29&n=5000&epsilon=6&bandwidth_log10=-2",
 }.items(), ("bootstrap", "n=2000&n_resamples=5000&estimator=fastmmd&n_features=4096"
-                          "&features=fastfood")]
+                          "&features=fastfood"),
+    # issue 61, finding 5: the two links that held 1.5 and 1.0 GB
+    ("stein", "n=5000&dimension=2&target=Gaussian+mixture&n_landmarks=2000"
+              "&n_resamples=5000"),
+    ("data", "source=Blob+grid+%28FastMMD+Fig.+4%29&n=5000&question=independence")]
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -80,8 +85,35 @@ def open_worst_cases(browser, url: str, pid: int) -> None:
         page.close()
 
 
+def fresh_main() -> None:
+    """Each worst case on a fresh server (issue 61's goal: a single page's peak)."""
+    from playwright.sync_api import sync_playwright
+
+    print("| explorer | worst-case link | seconds to answer | server RSS at start (MB) "
+          "| peak RSS (MB) |\n|---|---|---|---|---|")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for slug, query in WORST:
+            with running_server(args=("--time-budget", "20")) as url:
+                pid = server_pid(int(url.rsplit(":", 1)[1].strip("/")))
+                start_rss = rss_mb(pid)
+                page = browser.new_page()
+                start = time.monotonic()
+                page.goto(f"{url}{slug}?{query}")
+                page.locator(".kmeviz-summary, .kmeviz-error").first.wait_for(
+                    timeout=120_000)
+                page.wait_for_timeout(20_000)  # every view and tab's first work
+                seconds = time.monotonic() - start
+                print(f"| {slug} | `{query}` | {seconds:.1f} | {start_rss:.0f} "
+                      f"| {peak_rss_mb(pid):.0f} |", flush=True)
+                page.close()
+        browser.close()
+
+
 if __name__ == "__main__":
-    if "--uploads" in sys.argv:  # issue 61: hostile uploads, before and after
+    if "--fresh" in sys.argv:
+        fresh_main()
+    elif "--uploads" in sys.argv:  # issue 61: hostile uploads, before and after
         from benchmarks import bench_uploads
 
         bench_uploads.main(sys.argv[sys.argv.index("--before") + 1]
