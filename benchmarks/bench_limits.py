@@ -12,7 +12,8 @@ server's resident memory: bounded by design if it stays level from round to roun
 (freed arrays are reused by the next session, and no input can make one larger).
 
 ``--fresh``: each worst case on a fresh server, its own peak (issue 61's goal: at most
-600 MB for any single page). ``--uploads [--before REV]``: hostile uploads instead, before and after in one run
+600 MB for any single page). ``--uploads [--before REV]``: hostile uploads instead,
+before and after in one run
 (``benchmarks/bench_uploads.py``).
 """
 

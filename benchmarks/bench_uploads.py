@@ -1,6 +1,7 @@
 """Hostile uploads against ``kmeviz serve`` with its defaults (issue 61), each on a fresh
-server: the file is dropped on a "Your data" page while a probe opens another page;
-printed per file, for the code before and after in one run: the probe's first-plot time,
+server: the file is dropped on a "Your data" page while probe pages are opened one after
+another (until 5 s after the page answered); printed per file, for the code before and
+after in one run: the probes' longest first-plot time,
 the server's CPU during the upload and in the 10 s after the page closed, and its peak
 RSS. Goals: probe first plot ≤ 5 s, CPU after close ≤ 0.5 s, peak RSS ≤ 600 MB.
 
@@ -13,12 +14,14 @@ worktree, in the same run.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import io
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -79,6 +82,19 @@ def server_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def probes(url: str, done: threading.Event) -> float:
+    """The longest first-plot time of probe pages opened one after another until
+    ``done`` (inf: one did not draw within ``CASE_SECONDS``)."""
+    worst = 0.0
+    while not done.is_set():
+        try:
+            worst = max(worst, asyncio.run(asyncio.wait_for(
+                first_plot_seconds(url, time.monotonic()), CASE_SECONDS)))
+        except (TimeoutError, OSError):
+            return float("inf")
+    return worst
+
+
 def run_case(browser, files, env: dict) -> dict:
     """One upload on a fresh server (``env``: its environment, the revision's path)."""
     previous = dict(os.environ)
@@ -97,17 +113,19 @@ def run_case(browser, files, env: dict) -> dict:
             page.locator("input[type=file]").set_input_files(
                 [{"name": n, "mimeType": "application/octet-stream", "buffer": c}
                  for n, c in files])
-            try:
-                probe = asyncio.run(asyncio.wait_for(
-                    first_plot_seconds(url, time.monotonic()), CASE_SECONDS))
-            except (TimeoutError, OSError):
-                probe = float("inf")
+            # the probe: other pages opened one after another meanwhile, in a thread of its
+            # own (Playwright's sync API holds this thread's event loop)
+            done = threading.Event()
+            probe = concurrent.futures.ThreadPoolExecutor(1).submit(probes, url, done)
             answer = page.locator(".kmeviz-upload-ok, .kmeviz-upload-error")
             with contextlib.suppress(Exception):
                 answer.first.wait_for(timeout=max(1.0, CASE_SECONDS - (
                     time.monotonic() - start)) * 1000)
-            message = (answer.first.inner_text(timeout=1000)[:70]
+            message = (answer.first.evaluate("e => (e.shadowRoot || e).textContent")[:70]
                        if answer.count() else "(no answer)")
+            time.sleep(5.0)  # what the page does with the table (lists, views)
+            done.set()
+            probe = probe.result()
             during = server_cpu_seconds(pid) - cpu
             seconds = time.monotonic() - start
             page.context.close()
