@@ -13,7 +13,7 @@ server's resident memory: bounded by design if it stays level from round to roun
 
 ``--fresh``: each worst case on a fresh server, its own peak (issue 61's goal: at most
 600 MB for any single page). ``--uploads [--before REV]``: hostile uploads instead,
-before and after in one run
+before and after in one run (``--cases 1,3``: those only)
 (``benchmarks/bench_uploads.py``).
 """
 
@@ -118,6 +118,8 @@ if __name__ == "__main__":
         from benchmarks import bench_uploads
 
         bench_uploads.main(sys.argv[sys.argv.index("--before") + 1]
-                           if "--before" in sys.argv else bench_uploads.BEFORE)
+                           if "--before" in sys.argv else bench_uploads.BEFORE,
+                           [int(k) for k in sys.argv[sys.argv.index("--cases") + 1].split(",")]
+                           if "--cases" in sys.argv else None)
     else:
         main(int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 1)

@@ -41,12 +41,15 @@ CASE_SECONDS = 90.0
 
 def _wide(columns: int, rows: int, *, prefix: bytes = b"", first: bytes = b"c0",
           width: int = 0) -> bytes:
+    """A table of ``columns`` one-digit columns and a group column (two bytes a cell, as
+    the issue's 20 MB table of 9 999 × 1000)."""
     names = [first] + [(b"c%d" % j).ljust(width, b"x") for j in range(1, columns)]
     header = b"grp," + b",".join(names)
     rng = np.random.default_rng(0)
     body = b"".join(
-        b"ab"[i % 2:i % 2 + 1] + b"," + ",".join(f"{v:.3f}" for v in rng.normal(
-            size=columns)).encode() + b"\n" for i in range(rows))
+        b"ab"[i % 2:i % 2 + 1] + b"," + b",".join(
+            b"%d" % v for v in rng.integers(0, 10, size=columns)) + b"\n"
+        for i in range(rows))
     return prefix + header + b"\n" + body
 
 
@@ -97,10 +100,13 @@ def probes(url: str, done: threading.Event) -> float:
 
 def run_case(browser, files, env: dict) -> dict:
     """One upload on a fresh server (``env``: its environment, the revision's path)."""
-    previous = dict(os.environ)
+    previous, folder = dict(os.environ), os.getcwd()
     os.environ.update(env)
+    if "PYTHONPATH" in env:  # from this checkout's folder, ``python -m`` would import its
+        os.chdir(env["PYTHONPATH"])  # kmeviz before the revision's: start from the shim's
     try:
         with running_server(timeout=120) as url:
+            os.chdir(folder)
             os.environ.clear()
             os.environ.update(previous)
             pid = server_pid(int(url.rsplit(":", 1)[1].strip("/")))
@@ -136,6 +142,7 @@ def run_case(browser, files, env: dict) -> dict:
             return {"probe": probe, "during": during, "seconds": seconds, "after": after,
                     "peak": peak_rss_mb(pid), "message": " ".join(message.split())}
     finally:
+        os.chdir(folder)
         os.environ.clear()
         os.environ.update(previous)
 
@@ -162,13 +169,16 @@ def revision_environment(revision: str | None):
                             str(tree)], capture_output=True)
 
 
-def main(before: str = BEFORE) -> None:
+def main(before: str = BEFORE, only: list | None = None) -> None:
+    """Every case (or the 1-based case numbers ``only``), before and after."""
     from playwright.sync_api import sync_playwright
 
     rows = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for what, files in cases():
+        for number, (what, files) in enumerate(cases(), 1):
+            if only and number not in only:
+                continue
             for label, revision in ((f"before ({before})", before), ("after (HEAD)", None)):
                 with revision_environment(revision) as env:
                     result = run_case(browser, files, env)

@@ -89,3 +89,25 @@ def test_the_stein_page_at_its_heaviest_link_says_what_to_lower():
     shown = explorer.summary_view().object
     assert "cannot be computed" in shown and "Nyström KSD test would hold about" in shown
     assert "n\\_landmarks (m)" in shown  # escaped for Markdown
+
+
+def test_a_wide_upload_past_the_page_budget_asks_for_fewer_columns():
+    """Issue 61, finding 5: a 1000-row table of 9 998 columns took a server to 1.17 GB;
+    under the page budget the page asks for fewer columns before any copy is made, and
+    with a few chosen it works."""
+    from types import SimpleNamespace
+
+    from kmeviz_apps.data_explorer import DataExplorer
+
+    from .test_wide_upload import wide_csv
+
+    explorer = DataExplorer()
+    explorer.memory_bytes = 256 * MB
+    explorer._comparison.start = lambda *args: None
+    explorer._box.receive(SimpleNamespace(new={"wide.csv": wide_csv(3000, rows=1000)}))
+    with memory_budget(explorer.memory_bytes):
+        shown = explorer.summary_view().object
+    assert "rows × 2,999 columns would hold about" in shown and "Find columns" in shown
+    explorer.columns = ["c1", "c2", "c3"]
+    with memory_budget(explorer.memory_bytes):
+        assert explorer.prepared()[0].shape == (500, 3)
