@@ -43,6 +43,15 @@ def upload_note() -> str:
             "A file stays in this session's memory only.")
 
 
+def digest_of(*parts: bytes) -> str:
+    """The sha256 of the parts one after another, without joining them (a join copied
+    every uploaded file once more)."""
+    hasher = hashlib.sha256()
+    for part in parts:
+        hasher.update(part)
+    return hasher.hexdigest()
+
+
 class UploadBox:
     """The files in the upload box as one table: one file with a group column, or the
     newest two as one sample each, however the browser delivered them (together, one at
@@ -109,8 +118,7 @@ class UploadBox:
         except (ValueError, TypeError) as exc:
             return (f"**These files cannot be used:** {plain(exc, 400)}.{left_out}", "error",
                     None, False, read)
-        key = hashlib.sha256(repr(names).encode() + b"".join(
-            as_bytes(files[name]) for name in names)).hexdigest()
+        key = digest_of(repr(names).encode(), *(as_bytes(files[name]) for name in names))
         wide = (f" The column lists offer {MAX_LISTED} at a time (type in *Find columns* "
                 "for others); with none chosen, every numeric column is used."
                 if frame.shape[1] > MAX_LISTED else "")
@@ -126,7 +134,7 @@ class UploadBox:
         read, frames, unreadable = {}, [], []
         for name, content in files.items():
             data = as_bytes(content)
-            digest = hashlib.sha256(name.encode() + b"\0" + data).hexdigest()
+            digest = digest_of(name.encode(), b"\0", data)
             if digest not in self._read:
                 try:
                     self._read[digest] = read_table(data, name=name,
