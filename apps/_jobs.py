@@ -34,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import holoviews as hv
 import panel as pn
+from bokeh.document import Document
 
 from kmeviz import viz
 from kmeviz.budget import BudgetExceeded, Cancelled, detached, memory_budget, time_budget
@@ -225,7 +226,9 @@ class Handover:
             args, self._latest, self._pending = self._latest, None, False
         if args is not None:
             start = self.loop.time()
-            with pn.io.hold(self.doc):  # the changes of one result reach the page at once
+            # the changes of one result reach the page at once (a Bokeh document's)
+            with (pn.io.hold(self.doc) if isinstance(self.doc, Document)
+                  else contextlib.nullcontext()):
                 self.deliver(args)
             # as long again for every other page before this job's next result: parts
             # arriving back to back (a table's rows, 0.1 s each) held the loop for 0.5 s

@@ -8,7 +8,6 @@ table as it finishes, and the null distribution of the test you select.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 
 import pandas as pd
@@ -16,15 +15,13 @@ import panel as pn
 import param
 from kmeviz_apps._common import Explorer, Plot, error_message, guarded
 from kmeviz_apps._comparison import ComparisonTable
+from kmeviz_apps._own_choices import check_table_memory, offer_choices, one_restart
 from kmeviz_apps._own_data import (
-    MAX_LISTED,
     PCS,
-    PLANE_POINTS,
     QUESTIONS,
     built_in_frame,
     compare_samples,
     no_group_message,
-    offered_choices,
     plane_of,
     witness_on_plane,
 )
@@ -35,7 +32,6 @@ from kmeviz_apps.compare_cli import GOF_TARGETS
 
 import kmeviz as K
 from kmeviz import viz
-from kmeviz.budget import check_memory
 from kmeviz.distributions.real import REAL_DATASETS
 from kmeviz.loading import samples_from_frame
 
@@ -91,9 +87,8 @@ class DataExplorer(Explorer):
     columns = param.ListSelector(default=[], objects=[], precedence=-1, label="Columns")
     columns_y = param.ListSelector(default=[], objects=[], precedence=-1,
                                    label="Y: columns (independence)")
-    find_columns = param.String(default="", precedence=-1, label="Find columns",
-                                doc="lists the columns whose names contain this text (a "
-                                    "table wider than the lists)")
+    # the lists show the columns whose names contain this text (a table wider than them)
+    find_columns = param.String(default="", precedence=-1, label="Find columns")
     x_axis = param.Selector(default=PCS[0], objects=list(PCS), precedence=-1, label="x axis")
     y_axis = param.Selector(default=PCS[1], objects=list(PCS), precedence=-1, label="y axis")
     test = param.Selector(default="biased/permutation",
@@ -142,24 +137,10 @@ class DataExplorer(Explorer):
             return
         self._upload, previous = upload, self.upload_key
         key = "" if upload is None else upload[0]
-        with self._one_restart():
+        with one_restart(self):
             self.param.update(source=UPLOADED, upload_key=key)
             if key == previous:
                 self.param.trigger("upload_key")  # the views and the table let go of it
-
-    @contextlib.contextmanager
-    def _one_restart(self):
-        """The choices changed inside restart the comparison once, at the end (an upload
-        sets seven of them: seven restarts, a thread each, competed with the event loop
-        that draws every session's page)."""
-        self._restarts_held += 1
-        try:
-            yield
-        finally:
-            self._restarts_held -= 1
-            if not self._restarts_held and self._restart_due:
-                self._restart_due = False
-                self.restart_comparison()
 
     @param.depends("source", watch=True, on_init=True)
     def _show_generator_controls(self):
@@ -171,49 +152,18 @@ class DataExplorer(Explorer):
     def _refresh_choices(self):
         """The group column, groups, columns and axes offered for the current table."""
         spec = REAL_DATASETS.get(SOURCES[self.source])
-        self._offer_choices(None if spec is None else spec.group,
+        offer_choices(self, None if spec is None else spec.group,
                             None if spec is None else spec.groups)
 
     @param.depends("group", watch=True)
     def _refresh_groups(self):
         if not self._offering:  # the user picked another group column
-            self._offer_choices(self.group, None)
+            offer_choices(self, self.group, None)
 
     @param.depends("columns", "find_columns", watch=True)
     def _refresh_axes(self):
         if not self._offering:
-            self._offer_choices(self.group, (self.group_x, self.group_y), self.columns)
-
-    def _offer_choices(self, group, groups, columns=None):
-        """Set the options of every data-dependent widget, then all their values in one
-        update (options first, so no widget ever holds a value its options lack). Linear
-        in the columns, the lists at most ``MAX_LISTED`` long; an upload's group
-        candidates come computed by its job, off the event loop."""
-        try:
-            frame = self.frame()
-        except (ValueError, TypeError, OSError):
-            return
-        upload = self._upload if SOURCES[self.source] == "upload" else None
-        if upload is not None and (group, groups, columns, self.find_columns) == (
-                None, None, None, ""):
-            offer = upload[4]  # a new upload's, computed by its job
-        else:
-            offer = offered_choices(frame, group, groups, columns,
-                                    (self.x_axis, self.y_axis), self.columns_y,
-                                    candidates=None if upload is None else upload[3],
-                                    find=self.find_columns)
-        if offer is None:
-            return
-        options, values, self._numeric = offer
-        self._find.visible = len(self._numeric) > MAX_LISTED
-        self._offering = True
-        try:
-            with self._one_restart():
-                for name, objects in options.items():
-                    self.param[name].objects = objects
-                self.param.update(**values)
-        finally:
-            self._offering = False
+            offer_choices(self, self.group, (self.group_x, self.group_y), self.columns)
 
     def choices(self) -> tuple:
         """What defines the two samples and the kernel."""
@@ -228,7 +178,7 @@ class DataExplorer(Explorer):
         with self._memo_lock:
             if self._memo[0] == choices:
                 return self._memo[1]
-            self._check_memory()
+            check_table_memory(self)
             if self.question == INDEPENDENCE:  # two groups of columns of every row
                 X, Y, report = paired_samples(self.frame(), self.columns or self._numeric,
                                               self.columns_y,
@@ -249,19 +199,9 @@ class DataExplorer(Explorer):
             self._memo = (choices, value)
             return value
 
-    def _check_memory(self) -> None:
-        """Refuse, before any copy is made, a table whose views and tests would pass the
-        page's memory budget, naming what to lower. Measured: a 1000-row upload of 9 998
-        numeric columns (80 MB of values) took the server from 205 to 1166 MB, 96 bytes a
-        value: copies of the values (about 4), and the views' work on at most
-        ``PLANE_POINTS`` rows in all d dimensions (about 8 more)."""
-        d = len(self.columns or self._numeric) + (
-            len(self.columns_y) if self.question == INDEPENDENCE else 0)
-        rows = len(self.frame())
-        needed = 8.0 * d * (4 * rows + 8 * min(rows, PLANE_POINTS))
-        check_memory(needed, f"this table's {rows:,} rows × {d:,} columns",
-                     "the columns (Columns, or Find columns and choose some), or raise "
-                     "kmeviz serve --page-memory-mb")
+    def source_kind(self) -> str:
+        """"upload", a generator's name, or a bundled data set's name."""
+        return SOURCES[self.source]
 
     def no_group_message(self) -> str:
         """Why nothing is compared yet when no column reads as a group label."""

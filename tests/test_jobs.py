@@ -38,7 +38,8 @@ class ServedDoc:
 
 
 def explorer(budget=None):
-    return types.SimpleNamespace(closed=threading.Event(), budget_seconds=budget, loop=LOOP)
+    return types.SimpleNamespace(closed=threading.Event(), budget_seconds=budget,
+                                 memory_bytes=None, loop=LOOP)
 
 
 @pytest.fixture

@@ -393,7 +393,7 @@ def test_the_full_wild_bootstrap_in_column_blocks_is_the_one_pass_result(monkeyp
     in column blocks (n = 5000, D = 5000 held 200 MB of float64 signs). The same signs
     and replicates as one float64 block, to round-off (relative 1e-12: the same sums in
     another BLAS blocking)."""
-    from kmeviz.gof import ksd_tests
+    from kmeviz.gof import ksd_tests, wild
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 2))
@@ -403,7 +403,7 @@ def test_the_full_wild_bootstrap_in_column_blocks_is_the_one_pass_result(monkeyp
     W8 = ksd_tests.wild_sign_matrix(300, 70, np.random.default_rng(8))
     assert W8.dtype == np.int8 and np.array_equal(W8, W)
     whole = full_wild_bootstrap(stein, prepared, W)
-    monkeypatch.setattr(ksd_tests, "SIGN_BLOCK_BYTES", 300 * 8 * 16)  # blocks of 16 columns
+    monkeypatch.setattr(wild, "SIGN_BLOCK_BYTES", 300 * 8 * 16)  # blocks of 16 columns
     blocked = full_wild_bootstrap(stein, prepared, W8)
     assert blocked[0] == pytest.approx(whole[0], rel=1e-12)
     np.testing.assert_allclose(blocked[1], whole[1], rtol=1e-12, atol=1e-15)

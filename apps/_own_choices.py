@@ -1,0 +1,74 @@
+"""The "Your data" explorer's choices: what its widgets offer for the current table, one
+comparison restart for a batch of changes, and the page's memory check (no widgets here;
+``data_explorer`` calls these with itself)."""
+
+from __future__ import annotations
+
+import contextlib
+
+from kmeviz_apps._own_data import MAX_LISTED, PLANE_POINTS, offered_choices
+from kmeviz_apps._own_pairs import INDEPENDENCE
+
+from kmeviz.budget import check_memory
+
+
+@contextlib.contextmanager
+def one_restart(explorer):
+    """The choices changed inside restart the comparison once, at the end (an upload
+    sets seven of them: seven restarts, a thread each, competed with the event loop
+    that draws every session's page)."""
+    explorer._restarts_held += 1
+    try:
+        yield
+    finally:
+        explorer._restarts_held -= 1
+        if not explorer._restarts_held and explorer._restart_due:
+            explorer._restart_due = False
+            explorer.restart_comparison()
+
+
+def offer_choices(explorer, group, groups, columns=None) -> None:
+    """Set the options of every data-dependent widget, then all their values in one
+    update (options first, so no widget ever holds a value its options lack). Linear
+    in the columns, the lists at most ``MAX_LISTED`` long; an upload's group
+    candidates come computed by its job, off the event loop."""
+    try:
+        frame = explorer.frame()
+    except (ValueError, TypeError, OSError):
+        return
+    upload = explorer._upload if explorer.source_kind() == "upload" else None
+    if upload is not None and (group, groups, columns, explorer.find_columns) == (
+            None, None, None, ""):
+        offer = upload[4]  # a new upload's, computed by its job
+    else:
+        offer = offered_choices(frame, group, groups, columns,
+                                (explorer.x_axis, explorer.y_axis), explorer.columns_y,
+                                candidates=None if upload is None else upload[3],
+                                find=explorer.find_columns)
+    if offer is None:
+        return
+    options, values, explorer._numeric = offer
+    explorer._find.visible = len(explorer._numeric) > MAX_LISTED
+    explorer._offering = True
+    try:
+        with one_restart(explorer):
+            for name, objects in options.items():
+                explorer.param[name].objects = objects
+            explorer.param.update(**values)
+    finally:
+        explorer._offering = False
+
+
+def check_table_memory(explorer) -> None:
+    """Refuse, before any copy is made, a table whose views and tests would pass the
+    page's memory budget, naming what to lower. Measured: a 1000-row upload of 9 998
+    numeric columns (80 MB of values) took the server from 205 to 1166 MB, 96 bytes a
+    value: copies of the values (about 4), and the views' work on at most
+    ``PLANE_POINTS`` rows in all d dimensions (about 8 more)."""
+    d = len(explorer.columns or explorer._numeric) + (
+        len(explorer.columns_y) if explorer.question == INDEPENDENCE else 0)
+    rows = len(explorer.frame())
+    needed = 8.0 * d * (4 * rows + 8 * min(rows, PLANE_POINTS))
+    check_memory(needed, f"this table's {rows:,} rows × {d:,} columns",
+                 "the columns (Columns, or Find columns and choose some), or raise "
+                 "kmeviz serve --page-memory-mb")
