@@ -185,7 +185,7 @@ def offered_choices(frame: pd.DataFrame, group, groups, columns, axes: tuple, y_
     if len(numeric) <= MAX_LISTED:
         listed, columns = numeric, columns or numeric
     else:
-        needle = find.strip().lower()
+        needle = find.strip().lower()[:200]  # the box takes 200 characters; a link none
         found = itertools.islice((c for c in numeric if needle in c.lower()), MAX_LISTED)
         listed = list(dict.fromkeys([*columns, *y_chosen, *found]))
     shown = (columns or listed)[:MAX_LISTED]

@@ -36,6 +36,8 @@ from kmeviz.distributions.real import REAL_DATASETS
 from kmeviz.loading import samples_from_frame
 
 UPLOADED = "Uploaded file"
+#: the longest text the Find-columns box takes (a column name a person would type)
+MAX_FIND = 200
 #: what defines the two samples (the views read them; the comparison, and the bandwidth)
 SAMPLES = ("source", "n", "epsilon", "seed", "upload_key", "group", "group_x", "group_y",
            "columns", "columns_y", "standardize", "question")
@@ -114,7 +116,7 @@ class DataExplorer(Explorer):
         # the parameter list rebuilt the list, 0.1 s of the event loop)
         self._find = pn.widgets.TextInput.from_param(
             self.param.find_columns, visible=False, sizing_mode="stretch_width",
-            placeholder="part of a column name")
+            placeholder="part of a column name", max_length=MAX_FIND)
         self._page_loaded = True  # a served page: from its onload on (``main``)
         self._refresh_choices()
 
