@@ -91,7 +91,7 @@ class ComparisonTable:
             f"**Effect size:** <span class='kmeviz-effect-value'>{plain(effect, 200)}"
             "</span>, the distance between the two mean embeddings on the kernel's scale "
             "(0 for equal distributions, at most √2 for a Gaussian kernel).")
-        self.note.object = plain(table.attrs.get("note", ""), 600)
+        self.note.object = plain(table.attrs.get("note", ""), 1600)
         self.download.disabled = False
 
     def fail(self, text: str) -> None:

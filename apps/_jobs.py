@@ -38,6 +38,7 @@ from bokeh.document import Document
 
 from kmeviz import viz
 from kmeviz.budget import BudgetExceeded, Cancelled, detached, memory_budget, time_budget
+from kmeviz.timeseries.serial import quiet_serial_warnings
 
 log = logging.getLogger("kmeviz.apps")
 
@@ -137,7 +138,8 @@ class Job:
         started, stopped = time.monotonic(), False
         try:
             with time_budget(self.explorer.budget_seconds, cancel=cancel), \
-                    memory_budget(self.explorer.memory_bytes):
+                    memory_budget(self.explorer.memory_bytes), \
+                    quiet_serial_warnings():  # a page shows the rows' check in its table
                 parts = work(emit)
                 if inspect.isgenerator(parts):
                     for part in parts:

@@ -7,9 +7,10 @@ from __future__ import annotations
 import contextlib
 
 from kmeviz_apps._own_data import MAX_LISTED, PLANE_POINTS, offered_choices
-from kmeviz_apps._own_pairs import INDEPENDENCE
+from kmeviz_apps._own_pairs import INDEPENDENCE, paired_kernels, paired_samples
 
 from kmeviz.budget import check_memory
+from kmeviz.loading import in_time_order, samples_from_frame
 
 
 @contextlib.contextmanager
@@ -44,7 +45,7 @@ def offer_choices(explorer, group, groups, columns=None) -> None:
         offer = offered_choices(frame, group, groups, columns,
                                 (explorer.x_axis, explorer.y_axis), explorer.columns_y,
                                 candidates=None if upload is None else upload[3],
-                                find=explorer.find_columns)
+                                find=explorer.find_columns, time_column=explorer.time_column)
     if offer is None:
         return
     options, values, explorer._numeric = offer
@@ -72,3 +73,27 @@ def check_table_memory(explorer) -> None:
     check_memory(needed, f"this table's {rows:,} rows × {d:,} columns",
                  "the columns (Columns, or Find columns and choose some), or raise "
                  "kmeviz serve --page-memory-mb")
+
+
+def prepared_samples(explorer):
+    """(X, Y, report, kernel) of the explorer's choices: its table, in the order of its
+    time column when one is chosen, split by group (or into column groups for the
+    independence question)."""
+    check_table_memory(explorer)
+    frame = explorer.frame()
+    if explorer.time_column:
+        frame = in_time_order(frame, explorer.time_column)
+    if explorer.question == INDEPENDENCE:  # two groups of columns of every row
+        X, Y, report = paired_samples(frame, explorer.columns or explorer._numeric,
+                                      explorer.columns_y, standardize=explorer.standardize,
+                                      sources=explorer.source_names())
+        return X, Y, report, paired_kernels(X, Y, 10.0**explorer.bandwidth_log10)
+    if not explorer.group:
+        raise ValueError(explorer.no_group_message())
+    if explorer.group_x == explorer.group_y:
+        raise ValueError("choose two different groups for X and Y")
+    X, Y, report = samples_from_frame(
+        frame, group=explorer.group, groups=(explorer.group_x, explorer.group_y),
+        columns=list(explorer.columns) or None, standardize=explorer.standardize,
+        sources=explorer.source_names())
+    return X, Y, report, explorer.kernel(X, Y)

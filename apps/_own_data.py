@@ -18,6 +18,7 @@ from kmeviz_apps.compare_cli import gof_target
 import kmeviz as K
 from kmeviz.budget import check_budget, time_budget
 from kmeviz.loading import NPZ_GROUP, PAIR_GROUP, pair_frame
+from kmeviz.timeseries.serial import quiet_serial_warnings
 
 PCS = ("PC 1", "PC 2")
 #: the group select's entry while no column has been chosen
@@ -49,6 +50,10 @@ def built_in_frame(source: str, n: int, epsilon: float, seed: int) -> pd.DataFra
 
 #: The questions the explorer answers: two-sample tests, or goodness of fit of sample X
 #: to a target of ``kmeviz compare --gof`` (GOF_TARGETS).
+#: what the rows are: checked for serial dependence (the table then says so), declared
+#: exchangeable, or a time series in order (the time-series tests run instead)
+ROWS = {"check their order": "check", "exchangeable (i.i.d.)": "iid",
+        "a time series, in order": "time series"}
 QUESTIONS = {"Do X and Y differ? (two-sample)": "two-sample",
              "Are X's and Y's columns independent?": "independence",
              "Is X standard normal? (fit)": "normal",
@@ -57,7 +62,7 @@ QUESTIONS = {"Do X and Y differ? (two-sample)": "two-sample",
 
 def compare_samples(X, Y, kernel, *, alpha: float, seed: int, seconds: float,
                     progress, shared_key: tuple | None = None,
-                    question: str = "two-sample") -> pd.DataFrame:
+                    question: str = "two-sample", rows: str = "check") -> pd.DataFrame:
     """``compare_tests`` of X and Y with ``kernel``, ``compare_independence`` of the paired
     X and Y (``question="independence"``, ``kernel`` a ``KernelPair``), or (``question`` a
     ``--gof`` target) ``compare_gof`` of X against it, as ``kmeviz compare`` does; within
@@ -66,16 +71,18 @@ def compare_samples(X, Y, kernel, *, alpha: float, seed: int, seconds: float,
     comes; with ``shared_key`` (the choices of a bundled data set or generator, never an
     upload), computed once for every session."""
     def compare():
-        with time_budget(seconds):
+        with time_budget(seconds), quiet_serial_warnings():  # the table shows the check
             if question == "independence":
                 return K.compare_independence(X, Y, kernel_x=kernel.x, kernel_y=kernel.y,
                                               alpha=alpha, rng=seed, progress=progress,
-                                              time_budget=min(10.0, seconds))
+                                              time_budget=min(10.0, seconds), rows=rows)
             if question != "two-sample":
                 return K.compare_gof(X, gof_target(question, X), alpha=alpha, rng=seed,
-                                     time_budget=min(10.0, seconds), progress=progress)
+                                     time_budget=min(10.0, seconds), progress=progress,
+                                     rows=rows)
             return K.compare_tests(X, Y, kernel=kernel, alpha=alpha, rng=seed,
-                                   time_budget=min(10.0, seconds), progress=progress)
+                                   time_budget=min(10.0, seconds), progress=progress,
+                                   rows=rows)
     return compare() if shared_key is None else shared_comparison(shared_key, compare)
 
 
@@ -155,7 +162,7 @@ MAX_LISTED = 100
 
 
 def offered_choices(frame: pd.DataFrame, group, groups, columns, axes: tuple, y_columns,
-                    *, candidates: list | None = None, find: str = ""):
+                    *, candidates: list | None = None, find: str = "", time_column=""):
     """(options, values, numeric) of the "Your data" widgets for ``frame``: the group
     column and its values, the columns (escaped labels: a MultiChoice renders them as
     HTML), Y's columns and the plane's axes, the current choices kept where still
@@ -192,15 +199,32 @@ def offered_choices(frame: pd.DataFrame, group, groups, columns, axes: tuple, y_
     # no numeric column at all: the axes keep the PCs, and the views say what is missing
     plane = ([*PCS, *shown] if len(columns or numeric) > 1 else list(shown) or list(PCS))
     groupings = list(dict.fromkeys([*([group] if group else []), *candidates[:MAX_LISTED]]))
+    times = time_candidates(frame, group)
     options = {"group": ({} if group else {CHOOSE: ""}) | shown_options(groupings),
                "group_x": shown_options(values), "group_y": shown_options(values),
                "columns": markup_safe_options(listed),
-               "columns_y": markup_safe_options(listed), "x_axis": plane, "y_axis": plane}
+               "columns_y": markup_safe_options(listed), "x_axis": plane, "y_axis": plane,
+               "time_column": {"none (the file's order)": ""} | shown_options(times)}
     chosen = {"group": group, "group_x": groups[0], "group_y": groups[1], "columns": columns,
               "x_axis": axes[0] if axes[0] in plane else plane[0],
               "y_axis": axes[1] if axes[1] in plane else plane[min(1, len(plane) - 1)],
-              "columns_y": y_chosen}
+              "columns_y": y_chosen,
+              "time_column": time_column if time_column in times else ""}
     return options, chosen, numeric
+
+
+#: a name that reads like a time (the time column's offers: a date column, or numbers)
+TIME_NAME = re.compile(r"(?:^|[^a-z])(?:time|date|datetime|timestamp|year|month|week|hour|"
+                       r"minute|second|period|step|iteration|iter|t)(?:[^a-z]|$)",
+                       re.IGNORECASE)
+
+
+def time_candidates(frame: pd.DataFrame, group=None) -> list:
+    """The columns offered as the time column: datetime columns and those whose name
+    reads like a time (``TIME_NAME``), at most ``MAX_LISTED``; linear in the columns."""
+    found = (str(c) for c, dtype in zip(frame.columns, frame.dtypes, strict=True)
+             if str(c) != group and (dtype.kind == "M" or TIME_NAME.search(str(c))))
+    return list(itertools.islice(found, MAX_LISTED))
 
 
 def numeric_mask(frame: pd.DataFrame) -> list:

@@ -3,9 +3,13 @@
 kmeviz compare FILE [FILE2] [--group COL --groups A B] [--columns C ...]
 [--no-standardize] [--tests T ...] [--time-budget S] [--out table.csv] [--gof TARGET]
 [--independence --x C .. --y C ..] [--conditional --x C .. --y C .. --z C ..]
+[--time-series | --iid] [--time COLUMN]
 prints the table of every test (kmeviz.compare_tests, or compare_gof) with a progress
 bar on stderr, the Holm-adjusted p-values and the effect size. Columns are standardized
-by default, as in Python and the dashboard. Exit 0 on success, 2 with one line (no
+by default, as in Python and the dashboard. The rows are checked for serial dependence
+(a time series, an MCMC chain): when it is found, the i.i.d. tests' rows say their p-values
+cannot be trusted; --time-series runs the time-series tests instead (dependent wild
+bootstrap, circular shifts), --iid skips the check. Exit 0 on success, 2 with one line (no
 traceback) on bad input.
 """
 
@@ -25,6 +29,7 @@ from kmeviz.distributions.real import REAL_DATASETS
 from kmeviz.loading import (
     MAX_BYTES,
     conditional_from_frame,
+    in_time_order,
     load_sample,
     paired_from_frame,
     read_table,
@@ -32,6 +37,7 @@ from kmeviz.loading import (
 )
 from kmeviz.loading.files import file_name
 from kmeviz.results import p_value_text
+from kmeviz.timeseries.serial import quiet_serial_warnings
 
 #: The named targets of ``--gof``.
 GOF_TARGETS = {
@@ -87,14 +93,36 @@ def add_parser(sub) -> argparse.ArgumentParser:
                      help="with --independence or --conditional: Y's columns")
     cmp.add_argument("--z", nargs="+", metavar="C",
                      help="with --conditional: the conditioning columns Z")
+    rows = cmp.add_mutually_exclusive_group()
+    rows.add_argument("--time-series", action="store_true",
+                      help="the rows are a time series or a Markov chain in order: run the "
+                           "time-series tests (dependent wild bootstrap; for independence "
+                           "also circular shifts and a lag search) instead of the i.i.d. ones")
+    rows.add_argument("--iid", action="store_true",
+                      help="the rows are exchangeable (e.g. sorted i.i.d. data): do not "
+                           "check them for serial dependence")
+    cmp.add_argument("--time", metavar="COLUMN",
+                     help="a column of times (numbers or dates): sort the rows by it, and "
+                          "do not use it as data (one FILE or --dataset)")
     return cmp
+
+
+def rows_of(args) -> str:
+    """``rows=`` of the comparison: "time series", "iid" or "check"."""
+    return "time series" if args.time_series else "iid" if args.iid else "check"
+
+
+def ordered_frame(frame, args):
+    """The table sorted by ``--time`` (and without it), or as read."""
+    return frame if args.time is None else in_time_order(frame, args.time)
 
 
 def main(args) -> int:
     """Run ``kmeviz compare``; 0 on success, 2 with a one-line message on bad input."""
     try:
         out = out_target(args.out, overwrite=args.overwrite) if args.out else None
-        table, report = run(args)
+        with quiet_serial_warnings():  # the table's note says it, in CLI words
+            table, report = run(args)
     except (ValueError, TypeError, OSError) as exc:
         print(f"kmeviz compare: error: {cli_words(one_line(exc))}", file=sys.stderr)
         return 2
@@ -136,11 +164,14 @@ def run(args):
         if len(args.files) != 1 or args.dataset or args.group:
             raise ValueError("--gof tests one sample: give exactly one FILE (all its rows)")
         X, report = load_sample(args.files[0], columns=args.columns,
-                                standardize=args.standardize, max_bytes=max_bytes)
+                                standardize=args.standardize, max_bytes=max_bytes,
+                                time=args.time)
         target = gof_target(args.gof, X)
-        with progress_bar(len(K.compare.selected_tests(K.GOF_TESTS, args.tests))) as bar:
+        with progress_bar(len(K.compare.selected_tests(K.GOF_TESTS, args.tests,
+                                                       rows_of(args)))) as bar:
             table = K.compare_gof(X, target, tests=args.tests, alpha=args.alpha,
-                                  time_budget=args.time_budget, rng=args.rng, progress=bar)
+                                  time_budget=args.time_budget, rng=args.rng, progress=bar,
+                                  rows=rows_of(args))
         return table, report
     if args.independence and args.conditional:
         raise ValueError("choose --independence or --conditional, not both")
@@ -154,8 +185,16 @@ def run(args):
             raise ValueError("give FILE(s) or --dataset, not both")
         spec = REAL_DATASETS[args.dataset]
         X, Y, report = samples_from_frame(
-            spec.load(), group=args.group or spec.group, groups=args.groups or spec.groups,
-            columns=args.columns, standardize=args.standardize, sources=(spec.title,))
+            ordered_frame(spec.load(), args), group=args.group or spec.group,
+            groups=args.groups or spec.groups, columns=args.columns,
+            standardize=args.standardize, sources=(spec.title,))
+    elif len(args.files) == 1 and args.time:
+        X, Y, report = samples_from_frame(
+            ordered_frame(read_table(args.files[0], max_bytes=max_bytes), args),
+            group=args.group, groups=args.groups, columns=args.columns,
+            standardize=args.standardize, sources=(file_name(args.files[0]),))
+    elif args.time:
+        raise ValueError("--time sorts the rows of one table: give one FILE or --dataset")
     elif len(args.files) in (1, 2):
         X, Y, report = K.load_samples(*args.files, group=args.group, groups=args.groups,
                                       columns=args.columns, standardize=args.standardize,
@@ -163,9 +202,11 @@ def run(args):
     else:
         raise ValueError(f"give one FILE with --group, two FILEs, or --dataset; got "
                          f"{len(args.files)} files")
-    with progress_bar(len(K.compare.selected_tests(K.MMD_TESTS, args.tests))) as bar:
+    with progress_bar(len(K.compare.selected_tests(K.MMD_TESTS, args.tests,
+                                                   rows_of(args)))) as bar:
         table = K.compare_tests(X, Y, tests=args.tests, alpha=args.alpha,
-                                time_budget=args.time_budget, rng=args.rng, progress=bar)
+                                time_budget=args.time_budget, rng=args.rng, progress=bar,
+                                rows=rows_of(args))
     return table, report
 
 
@@ -193,6 +234,7 @@ def run_independence(args, max_bytes: int):
             file_name(args.files[0]),)
     else:
         raise ValueError(f"{flag} reads one FILE or --dataset")
+    frame = ordered_frame(frame, args)
     if args.conditional:
         X, Y, Z, report = conditional_from_frame(frame, **groups,
                                                  standardize=args.standardize,
@@ -202,9 +244,15 @@ def run_independence(args, max_bytes: int):
         X, Y, report = paired_from_frame(frame, **groups, standardize=args.standardize,
                                          sources=sources)
         registry, compare, samples = K.INDEPENDENCE_TESTS, K.compare_independence, (X, Y)
-    with progress_bar(len(K.compare.selected_tests(registry, args.tests))) as bar:
+    if args.conditional and args.time_series:
+        raise ValueError("--time-series: no conditional-independence test for time series "
+                         "yet; without --time-series the table says whether the rows are "
+                         "serially dependent")
+    with progress_bar(len(K.compare.selected_tests(registry, args.tests,
+                                                   rows_of(args)))) as bar:
         table = compare(*samples, tests=args.tests, alpha=args.alpha,
-                        time_budget=args.time_budget, rng=args.rng, progress=bar)
+                        time_budget=args.time_budget, rng=args.rng, progress=bar,
+                        rows=rows_of(args))
     return table, report
 
 
@@ -248,17 +296,20 @@ def formatted(table) -> str:
               f"{'decision':>9} {'seconds':>8}")
     lines += [header, "-" * len(header)]
     B = table.attrs.get("n_resamples") or 0
+    def footnote(note: str) -> int:  # the same note on many rows is one footnote
+        if note not in notes:
+            notes.append(note)
+        return notes.index(note) + 1
+
     for row in table.itertuples():
         if math.isnan(row.p_value):
-            notes.append(row.note)
             lines.append(f"{row.test:<{width}} {'-':>11} {'-':>9} {'-':>9} "
-                         f"{'[' + str(len(notes)) + ']':>9} {'-':>8}")
+                         f"{'[' + str(footnote(row.note)) + ']':>9} {'-':>8}")
             continue
         decision = "reject" if row.reject else "keep"
         mark = ""
         if row.note:
-            notes.append(row.note)
-            mark = f" [{len(notes)}]"
+            mark = f" [{footnote(row.note)}]"
         lines.append(f"{row.test:<{width}} {row.statistic:>11.4g} "
                      f"{p_value_text(row.p_value, B):>9} {p_value_text(row.p_holm, B):>9} "
                      f"{decision:>9} {row.runtime_s:>8.3g}{mark}")
@@ -270,7 +321,7 @@ def formatted(table) -> str:
     if effect is not None:
         lines.append(f"effect size: {effect} (the distance between the two mean "
                      "embeddings, on the kernel's scale)")
-    lines.append(table.attrs.get("note", ""))
+    lines.append(cli_words(table.attrs.get("note", "")))
     lines += [f"[{i}] {cli_words(note)}" for i, note in enumerate(notes, 1)]
     return "\n".join(lines)
 
@@ -282,6 +333,9 @@ CLI_WORDS = (
     (re.compile(r"kmeviz\.(?:mmd|ksd)_test\([^)]*estimator='([^']*)'(?:, null='([^']*)')?\)"),
      lambda m: f"--tests {m.group(1)}" + (f"/{m.group(2)}" if m.group(2) else "")),
     (re.compile(r"raise time_budget"), "raise --time-budget"),
+    (re.compile(r"\(rows='time series', or [a-z]+_test\((?:[^()]|\([^()]*\))*\)\)"),
+     "(--time-series)"),
+    (re.compile(r"pass rows='iid'"), "pass --iid"),
     (re.compile(r"groups must be"), "--groups must be"),
 )
 

@@ -15,17 +15,18 @@ import panel as pn
 import param
 from kmeviz_apps._common import Explorer, Plot, error_message, guarded
 from kmeviz_apps._comparison import ComparisonTable
-from kmeviz_apps._own_choices import check_table_memory, offer_choices, one_restart
+from kmeviz_apps._own_choices import offer_choices, one_restart, prepared_samples
 from kmeviz_apps._own_data import (
     PCS,
     QUESTIONS,
+    ROWS,
     built_in_frame,
     compare_samples,
     no_group_message,
     plane_of,
     witness_on_plane,
 )
-from kmeviz_apps._own_pairs import INDEPENDENCE, paired_kernels, paired_samples, paired_witness
+from kmeviz_apps._own_pairs import INDEPENDENCE, paired_witness
 from kmeviz_apps._upload import UploadBox
 from kmeviz_apps._url import plain
 from kmeviz_apps.compare_cli import GOF_TARGETS
@@ -33,15 +34,14 @@ from kmeviz_apps.compare_cli import GOF_TARGETS
 import kmeviz as K
 from kmeviz import viz
 from kmeviz.distributions.real import REAL_DATASETS
-from kmeviz.loading import samples_from_frame
 
 UPLOADED = "Uploaded file"
 #: the longest text the Find-columns box takes (a column name a person would type)
 MAX_FIND = 200
 #: what defines the two samples (the views read them; the comparison, and the bandwidth)
 SAMPLES = ("source", "n", "epsilon", "seed", "upload_key", "group", "group_x", "group_y",
-           "columns", "columns_y", "standardize", "question")
-COMPARISON = (*SAMPLES, "bandwidth_log10")
+           "columns", "columns_y", "standardize", "question", "time_column")
+COMPARISON = (*SAMPLES, "bandwidth_log10", "rows")
 SOURCES = {spec.title: name for name, spec in REAL_DATASETS.items()} | {
     "Blob grid (FastMMD Fig. 4)": "blobs", "Rings (FastMMD Sec. 4.2)": "rings",
     UPLOADED: "upload"}
@@ -51,8 +51,8 @@ class DataExplorer(Explorer):
     """Every test on your own two samples, with the witness of where they differ."""
 
     title = "Your data"
-    CONTROLS = ("source", "question", "n", "epsilon", "seed", "standardize", "bandwidth_log10",
-                "alpha")
+    CONTROLS = ("source", "question", "rows", "n", "epsilon", "seed", "standardize",
+                "bandwidth_log10", "alpha")
     #: the controls of a generator of the papers, hidden for a data set or an upload
     GENERATOR_CONTROLS = {"n": ("blobs", "rings"), "epsilon": ("blobs",)}
     WIDGETS = {"bandwidth_log10": {"type": pn.widgets.FloatSlider, "throttled": True},
@@ -75,6 +75,7 @@ class DataExplorer(Explorer):
     source = param.Selector(default=REAL_DATASETS["penguins"].title, objects=list(SOURCES),
                             label="Data")
     question = param.Selector(default="two-sample", objects=QUESTIONS, label="Question")
+    rows = param.Selector(default="check", objects=ROWS, label="Rows")
     n = param.Integer(default=300, bounds=(20, 5000), label="n per sample (generators)")
     epsilon = param.Number(default=2.0, bounds=(1.0, 6.0), step=0.1,
                            label="eigenvalue ratio ε (blob grid)")
@@ -91,6 +92,8 @@ class DataExplorer(Explorer):
                                    label="Y: columns (independence)")
     # the lists show the columns whose names contain this text (a table wider than them)
     find_columns = param.String(default="", precedence=-1, label="Find columns")
+    time_column = param.Selector(default="", objects=[""], precedence=-1,
+                                 label="Time column (sorts the rows)")
     x_axis = param.Selector(default=PCS[0], objects=list(PCS), precedence=-1, label="x axis")
     y_axis = param.Selector(default=PCS[1], objects=list(PCS), precedence=-1, label="y axis")
     test = param.Selector(default="biased/permutation",
@@ -178,28 +181,9 @@ class DataExplorer(Explorer):
         kernel). Per session: an upload is never a key of a shared cache."""
         choices = self.choices()
         with self._memo_lock:
-            if self._memo[0] == choices:
-                return self._memo[1]
-            check_table_memory(self)
-            if self.question == INDEPENDENCE:  # two groups of columns of every row
-                X, Y, report = paired_samples(self.frame(), self.columns or self._numeric,
-                                              self.columns_y,
-                                              standardize=self.standardize,
-                                              sources=self.source_names())
-                self._memo = (choices, (X, Y, report, paired_kernels(
-                    X, Y, 10.0**self.bandwidth_log10)))
-                return self._memo[1]
-            if not self.group:
-                raise ValueError(self.no_group_message())
-            if self.group_x == self.group_y:
-                raise ValueError("choose two different groups for X and Y")
-            X, Y, report = samples_from_frame(
-                self.frame(), group=self.group, groups=(self.group_x, self.group_y),
-                columns=list(self.columns) or None, standardize=self.standardize,
-                sources=self.source_names())
-            value = (X, Y, report, self.kernel(X, Y))
-            self._memo = (choices, value)
-            return value
+            if self._memo[0] != choices:
+                self._memo = (choices, prepared_samples(self))
+            return self._memo[1]
 
     def source_kind(self) -> str:
         """"upload", a generator's name, or a bundled data set's name."""
@@ -247,8 +231,8 @@ class DataExplorer(Explorer):
         (rows, table); a bundled data set's table is shared by every session."""
         seconds = self.budget_seconds or 60.0
         shared = SOURCES[self.source] != "upload"  # an upload's comparison stays in its session
-        key = (*self.choices(), self.question, self.alpha, seconds) if shared else None
-        alpha, seed, question = self.alpha, self.seed, self.question
+        key = (*self.choices(), self.rows, self.alpha, seconds) if shared else None
+        alpha, seed, question, order = self.alpha, self.seed, self.question, self.rows
 
         def work(emit):
             X, Y, _, kernel = self.prepared()
@@ -260,7 +244,8 @@ class DataExplorer(Explorer):
                     emit((list(rows), None))
 
             table = compare_samples(X, Y, kernel, alpha=alpha, seed=seed, seconds=seconds,
-                                    progress=progress, shared_key=key, question=question)
+                                    progress=progress, shared_key=key, question=question,
+                                    rows=order)
             emit((rows, table))
         return work
 
@@ -367,7 +352,7 @@ class DataExplorer(Explorer):
     # -- layout --------------------------------------------------------------------------
     def buttons(self) -> list:
         choices = pn.Param(self.param, parameters=["group", "group_x", "group_y",
-                                                   "columns", "columns_y",
+                                                   "columns", "columns_y", "time_column",
                                                    "x_axis", "y_axis", "test"],
                            display_threshold=-10, show_name=False,
                            widgets={"columns": pn.widgets.MultiChoice,

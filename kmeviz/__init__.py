@@ -79,6 +79,8 @@ from .registry import (
     MMD_TESTS,
 )
 from .results import TestResult
+from .timeseries import SerialCheck, SerialDependenceWarning, serial_dependence
+from .timeseries import tests as _time_series_tests  # noqa: F401 (registers them)
 from .twosample import (
     VALID_NULLS,
     CircularDiscrepancy,
@@ -102,6 +104,9 @@ from .twosample import (
 __version__ = "0.3.0"
 
 __all__ = [
+    "SerialCheck",
+    "SerialDependenceWarning",
+    "serial_dependence",
     "NotFittedError",
     "config_context",
     "get_config",

@@ -18,7 +18,7 @@ Examples
 >>> list(table.columns)  # doctest: +NORMALIZE_WHITESPACE
 ['test', 'estimator', 'null', 'cost', 'statistic', 'p_value', 'p_holm', 'reject',
  'runtime_s', 'note']
->>> len(table) == len(MMD_TESTS)
+>>> len(table) == len(selected_tests(MMD_TESTS, "all"))  # the i.i.d. tests
 True
 """
 
@@ -46,6 +46,13 @@ from .kernels import check_kernel
 from .kernels.defaults import default_gof_kernel, default_mmd_kernel
 from .needs import Needs
 from .registry import GOF_TESTS, MMD_TESTS, TestRegistry, TestSpec
+from .timeseries.serial import (
+    FAMILY_OF,
+    check_rows,
+    rows_checked,
+    serial_dependence,
+    warn_serial,
+)
 from .twosample.effect import mmd_effect_size
 from .twosample.mmd_tests import checked_mmd_test
 from .twosample.nulls import shared_spectra
@@ -96,7 +103,7 @@ def estimated_seconds(spec: TestSpec, N: int, d: int, B: int,
 
 def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
                   time_budget: float = 10.0, n_resamples: int = 1000, rng=None,
-                  progress: Callable | None = None) -> pd.DataFrame:
+                  progress: Callable | None = None, rows: str = "check") -> pd.DataFrame:
     """Run every registered two-sample test (or those named) on X and Y.
 
     Parameters
@@ -122,12 +129,19 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
     progress : callable, optional
         Called with each row (a dict of the table's columns) as its test finishes or is
         skipped, then ``progress(None)`` when all are done.
+    rows : {"check", "iid", "time series"}
+        "check" (default): run the i.i.d. tests and check the rows for serial dependence
+        once (``kmeviz.serial_dependence``); when it is found, a ``SerialDependenceWarning``
+        is raised and the note of every i.i.d. test's row says its p-value cannot be
+        trusted. "iid": the rows are exchangeable, do not check. "time series": run the
+        time-series tests (``Needs.ORDERED_ROWS``) instead of the i.i.d. ones.
 
     Returns
     -------
     pandas.DataFrame
         One row per test in registry order, with the columns ``COLUMNS``; ``attrs`` holds
-        the ``kernel``, the sizes and ``results`` (test name -> ``TestResult``).
+        the ``kernel``, the sizes, ``results`` (test name -> ``TestResult``), ``rows`` and
+        ``serial_dependence`` (the ``SerialCheck``, None when not checked).
 
     (Implements no paper equation: it runs the registered tests, Gretton et al. 2012 and
     the other papers of ``mmd_test``'s table.)
@@ -155,7 +169,8 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
     with shared_spectra():
         table = _compare(MMD_TESTS, tests, run, unmet, how, X.shape[0] + Y.shape[0],
                          X.shape[1], n_resamples, alpha, time_budget, rng, progress,
-                         {"kernel": kernel, "m": X.shape[0], "n": Y.shape[0]})
+                         {"kernel": kernel, "m": X.shape[0], "n": Y.shape[0]},
+                         rows=rows, samples={"X": X, "Y": Y})
     # drawn after the tests' seeds, so that no row changes with it
     effect_rng = np.random.default_rng(rng.integers(2**63, size=2))
     table.attrs["seed"] = seed
@@ -171,7 +186,7 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
 
 def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
                 time_budget: float = 10.0, n_resamples: int = 500, rng=None,
-                progress: Callable | None = None) -> pd.DataFrame:
+                progress: Callable | None = None, rows: str = "check") -> pd.DataFrame:
     """Run every registered goodness-of-fit test (``GOF_TESTS``: full, Nyström and linear
     KSD, FSSD, RFF and L1 IMQ) of H0: X ~ ``target``; as ``compare_tests``.
 
@@ -183,7 +198,7 @@ def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
         Default: each test's default of ``ksd_test`` (IMQ c = 1, β = -½; a Gaussian at the
         median heuristic for fssd-opt). A kernel given is used by every test that takes
         it; the others' rows say why not (KSDAgg always tests with its own collection).
-    tests, alpha, time_budget, rng, progress : as ``compare_tests``
+    tests, alpha, time_budget, rng, progress, rows : as ``compare_tests``
     n_resamples : int
         D, the bootstrap or simulated null replicates.
 
@@ -205,14 +220,15 @@ def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
         own = spec.needs.builds_own_kernel
         chosen = default_gof_kernel(X, spec.needs) if kernel is None or own else kernel
         return checked_ksd_test(X, target, chosen, estimator=spec.estimator,
-                                n_resamples=n_resamples, alpha=alpha, rng=rng)
+                                n_resamples=n_resamples, alpha=alpha, rng=rng,
+                                null=spec.null)
 
     def how(spec):
         return f"kmeviz.ksd_test(X, target, estimator={spec.estimator!r})"
 
     return _compare(GOF_TESTS, tests, run, lambda spec: spec.unmet(X), how, X.shape[0], X.shape[1],
                     n_resamples, alpha, time_budget, rng, progress,
-                    {"kernel": kernel, "n": X.shape[0]})
+                    {"kernel": kernel, "n": X.shape[0]}, rows=rows, samples={"X": X})
 
 
 def seed_of_test(root: int, name: str) -> np.random.SeedSequence:
@@ -222,34 +238,44 @@ def seed_of_test(root: int, name: str) -> np.random.SeedSequence:
     return np.random.SeedSequence([root, *words.tolist()])
 
 
-def selected_tests(registry: TestRegistry, tests) -> list[TestSpec]:
+def selected_tests(registry: TestRegistry, tests, rows: str = "check") -> list[TestSpec]:
     """The entries named by ``tests`` ("all", or names "estimator/null" or estimators),
-    in registry order; ValueError naming the unknown ones."""
+    in registry order; ValueError naming the unknown ones. "all" (or an estimator's name)
+    means the i.i.d. tests, or with ``rows="time series"`` the time-series tests
+    (``Needs.ORDERED_ROWS``); a test named "estimator/null" runs whatever ``rows`` says."""
     names = [tests] if isinstance(tests, str) else list(tests)
+    ordered = rows == "time series"
     if names == ["all"]:
-        names = [spec.name for spec in registry]
+        names = [spec.name for spec in registry
+                 if (Needs.ORDERED_ROWS in spec.needs) == ordered]
     known = {spec.name for spec in registry} | set(registry.estimators)
     unknown = [t for t in names if not isinstance(t, str) or t not in known]
     if unknown or not names:
         raise ValueError(f"tests must be 'all' or names from {sorted(known)}; "
                          f"got {unknown or names!r}")
-    return [spec for spec in registry if spec.name in names or spec.estimator in names]
+    return [spec for spec in registry if spec.name in names or (
+        spec.estimator in names and (Needs.ORDERED_ROWS in spec.needs) == ordered)]
 
 
 def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, progress,
-             attrs) -> pd.DataFrame:
+             attrs, *, rows: str = "check", samples: dict | None = None) -> pd.DataFrame:
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
     budget = check_real(budget, "time_budget")
     if budget <= 0:
         raise ValueError(f"time_budget must be positive, got {budget}")
-    specs = selected_tests(registry, tests)
+    rows = check_rows(rows)
+    specs = selected_tests(registry, tests, rows)
+    serial = None
+    if rows == "check" and samples and not any(map(is_dask_array, samples.values())):
+        serial = serial_dependence(samples, family=FAMILY_OF[registry.function])
+        warn_serial(serial, stacklevel=4)
     seed = rng if isinstance(rng, (int, np.integer)) else None
     rng = check_rng(rng)
     root = int(rng.integers(2**63))
     seeds = {spec.name: seed_of_test(root, spec.name) for spec in specs}
     flops = flops_per_second()  # measured once per table
     estimates = {spec.name: estimated_seconds(spec, N, d, B, flops) for spec in specs}
-    rows, results = {}, {}
+    by_name, results = {}, {}
     # the smaller of the table's own limit and the caller's memory budget (a served page's)
     memory_allowed = min(MEMORY_LIMIT, memory_limit() or MEMORY_LIMIT)
     deadline = time.monotonic() + budget
@@ -274,7 +300,8 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
         else:
             t0 = time.perf_counter()
             try:
-                with time_budget(None if estimate <= FAST_SECONDS else max(left, 0.0)):
+                with time_budget(None if estimate <= FAST_SECONDS else max(left, 0.0)), \
+                        rows_checked():
                     result = run(spec, np.random.default_rng(seeds[spec.name]))
             except Cancelled:
                 raise  # nobody wants the rest (the page closed, or a newer request came)
@@ -295,16 +322,23 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
                     words = spec.statistic_words or AGGREGATED_STATISTIC
                     row["note"] = (f"its own {count} bandwidths: "
                                    f"{result.kernel!r}; statistic: {words}")
-        rows[spec.name] = row
+                if serial is not None and serial.fired and \
+                        Needs.ORDERED_ROWS not in spec.needs:
+                    row["note"] = "; ".join(filter(None, (serial.note, row["note"])))
+        by_name[spec.name] = row
         if progress is not None:
             progress(dict(row))
     if progress is not None:
         progress(None)
-    table = pd.DataFrame([rows[spec.name] for spec in specs], columns=list(COLUMNS))
+    table = pd.DataFrame([by_name[spec.name] for spec in specs], columns=list(COLUMNS))
     table["p_holm"] = holm(table["p_value"].to_numpy(dtype=float))
     ran = int(table["p_value"].notna().sum())
+    note = MANY_TESTS.format(k=ran)
+    if serial is not None and serial.fired:
+        note = f"{note} Serial dependence: {serial.message}."
     table.attrs.update(attrs, alpha=alpha, results=results, time_budget=budget,
-                       n_resamples=B, seed=seed, note=MANY_TESTS.format(k=ran))
+                       n_resamples=B, seed=seed, note=note, rows=rows,
+                       serial_dependence=serial)
     return table
 
 

@@ -39,6 +39,9 @@ class Needs(enum.Flag):
     OWN_KERNEL = enum.auto()
     #: the L1 IMQ features are built from an IMQ base kernel at 4 × the median
     L1_IMQ_BASE = enum.auto()
+    #: a time-series null: the rows in time order, serially dependent or not (the
+    #: comparisons run it with ``rows="time series"``, the i.i.d. nulls otherwise)
+    ORDERED_ROWS = enum.auto()
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -57,4 +60,5 @@ WORDS = {Needs.EQUAL_SIZES: "equal sample sizes",
          Needs.KERNEL_COLLECTION: "kernel collection",
          Needs.GAUSSIAN_KERNEL: "Gaussian kernel",
          Needs.OWN_KERNEL: "own kernel",
-         Needs.L1_IMQ_BASE: "IMQ base kernel (c = 4 × median)"}
+         Needs.L1_IMQ_BASE: "IMQ base kernel (c = 4 × median)",
+         Needs.ORDERED_ROWS: "rows in time order"}

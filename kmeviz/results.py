@@ -17,7 +17,9 @@ from scipy import stats
 
 from ._validation import check_in_interval, check_rng
 from .config import get_config
+from .needs import Needs
 from .registry import Outcome, TestSpec
+from .timeseries.serial import check_registered, warn_serial
 
 #: The keys ``TestResult.runtime`` always has.
 RUNTIME_KEYS = ("statistic", "null", "total")
@@ -252,10 +254,19 @@ def run_registered(spec: TestSpec, samples: tuple, kernel, *, alpha: float, rng,
     """The last step shared by ``mmd_test`` and ``ksd_test``: ``spec.compute`` on the
     checked ``samples`` with ``kernel``, the ``keywords`` every test of the registry takes
     and the ``options`` the entry names, timed, as a ``TestResult`` at level ``alpha``."""
+    serial = check_registered(spec.registry, samples, options.get("rows", "check"),
+                              Needs.ORDERED_ROWS in spec.needs)
     t0 = time.perf_counter()
     outcome = spec.compute(*samples, kernel, rng=check_rng(rng), **keywords,
                            **{k: options[k] for k in spec.options})
-    return result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0, kernel)
+    result = result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0, kernel)
+    if serial is None:
+        return result
+    fitted = {**result.fitted, "serial_dependence": serial}
+    if serial.fired:
+        warn_serial(serial, stacklevel=4)
+        fitted["note"] = "; ".join(filter(None, (result.fitted.get("note"), serial.message)))
+    return replace(result, fitted=fitted)
 
 
 def one_pass_runtime(seconds: float) -> dict:

@@ -14,6 +14,7 @@ from ..independence.tests import hsic_test
 from ..kernels import GaussianKernel, check_kernel
 from ..registry import CONDITIONAL_TESTS
 from ..results import run_registered
+from ..timeseries.serial import check_rows
 from . import tests as _registered  # noqa: F401  (registers the tests)
 from .kci import DEFAULT_EPSILON, KernelTriple, augmented, default_kci_kernels
 
@@ -114,7 +115,7 @@ def ci_test(X, Y, Z=None, *, kernel_x=None, kernel_y=None, kernel_z=None,
             estimator: str = "kci", null: str | None = None, epsilon=DEFAULT_EPSILON,
             eigen_threshold: float | None = None, n_resamples: int = 1000,
             alpha: float = 0.05, n_landmarks: tuple | None = None,
-            n_features: tuple | None = None, rng=None):
+            n_features: tuple | None = None, rows: str = "check", rng=None):
     """Kernel test of H0: X ⫫ Y | Z (X and Y are independent given Z).
 
     Zhang, Peters, Janzing & Schölkopf 2011 (KCI); Strobl, Zhang & Visweswaran 2019
@@ -157,6 +158,10 @@ def ci_test(X, Y, Z=None, *, kernel_x=None, kernel_y=None, kernel_z=None,
     n_features : (int, int), optional
         RCIT/RCoT frequencies for (X and Y, Z), each giving a cos and a sin feature;
         default (3, 50).
+    rows : {"check", "iid"}
+        "check" (default): before an i.i.d. null, check the rows for serial dependence and
+        warn (``SerialDependenceWarning``, ``fitted["note"]``) when it is found; "iid":
+        the rows are exchangeable (e.g. a sorted sample), do not check.
     rng : Generator, int or None
 
     Returns
@@ -181,9 +186,10 @@ def ci_test(X, Y, Z=None, *, kernel_x=None, kernel_y=None, kernel_z=None,
     options = {"epsilon": checked_epsilon(epsilon), "n_landmarks": _pair(n_landmarks,
                "n_landmarks"), "n_features": _pair(n_features, "n_features"),
                "eigen_threshold": None if eigen_threshold is None else check_in_interval(
-                   eigen_threshold, "eigen_threshold", 0.0, 1.0)}
+                   eigen_threshold, "eigen_threshold", 0.0, 1.0),
+               "rows": check_rows(rows)}
     if Z is None:
-        return _unconditional(X, Y, kernel_x, kernel_y, spec, B, alpha, rng)
+        return _unconditional(X, Y, kernel_x, kernel_y, spec, B, alpha, rng, rows)
     X, Y, Z = check_paired(X, Y, Z, names=("X", "Y", "Z"))
     check_in_memory(spec, X, Y, Z)  # before the z-scoring pass over a dask sample
     X, Y, Z = check_conditioning(X, Y, Z)
@@ -215,10 +221,10 @@ def checked_ci_test(X, Y, Z, kernel_x, kernel_y, kernel_z, *, spec, n_resamples,
                           estimator=spec.estimator, n_resamples=n_resamples)
 
 
-def _unconditional(X, Y, kernel_x, kernel_y, spec, B, alpha, rng):
+def _unconditional(X, Y, kernel_x, kernel_y, spec, B, alpha, rng, rows):
     estimator, null = UNCONDITIONAL[spec.estimator]
     result = hsic_test(X, Y, kernel_x=kernel_x, kernel_y=kernel_y, estimator=estimator,
-                       null=null, n_resamples=B, alpha=alpha, rng=rng)
+                       null=null, n_resamples=B, alpha=alpha, rng=rng, rows=rows)
     note = (f"Z is None: the unconditional test hsic_test(estimator={estimator!r}, "
             f"null={null!r}) was run")
     return replace(result, fitted={**result.fitted, "note": note})

@@ -12,12 +12,13 @@ from ..compare import _compare
 from ..independence.compare import pearson_r
 from ..independence.measures import check_paired
 from ..registry import CONDITIONAL_TESTS
+from ..timeseries.serial import check_rows
 from .api import DEFAULT_EPSILON, check_conditioning, checked_ci_test, checked_epsilon
 
 
 def compare_ci(X, Y, Z, *, tests="all", epsilon=DEFAULT_EPSILON, alpha: float = 0.05,
                time_budget: float = 10.0, n_resamples: int = 1000, rng=None,
-               progress: Callable | None = None) -> pd.DataFrame:
+               progress: Callable | None = None, rows: str = "check") -> pd.DataFrame:
     """Run every registered conditional independence test (``CONDITIONAL_TESTS``) of
     H0: X ⫫ Y | Z, cheapest first within ``time_budget`` seconds; as ``compare_tests``.
 
@@ -28,6 +29,9 @@ def compare_ci(X, Y, Z, *, tests="all", epsilon=DEFAULT_EPSILON, alpha: float = 
     Z : array (n, d_Z)
         Paired row by row.
     tests, alpha, time_budget, n_resamples, rng, progress : as ``compare_tests``
+    rows : {"check", "iid"}
+        As ``compare_tests`` (no conditional test for time series is registered yet:
+        "time series" is refused).
     epsilon : float, pair or "cv"
         As ``ci_test`` (KCI and Nyström KCI).
 
@@ -51,6 +55,11 @@ def compare_ci(X, Y, Z, *, tests="all", epsilon=DEFAULT_EPSILON, alpha: float = 
     (Implements no paper equation: it runs the registered tests of ``ci_test``.)
     """
     # checked and z-scored once (a constant column or too wide a Z: one message, up front)
+    if check_rows(rows) == "time series":
+        raise ValueError("rows='time series': no conditional-independence test for time "
+                         "series is registered yet; use rows='check' (the table then says "
+                         "whether the rows are serially dependent) or test independence "
+                         "with compare_independence(..., rows='time series')")
     X, Y, Z = check_conditioning(*check_paired(X, Y, Z, names=("X", "Y", "Z")))
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
@@ -66,6 +75,7 @@ def compare_ci(X, Y, Z, *, tests="all", epsilon=DEFAULT_EPSILON, alpha: float = 
 
     table = _compare(CONDITIONAL_TESTS, tests, run, lambda spec: None, how, X.shape[0],
                      X.shape[1] + Y.shape[1] + Z.shape[1], n_resamples, alpha, time_budget,
-                     rng, progress, {"n": X.shape[0]})
+                     rng, progress, {"n": X.shape[0]}, rows=rows,
+                     samples={"X": X, "Y": Y, "Z": Z})
     table.attrs["pearson_r"] = pearson_r(X, Y)
     return table

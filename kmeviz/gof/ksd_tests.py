@@ -42,6 +42,7 @@ from ..kernels.engine import single_threaded_blas
 from ..needs import Needs
 from ..registry import GOF_TESTS, Outcome
 from ..results import TestResult, defaults_of, normal_outcome, run_registered
+from ..timeseries.serial import check_rows
 from .features import NULL_COVARIANCES, l1_imq_ksd, l2_sechexp_ksd, rff_ksd
 from .fssd import fssd_opt, fssd_rand
 from .ksd import default_stein_landmarks, nystrom_stein
@@ -191,7 +192,8 @@ ESTIMATORS = GOF_TESTS.estimators
 def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: int = 500,
              n_landmarks=None, landmarks=None, alpha: float = 0.05, wild: str = "markov",
              n_locations: int = 10, null_covariance: str = "sample",
-             rng=None) -> TestResult:
+             null: str | None = None, wild_length: float | None = None,
+             rows: str = "check", rng=None) -> TestResult:
     """Test H0: the sample X comes from ``target`` (known through ``target.score``).
 
     Parameters
@@ -227,6 +229,16 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
         For rff, l1-imq and l2-sechexp: the covariance of the features that the simulated
         null uses, from X or from draws of ``target.sample`` (Huggins & Mackey's choice:
         5000 + 500d, 5000 for l2-sechexp; L1 IMQ needs it to hold its level).
+    null : str, optional
+        The estimator's first registered null by default; ``"dependent-wild-bootstrap"``
+        (``estimator="full"``) for a Markov chain's output: signs that flip with
+        probability (1 − e^{−1/ℓ})/2 (Chwialkowski et al. 2016).
+    wild_length : float, optional
+        That ℓ (default: from the rows' lag-1 autocorrelation).
+    rows : {"check", "iid"}
+        "check" (default): before an i.i.d. null, check the rows for serial dependence and
+        warn (``SerialDependenceWarning``, ``fitted["note"]``) when it is found; "iid":
+        the rows are exchangeable (e.g. a sorted sample), do not check.
     rng : Generator, int or None
 
     Returns
@@ -249,23 +261,25 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
     >>> bool(res.reject)
     True
     """
-    GOF_TESTS.get(estimator)  # a ValueError naming the choices, before the data
+    GOF_TESTS.get(estimator, null)  # a ValueError naming the choices, before the data
     X = check_any_samples(X, "X", min_samples=2)
     check_choice(wild, "wild", WILD)
     D = check_positive_int(n_resamples, "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
     options = {"wild": wild, "n_landmarks": n_landmarks, "landmarks": landmarks,
-               "n_locations": n_locations, "null_covariance": null_covariance}
+               "n_locations": n_locations, "null_covariance": null_covariance,
+               "wild_length": wild_length, "rows": check_rows(rows)}
     return checked_ksd_test(X, target, kernel, estimator=estimator, n_resamples=D,
-                            alpha=alpha, rng=rng, options=options)
+                            alpha=alpha, rng=rng, options=options, null=null)
 
 
 def checked_ksd_test(X, target, kernel, *, estimator: str, n_resamples: int, alpha: float,
-                     rng, options: dict | None = None) -> TestResult:
+                     rng, options: dict | None = None, null: str | None = None
+                     ) -> TestResult:
     """``ksd_test`` on a sample and settings already checked (``check_any_samples``,
     ``n_resamples``, ``alpha``, ``wild``): the step below the public entry points, which
     validate once (``compare_gof`` calls it for each of its tests)."""
-    spec = GOF_TESTS.get(estimator)
+    spec = GOF_TESTS.get(estimator, null)
     if is_dask_array(X) and not spec.dask:
         capable = " or ".join(f"ksd_test(estimator={s.estimator!r})"
                               for s in GOF_TESTS.dask_capable())
@@ -283,7 +297,8 @@ def checked_ksd_test(X, target, kernel, *, estimator: str, n_resamples: int, alp
                            "one base kernel (a KernelCollection is for estimator='ksdagg')")
                         + f", got {kernel!r}")
     options = options or defaults_of(ksd_test, ("wild", "n_landmarks", "landmarks",
-                                                "n_locations", "null_covariance"))
+                                                "n_locations", "null_covariance",
+                                                "wild_length"))
     return run_registered(spec, (X, target), kernel, alpha=alpha, rng=rng, options=options,
                           n_resamples=n_resamples)
 

@@ -19,7 +19,8 @@ from .tests import checked_hsic_test
 def compare_independence(X, Y, *, kernel_x=None, kernel_y=None, tests="all",
                          alpha: float = 0.05, time_budget: float = 10.0,
                          n_resamples: int = 1000, rng=None,
-                         progress: Callable | None = None) -> pd.DataFrame:
+                         progress: Callable | None = None,
+                         rows: str = "check") -> pd.DataFrame:
     """Run every registered independence test (``INDEPENDENCE_TESTS``) of H0: X and Y are
     independent, cheapest first within ``time_budget`` seconds; as ``compare_tests``.
 
@@ -31,7 +32,8 @@ def compare_independence(X, Y, *, kernel_x=None, kernel_y=None, tests="all",
     kernel_x, kernel_y : Kernel, optional
         Default: Gaussian at each variable's median heuristic, the same pair for every
         single-kernel test (HSICAgg uses its own collection and its note says so).
-    tests, alpha, time_budget, n_resamples, rng, progress : as ``compare_tests``
+    tests, alpha, time_budget, n_resamples, rng, progress, rows : as ``compare_tests``
+        (``rows="time series"``: the dependent wild bootstrap and the shift tests)
 
     Returns
     -------
@@ -69,7 +71,8 @@ def compare_independence(X, Y, *, kernel_x=None, kernel_y=None, tests="all",
     table = _compare(INDEPENDENCE_TESTS, tests, run,
                      lambda spec: spec.unmet(X, None, kernels), how, X.shape[0],
                      X.shape[1] + Y.shape[1], n_resamples, alpha, time_budget, rng, progress,
-                     {"kernel": kernels, "n": X.shape[0]})
+                     {"kernel": kernels, "n": X.shape[0]}, rows=rows,
+                     samples={"X": X, "Y": Y})
     if not (is_dask_array(X) or is_dask_array(Y)):
         table.attrs["pearson_r"] = pearson_r(X, Y)
     return table

@@ -35,6 +35,7 @@ from ..registry import (
     Outcome,
 )
 from ..results import defaults_of, run_registered
+from ..timeseries.serial import check_rows
 from . import dhsic as _dhsic
 from .aggregated import hsicagg_kernels, hsicagg_wild_bootstrap
 from .hsic import (
@@ -184,7 +185,9 @@ VALID_INDEPENDENCE_NULLS = NullsByEstimator(INDEPENDENCE_TESTS)
 def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
               null: str | None = None, n_resamples: int = 1000, alpha: float = 0.05,
               block_size: int | None = None, n_landmarks: int | None = None,
-              n_features: int = 128, rng=None):
+              n_features: int = 128, wild_length: float | None = None,
+              min_shift: int | None = None, max_lag: int | None = None,
+              rows: str = "check", rng=None):
     """Kernel independence test of H0: X and Y are independent, with an HSIC statistic.
 
     Gretton et al. 2005, 2008; Song et al. 2012; Zhang et al. 2018; Albert et al. 2022.
@@ -215,6 +218,17 @@ def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
         Nyström HSIC's landmarks per variable (default min(n, 200)).
     n_features : int
         RFF HSIC's frequencies per variable (2L features each).
+    wild_length : float, optional
+        ℓ of the dependent wild bootstrap's multiplier process (default: from the rows'
+        lag-1 autocorrelation, ``kmeviz.timeseries.nulls.wild_length``).
+    min_shift, max_lag : int, optional
+        The shift nulls' shortest circular shift A (default 5 autocorrelation times, at
+        least 10) and the lag search's largest lag K (``estimator="max-lag"``; default
+        ⌈log n⌉).
+    rows : {"check", "iid"}
+        "check" (default): before an i.i.d. null, check the rows for serial dependence and
+        warn (``SerialDependenceWarning``, ``fitted["note"]``) when it is found; "iid":
+        the rows are exchangeable (e.g. a sorted sample), do not check.
     rng : Generator, int or None
 
     Returns
@@ -241,7 +255,9 @@ def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
     if n_landmarks is not None:
         n_landmarks = check_positive_int(n_landmarks, "n_landmarks")
     options = {"block_size": block_size, "n_landmarks": n_landmarks,
-               "n_features": check_positive_int(n_features, "n_features")}
+               "n_features": check_positive_int(n_features, "n_features"),
+               "wild_length": wild_length, "min_shift": min_shift, "max_lag": max_lag,
+               "rows": check_rows(rows)}
     X, Y = check_paired(X, Y)
     return checked_hsic_test(X, Y, kernel_x, kernel_y, estimator=estimator, null=null,
                              n_resamples=B, alpha=alpha, rng=rng, options=options)
@@ -260,7 +276,8 @@ def checked_hsic_test(X, Y, kernel_x, kernel_y, *, estimator: str, null: str | N
                         f"{spec.cost} in n); with dask arrays use estimator= {capable} (or "
                         "pass X.compute() and Y.compute())")
     kernel = checked_independence_kernel(kernel_x, kernel_y, spec, X, Y)
-    options = options or defaults_of(hsic_test, ("block_size", "n_landmarks", "n_features"))
+    options = options or defaults_of(hsic_test, ("block_size", "n_landmarks", "n_features",
+                                                 "wild_length", "min_shift", "max_lag"))
     return run_registered(spec, (X, Y), kernel, alpha=alpha, rng=rng, options=options,
                           estimator=estimator, n_resamples=n_resamples)
 
@@ -315,7 +332,7 @@ def dhsic_gamma(variables, kernel, *, estimator, n_resamples, rng) -> Outcome:
 
 
 def dhsic_test(*variables, kernels=None, null: str = "permutation", n_resamples: int = 1000,
-               alpha: float = 0.05, rng=None):
+               alpha: float = 0.05, rows: str = "check", rng=None):
     """Test H0: the d ≥ 2 variables are jointly independent, with dHSIC (Pfister et al.
     2018).
 
@@ -328,6 +345,10 @@ def dhsic_test(*variables, kernels=None, null: str = "permutation", n_resamples:
     null : {"permutation", "gamma"}
     n_resamples : int
     alpha : float in (0, 1)
+    rows : {"check", "iid"}
+        "check" (default): before an i.i.d. null, check the rows for serial dependence and
+        warn (``SerialDependenceWarning``, ``fitted["note"]``) when it is found; "iid":
+        the rows are exchangeable (e.g. a sorted sample), do not check.
     rng : Generator, int or None
 
     Returns
@@ -365,7 +386,8 @@ def dhsic_test(*variables, kernels=None, null: str = "permutation", n_resamples:
                    else check_kernel(k, f"kernels[{i}]")
                    for i, (k, V, name) in enumerate(zip(kernels, checked, names, strict=True)))
     return run_registered(spec, (tuple(checked),), chosen, alpha=alpha, rng=rng,
-                          options={}, estimator="dhsic", n_resamples=B)
+                          options={"rows": check_rows(rows)}, estimator="dhsic",
+                          n_resamples=B)
 
 
 INDEPENDENCE_TESTS.document(hsic_test)

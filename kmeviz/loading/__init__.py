@@ -35,8 +35,10 @@ from .samples import (
     samples_from_frame,
     standardized,
 )
+from .timeorder import in_time_order
 
 __all__ = ["FORMATS", "MAX_BYTES", "NPZ_GROUP", "PAIR_GROUP", "ConditionalSamples",
-           "LoadReport", "Samples", "conditional_from_frame", "load_conditional",
-           "load_paired", "load_sample", "load_samples", "numeric_values", "pair_frame",
-           "paired_from_frame", "read_table", "samples_from_frame", "standardized"]
+           "LoadReport", "Samples", "conditional_from_frame", "in_time_order",
+           "load_conditional", "load_paired", "load_sample", "load_samples",
+           "numeric_values", "pair_frame", "paired_from_frame", "read_table",
+           "samples_from_frame", "standardized"]

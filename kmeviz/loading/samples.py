@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .files import MAX_BYTES, NPZ_GROUP, file_name, listed, numeric_columns, read_table
+from .timeorder import in_time_order
 
 
 @dataclass(frozen=True)
@@ -232,7 +233,8 @@ def samples_from_frame(frame: pd.DataFrame, *, group: str | None = None, groups=
 
 
 def load_sample(path, *, columns=None, standardize: bool = True,
-                max_bytes: int = MAX_BYTES) -> tuple[np.ndarray, LoadReport]:
+                max_bytes: int = MAX_BYTES, time: str | None = None
+                ) -> tuple[np.ndarray, LoadReport]:
     """One sample (every row of one file), for a goodness-of-fit test: the numeric
     columns, rows with NaN or inf dropped, as ``load_samples`` does.
 
@@ -240,6 +242,9 @@ def load_sample(path, *, columns=None, standardize: bool = True,
     ----------
     path : str or path-like
     columns, standardize, max_bytes : as ``load_samples``
+    time : str, optional
+        A column of times (numbers or dates): the rows are sorted by it and it is not
+        data (``kmeviz.loading.timeorder.in_time_order``). By default the file's order.
 
     Returns
     -------
@@ -248,6 +253,8 @@ def load_sample(path, *, columns=None, standardize: bool = True,
         With ``groups = ("all rows", "")`` and ``sizes = (n, 0)``.
     """
     table = read_table(path, max_bytes=max_bytes)
+    if time is not None:
+        table = in_time_order(table, time)
     values, used, dropped = numeric_values(table, columns)
     finite = np.all(np.isfinite(values), axis=1)
     X = values[finite]

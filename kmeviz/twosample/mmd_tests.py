@@ -37,6 +37,7 @@ from ..kernels.defaults import default_mmd_kernel
 from ..needs import Needs
 from ..registry import KERNEL_FLOPS, MMD_TESTS, RESAMPLE_FLOPS, NullsByEstimator, Outcome
 from ..results import TestResult, defaults_of, normal_outcome, run_registered
+from ..timeseries.serial import check_rows
 from .mmd import (
     FASTMMD_FEATURES,
     block_moments,
@@ -262,6 +263,7 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
              n_resamples: int = 1000, alpha: float = 0.05, features: str = "fourier",
              n_features: int = 256, block_size: int | None = None,
              n_landmarks: int | None = None, train_fraction: float = 0.5,
+             wild_length: float | None = None, rows: str = "check",
              rng=None) -> TestResult:
     """Kernel two-sample test of H0: P = Q with an MMD² statistic and a null distribution.
 
@@ -309,6 +311,13 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
         the power criterion (``learn_kernel``; ``kernel`` gives the family and the start:
         a ``GaussianKernel``, an ``ARDGaussianKernel`` or a ``FeatureKernel`` on either);
         the test runs on the rest, and ``fitted["kernel"]`` is the learned kernel.
+    wild_length : float, optional
+        ℓ of ``null="dependent-wild-bootstrap"``'s multiplier processes (default: from
+        the rows' lag-1 autocorrelation, ``kmeviz.timeseries.nulls.wild_length``).
+    rows : {"check", "iid"}
+        "check" (default): before an i.i.d. null, check the rows for serial dependence and
+        warn (``SerialDependenceWarning``, ``fitted["note"]``) when it is found; "iid":
+        the rows are exchangeable (e.g. a sorted sample), do not check.
     rng : Generator, int or None
 
     Returns
@@ -337,7 +346,8 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
                "n_features": check_positive_int(n_features, "n_features"),
                "block_size": block_size, "n_landmarks": n_landmarks,
                "train_fraction": check_in_interval(train_fraction, "train_fraction",
-                                                   0.0, 1.0)}
+                                                   0.0, 1.0),
+               "wild_length": wild_length, "rows": check_rows(rows)}
     return checked_mmd_test(X, Y, kernel, estimator=estimator, null=null, n_resamples=B,
                             alpha=alpha, rng=rng, options=options)
 
@@ -362,7 +372,8 @@ def checked_mmd_test(X, Y, kernel, *, estimator: str, null: str | None, n_resamp
             f"arrays use {capable} (or pass X.compute() and Y.compute())")
     kernel = checked_test_kernel(kernel, spec, X, Y)
     options = options or defaults_of(mmd_test, ("features", "n_features", "block_size",
-                                                 "n_landmarks", "train_fraction"))
+                                                 "n_landmarks", "train_fraction",
+                                                 "wild_length"))
     return run_registered(spec, (X, Y), kernel, alpha=alpha, rng=rng, options=options,
                           estimator=estimator, n_resamples=n_resamples)
 

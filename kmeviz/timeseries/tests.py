@@ -1,0 +1,179 @@
+"""The time-series tests, registered beside the i.i.d. ones (``Needs.ORDERED_ROWS``):
+
+- ``mmd_test(null="dependent-wild-bootstrap")``: MMD²_b between two series, replicates
+  uᵀKu over the joint Gram centred by the pooled mean, with u = [Wˣ/m; −Wʸ/n], Wˣ, Wʸ
+  independent multiplier processes (Chwialkowski, Sejdinovic & Gretton 2014);
+- ``ksd_test(null="dependent-wild-bootstrap")``: KSD²_V on a chain, Kalinke et al. Eq. 9
+  with the sign chain of Eq. 10 flipping with probability (1 − e^{−1/ℓ})/2
+  (Chwialkowski, Strathmann & Gretton 2016);
+- ``hsic_test(null="dependent-wild-bootstrap")``: HSIC_b = (1/n²) 1ᵀ(K̃∘L̃)1 and
+  Wᵀ(K̃∘L̃)W/n² (2014, Sec. 4);
+- ``hsic_test(null="shift")`` and ``hsic_test(estimator="max-lag", null="shift")``: HSIC_b
+  (or its maximum over lags |k| ≤ K) against Y circularly shifted by every s with A ≤ s ≤
+  n − A (Chwialkowski & Gretton 2014), all shifts from one FFT pass.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..budget import check_memory
+from ..gof.wild import WildSigns, full_wild_bootstrap
+from ..kernels import SteinKernel, symmetric_quadratic_forms
+from ..kernels.engine import single_threaded_blas
+from ..needs import Needs
+from ..registry import GOF_TESTS, INDEPENDENCE_TESTS, KERNEL_FLOPS, MMD_TESTS, Outcome
+from . import nulls
+
+#: the fewest null replicates a shift test accepts (a p-value of 1/20 at best)
+MIN_SHIFTS = 19
+
+
+def _gram_work(N, d) -> float:
+    return 2.0 * N * N * (2.0 * d + KERNEL_FLOPS)
+
+
+def _wild_length(length, n, family, *samples) -> float:
+    if length is None:
+        return nulls.wild_length(n, *samples, scale=nulls.WILD_SCALES[family],
+                                 product=family == "independence")
+    if not length > 0 or length > n:
+        raise ValueError(f"wild_length must be in (0, n] = (0, {n}], got {length}")
+    return float(length)
+
+
+def _describe_wild(result) -> str:
+    return (f"{result.null_samples.size} replicates, multiplier correlation length "
+            f"ℓ = {result.null_params['wild_length']:.3g}")
+
+
+def _describe_shift(result) -> str:
+    p = result.null_params
+    lags = f", lags |k| ≤ {p['max_lag']}" if p.get("max_lag") else ""
+    return (f"{result.null_samples.size} circular shifts {p['min_shift']} … "
+            f"{p['max_shift']}{lags}")
+
+
+@MMD_TESTS.register("biased", "dependent-wild-bootstrap", cost="quadratic",
+                    needs=Needs.ORDERED_ROWS, options=("wild_length",),
+                    work=lambda N, d, B: _gram_work(N, d) / 2 + 2.0 * N * N * B,
+                    memory=lambda N, d, B: 24.0 * N * B,
+                    describe_null=_describe_wild, resample_counts=lambda r: {
+                        "n_resamples": r.null_samples.size},
+                    summary="two series: multiplier processes (Chwialkowski et al. 2014)")
+def mmd_dependent_wild(X, Y, kernel, *, estimator, n_resamples, rng, wild_length) -> Outcome:
+    """MMD²_b of two series and its dependent wild bootstrap (module docstring)."""
+    m, n = X.shape[0], Y.shape[0]
+    length = _wild_length(wild_length, min(m, n), "two-sample", X, Y)
+    check_memory(24.0 * (m + n) * (n_resamples + 1), "the dependent wild bootstrap",
+                 "n_resamples or the sample sizes")
+    U = np.empty((m + n, n_resamples + 1))
+    U[:m, 0], U[m:, 0] = 1.0 / m, -1.0 / n
+    U[:m, 1:] = nulls.multiplier_process(m, n_resamples, length, rng) / m
+    U[m:, 1:] = -nulls.multiplier_process(n, n_resamples, length, rng) / n
+    U -= U.mean(axis=0)  # (Hu)ᵀ K (Hu): the joint Gram centred by the pooled mean
+    forms, _, _ = symmetric_quadratic_forms(kernel, np.vstack([X, Y]), U)
+    return Outcome(float(forms[0]), null_samples=forms[1:],
+                   null_params={"wild_length": length})
+
+
+@GOF_TESTS.register("full", "dependent-wild-bootstrap", cost="quadratic",
+                    needs=Needs.ORDERED_ROWS, options=("wild_length",),
+                    describe_null=_describe_wild,
+                    summary="a chain: signs flipping with prob. (1 − e^(−1/ℓ))/2 "
+                            "(Chwialkowski et al. 2016)")
+def ksd_dependent_wild(X, target, kernel, *, n_resamples, rng, wild_length) -> Outcome:
+    """KSD²_V of a chain and its wild bootstrap with autocorrelated signs (module
+    docstring). At ℓ → 0 the signs are ``ksd_test(wild="markov")``'s."""
+    stein = SteinKernel(kernel, target)
+    prepared = stein.prepare(X)
+    n = X.shape[0]
+    length = _wild_length(wild_length, n, "gof", X)
+    check_memory(8.0 * n * n_resamples, "the dependent wild bootstrap",
+                 "n_resamples (D, the bootstrap replicates) or n")
+    signs = WildSigns(n_resamples, rng, flip_probability=nulls.flip_probability(length))
+    W = signs.take(n)
+    with single_threaded_blas():
+        statistic, null_samples = full_wild_bootstrap(stein, prepared, W)
+    return Outcome(statistic, null_samples=null_samples, null_params={"wild_length": length})
+
+
+def centred_gram(kernel, Z) -> np.ndarray:
+    """K̃ = HKH, the doubly centred Gram of Z (in one block)."""
+    K = kernel.gram(Z, Z)
+    K -= K.mean(axis=0)
+    K -= K.mean(axis=1)[:, None]
+    return K
+
+
+def _hsic_memory(N, d, B) -> float:
+    return 16.0 * N * N + 24.0 * N * B
+
+
+@INDEPENDENCE_TESTS.register("biased", "dependent-wild-bootstrap", cost="quadratic",
+                             needs=Needs.ORDERED_ROWS, options=("wild_length",),
+                             work=lambda N, d, B: _gram_work(N, d) + 2.0 * N * N * B,
+                             memory=_hsic_memory, describe_null=_describe_wild,
+                             summary="series: multiplier processes on K̃∘L̃ "
+                                     "(Chwialkowski et al. 2014)")
+def hsic_dependent_wild(X, Y, kernel, *, estimator, n_resamples, rng, wild_length) -> Outcome:
+    """HSIC_b of two series and its dependent wild bootstrap (module docstring)."""
+    n = X.shape[0]
+    length = _wild_length(wild_length, n, "independence", X, Y)
+    check_memory(_hsic_memory(n, 0, n_resamples), "the dependent wild bootstrap HSIC",
+                 "n_resamples or n")
+    H = centred_gram(kernel.x, X)
+    H *= centred_gram(kernel.y, Y)
+    statistic = float(H.sum()) / n**2
+    W = nulls.multiplier_process(n, n_resamples, length, rng)
+    return Outcome(statistic, null_samples=nulls.quadratic_replicates(H, W),
+                   null_params={"wild_length": length}, one_pass=False)
+
+
+def _shift_work(N, d, B) -> float:
+    return _gram_work(N, d) + 30.0 * N * N * math.log2(max(N, 2))
+
+
+@INDEPENDENCE_TESTS.register("biased", "shift", cost="quadratic", needs=Needs.ORDERED_ROWS,
+                             options=("min_shift",), work=_shift_work,
+                             memory=lambda N, d, B: 24.0 * N * N,
+                             describe_null=_describe_shift, resample_counts=lambda r: {
+                                 "n_resamples": r.null_samples.size},
+                             summary="Y circularly shifted (Chwialkowski & Gretton 2014)")
+@INDEPENDENCE_TESTS.register("max-lag", "shift", cost="quadratic", needs=Needs.ORDERED_ROWS,
+                             options=("min_shift", "max_lag"), work=_shift_work,
+                             memory=lambda N, d, B: 24.0 * N * N,
+                             describe_null=_describe_shift, resample_counts=lambda r: {
+                                 "n_resamples": r.null_samples.size},
+                             summary="max over lags |k| ≤ K of HSIC_b, shifts null")
+def hsic_shift(X, Y, kernel, *, estimator, n_resamples, rng, min_shift, max_lag=0) -> Outcome:
+    """HSIC_b (or ``max-lag``: max_{|k| ≤ K} HSIC_b(X_t, Y_{t+k})) and its null of circular
+    shifts s ∈ [A + K, n − A − K] (``nulls.shifted_statistics``: every shift at once).
+    ``n_resamples`` is not used: every admissible shift is a replicate."""
+    n = X.shape[0]
+    if estimator == "max-lag":
+        max_lag = nulls.default_max_lag(n) if max_lag is None else int(max_lag)
+        if max_lag < 0:
+            raise ValueError(f"max_lag must be a non-negative integer, got {max_lag}")
+    else:
+        max_lag = 0
+    A = nulls.min_shift(n, X, Y) if min_shift is None else int(min_shift)
+    if A < 1:
+        raise ValueError(f"min_shift must be a positive integer, got {min_shift}")
+    lo, hi = A + max_lag, n - A - max_lag
+    if hi - lo + 1 < MIN_SHIFTS:
+        raise ValueError(
+            f"too few rows for the shift test: n = {n} rows leave {max(hi - lo + 1, 0)} "
+            f"shifts between {lo} and {hi} (min_shift = {A}, max_lag = {max_lag}); it "
+            f"needs at least {MIN_SHIFTS}: more rows, a smaller min_shift or max_lag")
+    check_memory(24.0 * n * n, "the shift test", "n")
+    T = nulls.shifted_statistics(centred_gram(kernel.x, X), centred_gram(kernel.y, Y))
+    M = nulls.max_over_lags(T, max_lag)
+    params = {"min_shift": A, "max_shift": n - A, "max_lag": max_lag,
+              "lag": int((np.argmax(np.r_[T[n - max_lag:], T[:max_lag + 1]]) - max_lag)
+                         if max_lag else 0),
+              "shifted": T}
+    return Outcome(float(M[0]), null_samples=M[lo:hi + 1], null_params=params,
+                   one_pass=False)
