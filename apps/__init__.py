@@ -24,6 +24,7 @@ EXPLORERS = {
     "data": ("DataExplorer", "data_explorer"),
     "independence": ("IndependenceExplorer", "independence_explorer"),
     "conditional": ("ConditionalExplorer", "conditional_explorer"),
+    "timeseries": ("TimeSeriesExplorer", "timeseries_explorer"),
 }
 
 _BY_NAME = {name: module for name, module in EXPLORERS.values()}

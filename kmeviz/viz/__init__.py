@@ -25,6 +25,12 @@ from .embeddings import (
 from .gof import stein_target_plot, stein_witness_plot
 from .independence import dependence_witness_plot, independence_power_plot, joint_sample_plot
 from .power import choice_power_plot, criterion_curve_plot, criterion_map_plot
+from .series import (
+    autocorrelation_plot,
+    autocorrelations,
+    series_plot,
+    side_by_side_nulls,
+)
 from .theme import (
     COLOR_ACCENT,
     COLOR_X,
@@ -69,4 +75,5 @@ __all__ = [
     "runtime_vs_m_plot", "samples_plot", "set_sizing", "sizing", "sparsity_path_plot",
     "spectrum_plot",
     "stein_target_plot", "stein_witness_plot", "threshold_line",
+    "autocorrelation_plot", "autocorrelations", "series_plot", "side_by_side_nulls",
 ]
