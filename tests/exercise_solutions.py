@@ -327,3 +327,29 @@ SOLUTIONS.update({
     # "a learned kernel is always better": not when learning costs half the data
     "check_split_price": (lambda: "less", lambda: "more"),
 })
+
+
+def multiplier_process(eps, length):
+    a = np.exp(-1.0 / length)
+    W = eps.copy()
+    for t in range(1, len(W)):
+        W[t] = a * W[t - 1] + np.sqrt(1 - a * a) * eps[t]
+    return W
+
+
+def multiplier_process_unscaled(eps, length):  # wrong: the variance grows to 1/(1 − a²)
+    a = np.exp(-1.0 / length)
+    W = eps.copy()
+    for t in range(1, len(W)):
+        W[t] = a * W[t - 1] + eps[t]
+    return W
+
+
+SOLUTIONS.update({
+    "check_multiplier_process": (lambda: multiplier_process,
+                                 lambda: multiplier_process_unscaled),
+    # "permutations are exact whatever the data": not when rows are not exchangeable
+    "check_iid_size_as_phi_grows": (lambda: "1", lambda: "alpha"),
+    "check_two_stretch_test": (lambda: "biased/dependent-wild-bootstrap",
+                               lambda: "biased/permutation"),
+})

@@ -44,7 +44,7 @@ def main() -> None:
                 f"{time.time() - start:.0f} s on 2 processes\n"
                 + size[[c for c in COLUMNS if c in size]].to_string(index=False)
                 + "\n\n# Power (lagged dependence Y_t = cos(2 X_(t-k)) + noise; a chain of "
-                "N(0, 1.5^2) tested against N(0, 1))\n"
+                "N(0, 2^2) tested against N(0, 1))\n"
                 + power[[c for c in ["problem", "n", "lag", "test", "rejections", "repeats",
                                      "rate", "ci_low", "ci_high"] if c in power]]
                 .to_string(index=False) + "\n")

@@ -91,6 +91,14 @@ from .stein_cme import (
     cme_data,
     stein_data,
 )
+from .timeseries import (
+    TWO_STRETCH_TESTS,
+    check_iid_size_as_phi_grows,
+    check_multiplier_process,
+    check_two_stretch_test,
+    innovations,
+    two_stretch_data,
+)
 
 __all__ = [
     "Feedback",
@@ -159,4 +167,10 @@ __all__ = [
     "min_p_rejection_rate",
     "check_min_p_size",
     "check_smallest_collection_sigma",
+    "TWO_STRETCH_TESTS",
+    "check_iid_size_as_phi_grows",
+    "check_multiplier_process",
+    "check_two_stretch_test",
+    "innovations",
+    "two_stretch_data",
 ]

@@ -128,7 +128,7 @@ def timeseries_power_table(*, n: int = 300, lags=(1, 3), strength: float = 1.0,
                            progress: Progress = None, executor=None) -> pd.DataFrame:
     """Power on the lagged dependence Y_t = strength · cos(2 X_{t−k}) + noise (HSIC's
     time-series tests), and of the chain KSD test against N(0, 1) when the chain targets
-    N(0, 1.5²)."""
+    N(0, 2²)."""
     parts = []
     for lag in lags:
         runs = {label: partial(_hsic, o) for label, o in HSIC_TESTS.items()
@@ -138,11 +138,11 @@ def timeseries_power_table(*, n: int = 300, lags=(1, 3), strength: float = 1.0,
                             progress, executor))
     runs = {"full/dependent-wild-bootstrap": partial(_ksd, KSD_TESTS_TS[
         "full/dependent-wild-bootstrap"])}
-    parts.append(_table("RWM chain of N(0, 1.5²)", {"n": n},
+    parts.append(_table("RWM chain of N(0, 2²)", {"n": n},
                         partial(_wide_chain, n), runs, n_repeats, alpha, rng, progress,
                         executor))
     return pd.concat(parts, ignore_index=True)
 
 
 def _wide_chain(n, rng):
-    return random_walk_metropolis(n, 0.75, target_scale=1.5, rng=rng)
+    return random_walk_metropolis(n, 1.0, target_scale=2.0, rng=rng)

@@ -87,7 +87,12 @@ def min_shift(n: int, *samples) -> int:
 def multiplier_process(n: int, n_resamples: int, length: float, rng) -> np.ndarray:
     """(n, B) independent paths of W_t = a W_{t−1} + √(1 − a²) ε_t, a = e^{−1/ℓ}, W_1 =
     ε_1 (Chwialkowski et al. 2014, Sec. 3), one linear filter down the rows."""
-    eps = check_rng(rng).standard_normal((n, n_resamples))
+    return multiplier_filter(check_rng(rng).standard_normal((n, n_resamples)), length)
+
+
+def multiplier_filter(eps: np.ndarray, length: float) -> np.ndarray:
+    """The multiplier process of innovations ``eps`` (n, B) (overwritten): W_1 = ε_1, W_t
+    = a W_{t−1} + √(1 − a²) ε_t with a = e^{−1/ℓ}, as one linear filter down the rows."""
     a = math.exp(-1.0 / length) if length > 0 else 0.0
     b = math.sqrt(1.0 - a * a)
     if a == 0.0:

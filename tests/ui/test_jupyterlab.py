@@ -26,7 +26,8 @@ from .helpers import widget
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 COURSE = ("02_two_sample_tests", "08_your_own_data", "10_independence",
-          "11_conditional_independence", "12_learning_the_kernel")
+          "11_conditional_independence", "12_learning_the_kernel",
+          "13_rows_that_are_not_independent")
 
 NULL_TITLES_JS = ("() => Bokeh.documents.flatMap(d => [...d.all_models]).filter(m => "
                   "m.constructor.__name__ === 'Title' && String(m.text).startsWith('p = '))"
