@@ -102,10 +102,6 @@ LABEL_NAME = re.compile(
     re.IGNORECASE)
 
 
-class OneSample(ValueError):
-    """One uploaded file with no column that splits its rows: one sample of a pair."""
-
-
 def default_group(frame: pd.DataFrame, candidates: list) -> str:
     """The group column to start with: ``sample`` or the file/array column, else a text
     column, else a numeric column with two values whose name reads like a label; ""
@@ -166,7 +162,8 @@ def offered_choices(frame: pd.DataFrame, group, groups, columns, axes: tuple, y_
     """(options, values, numeric) of the "Your data" widgets for ``frame``: the group
     column and its values, the columns (escaped labels: a MultiChoice renders them as
     HTML), Y's columns and the plane's axes, the current choices kept where still
-    offered, and every numeric column but the group. None when no column reads as a group.
+    offered, and every numeric column but the group (a table without a group column: none
+    chosen, for the questions of one sample).
 
     A table of at most ``MAX_LISTED`` numeric columns lists them all, all chosen. A wider
     one lists the chosen columns and the first ``MAX_LISTED`` whose names contain
@@ -174,8 +171,6 @@ def offered_choices(frame: pd.DataFrame, group, groups, columns, axes: tuple, y_
     the columns; ``candidates`` (``group_candidates(frame)``, linear in the cells) may
     come computed off the event loop."""
     candidates = group_candidates(frame) if candidates is None else candidates
-    if not candidates:
-        return None
     if group not in candidates:
         group = default_group(frame, candidates)
     if group:
@@ -214,16 +209,41 @@ def offered_choices(frame: pd.DataFrame, group, groups, columns, axes: tuple, y_
 
 
 #: a name that reads like a time (the time column's offers: a date column, or numbers)
-TIME_NAME = re.compile(r"(?:^|[^a-z])(?:time|date|datetime|timestamp|year|month|week|hour|"
-                       r"minute|second|period|step|iteration|iter|t)(?:[^a-z]|$)",
+TIME_NAME = re.compile(r"(?:^|[^a-z])(?:time|date|datetime|timestamp|when|year|month|week|"
+                       r"hour|minute|second|period|step|iteration|iter|t)(?:[^a-z]|$)",
                        re.IGNORECASE)
+#: text columns whose first values are read as ISO dates to offer them as the time column
+DATE_PROBES, DATE_PROBE_COLUMNS = 5, 100
+
+
+def reads_as_dates(column: pd.Series) -> bool:
+    """Whether the first ``DATE_PROBES`` values of a text column are ISO 8601 dates."""
+    head = column.head(DATE_PROBES)
+    try:
+        parsed = pd.to_datetime(head.astype(str), errors="coerce", format="ISO8601")
+    except (ValueError, TypeError):
+        return False
+    return len(head) > 0 and bool(parsed.notna().all())
 
 
 def time_candidates(frame: pd.DataFrame, group=None) -> list:
-    """The columns offered as the time column: datetime columns and those whose name
-    reads like a time (``TIME_NAME``), at most ``MAX_LISTED``; linear in the columns."""
-    found = (str(c) for c, dtype in zip(frame.columns, frame.dtypes, strict=True)
-             if str(c) != group and (dtype.kind == "M" or TIME_NAME.search(str(c))))
+    """The columns offered as the time column: datetime columns, those whose name reads
+    like a time (``TIME_NAME``), and text columns of ISO dates (the first
+    ``DATE_PROBE_COLUMNS`` text columns probed); at most ``MAX_LISTED``, linear in the
+    columns."""
+    probes = itertools.count()
+
+    def is_time(k, name, dtype):
+        if name == group:
+            return False
+        if dtype.kind == "M" or TIME_NAME.search(name):
+            return True
+        return (dtype.kind not in "biufc" and next(probes) < DATE_PROBE_COLUMNS
+                and reads_as_dates(frame.iloc[:, k]))
+
+    found = (str(c) for k, (c, dtype) in enumerate(zip(frame.columns, frame.dtypes,
+                                                       strict=True))
+             if is_time(k, str(c), dtype))
     return list(itertools.islice(found, MAX_LISTED))
 
 
@@ -350,8 +370,9 @@ def upload_frame(frames: list, limits=None) -> tuple[pd.DataFrame, tuple, list]:
     [(name, table)], computed off the event loop (in the upload's job): two files are one
     sample each (``pair_frame``, as ``kmeviz compare A B``), refused before they are
     stacked when the table they make is past ``limits`` (a ``TableLimits``: each file
-    was within them, the pair may not be); one file needs a column that splits its rows,
-    else ``OneSample``."""
+    was within them, the pair may not be); one file without a column that splits its
+    rows is one sample (no candidates): the independence and fit questions use it, a
+    two-sample comparison waits for a group column or a second file."""
     names = tuple(name for name, _ in frames)
     if len(frames) == 2:
         if limits is not None:
@@ -359,13 +380,8 @@ def upload_frame(frames: list, limits=None) -> tuple[pd.DataFrame, tuple, list]:
                          max(f.shape[1] for _, f in frames) + 1)
         frame = pair_frame(frames[0][1], frames[1][1], names)
         return frame, names, group_candidates(frame)
-    (name, frame), = frames
-    candidates = group_candidates(frame)
-    if not candidates:
-        raise OneSample(f"{name} has no column that splits its rows into groups (text, or "
-                        "numbers with at most 10 values), so it is one sample: drop the "
-                        "second file (the other sample), or add a group column")
-    return frame, names, candidates
+    (_, frame), = frames
+    return frame, names, group_candidates(frame)
 
 
 def as_bytes(content) -> bytes:

@@ -11,7 +11,6 @@ from kmeviz_apps._own_data import (
     MAX_LISTED,
     PCS,
     BoundedFileDropper,
-    OneSample,
     as_bytes,
     offered_choices,
     upload_frame,
@@ -113,8 +112,6 @@ class UploadBox:
                     "error" if left_out else "note", None, not left_out, read)
         try:
             frame, names, candidates = upload_frame(frames[-2:], UPLOAD["limits"])
-        except OneSample as exc:  # the first of a pair, or a file without a group column
-            return f"Read {plain(exc, 400)}.{left_out}", "note", None, False, read
         except (ValueError, TypeError) as exc:
             return (f"**These files cannot be used:** {plain(exc, 400)}.{left_out}", "error",
                     None, False, read)
@@ -123,8 +120,11 @@ class UploadBox:
                 "for others); with none chosen, every numeric column is used."
                 if frame.shape[1] > MAX_LISTED else "")
         first_offer = offered_choices(frame, None, None, None, PCS, [], candidates=candidates)
+        one = ("" if candidates else " No column splits its rows into groups (text, or "
+               "numbers with at most 10 values): one sample, for the independence and fit "
+               "questions; for two samples drop a second file or add a group column.")
         return (f"Loaded {plain(', '.join(names), 200)}: {frame.shape[0]:,} rows, "
-                f"{frame.shape[1]:,} columns.{wide}{left_out}", "ok",
+                f"{frame.shape[1]:,} columns.{one}{wide}{left_out}", "ok",
                 (key, frame, names, candidates, first_offer), False, read)
 
     def _read_dropped(self, files: dict) -> tuple[dict, list, list]:

@@ -108,8 +108,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def rows_of(args) -> str:
-    """``rows=`` of the comparison: "time series", "iid" or "check"."""
-    return "time series" if args.time_series else "iid" if args.iid else "check"
+    """``rows=`` of the comparison: "time series", "iid" or "check" (a bundled data
+    set's own, ``RealDataset.rows``, when neither flag is given)."""
+    if args.time_series or args.iid:
+        return "time series" if args.time_series else "iid"
+    return REAL_DATASETS[args.dataset].rows if args.dataset else "check"
 
 
 def ordered_frame(frame, args):

@@ -24,6 +24,7 @@ from . import (
     bench_sessions,
     bench_spectral,
     bench_tests,
+    bench_timeseries,
 )
 
 parser = argparse.ArgumentParser(prog="python -m benchmarks")
@@ -45,6 +46,7 @@ bench_cme.run(quick=args.quick)
 bench_ksd.run(quick=args.quick)
 bench_independence.run(quick=args.quick)
 bench_conditional.run(quick=args.quick)
+bench_timeseries.run(quick=args.quick)
 bench_power.run(quick=args.quick)
 bench_apps.run(quick=args.quick)
 bench_fuzz.run(quick=args.quick)

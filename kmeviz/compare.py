@@ -169,8 +169,8 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
     with shared_spectra():
         table = _compare(MMD_TESTS, tests, run, unmet, how, X.shape[0] + Y.shape[0],
                          X.shape[1], n_resamples, alpha, time_budget, rng, progress,
-                         {"kernel": kernel, "m": X.shape[0], "n": Y.shape[0]},
-                         rows=rows, samples={"X": X, "Y": Y})
+                         {"kernel": kernel, "m": X.shape[0], "n": Y.shape[0]}, rows=rows,
+                         samples=None if kernel.points_are_indices else {"X": X, "Y": Y})
     # drawn after the tests' seeds, so that no row changes with it
     effect_rng = np.random.default_rng(rng.integers(2**63, size=2))
     table.attrs["seed"] = seed

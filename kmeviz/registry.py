@@ -174,6 +174,7 @@ class TestRegistry:
         self.function = function
         self.name = name
         self._specs: dict[tuple[str, str], TestSpec] = {}
+        self._documented: list = []  # (function, docstring template) of ``document``
         _REGISTRIES[function] = self
 
     def register(self, estimator: str, null: str, *, cost: str, dask: bool = False,
@@ -210,6 +211,7 @@ class TestRegistry:
                                                       tuple(options), needs, summary,
                                                       work, memory, **result_hooks,
                                                       registry=self.function)
+            self._render_docs()
             return compute
 
         return decorate
@@ -273,10 +275,18 @@ class TestRegistry:
         -------
         None
         """
+        if "{registered tests}" in (function.__doc__ or ""):
+            self._documented.append((function, function.__doc__))
+        self._render_docs()
+
+    def _render_docs(self) -> None:
+        """Fill each documented function's table with what is registered now (a test
+        registered later, in another module, joins its table)."""
         table = "\n".join(["Notes", "-----", f"The registered tests ({self.name}):", "",
                            self.rst_table()])
-        function.__doc__ = function.__doc__.replace("{registered tests}",
-                                                    table.replace("\n", "\n    "))
+        for function, template in self._documented:
+            function.__doc__ = template.replace("{registered tests}",
+                                                table.replace("\n", "\n    "))
 
     def rst_table(self) -> str:
         """The registry as a reStructuredText simple table (the docstrings show it)."""

@@ -254,8 +254,9 @@ def run_registered(spec: TestSpec, samples: tuple, kernel, *, alpha: float, rng,
     """The last step shared by ``mmd_test`` and ``ksd_test``: ``spec.compute`` on the
     checked ``samples`` with ``kernel``, the ``keywords`` every test of the registry takes
     and the ``options`` the entry names, timed, as a ``TestResult`` at level ``alpha``."""
-    serial = check_registered(spec.registry, samples, options.get("rows", "check"),
-                              Needs.ORDERED_ROWS in spec.needs)
+    serial = None if getattr(kernel, "points_are_indices", False) else check_registered(
+        spec.registry, samples, options.get("rows", "check"),
+        Needs.ORDERED_ROWS in spec.needs)  # a precomputed Gram's samples are indices
     t0 = time.perf_counter()
     outcome = spec.compute(*samples, kernel, rng=check_rng(rng), **keywords,
                            **{k: options[k] for k in spec.options})

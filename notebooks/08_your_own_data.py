@@ -103,15 +103,25 @@ assert np.allclose(np.vstack([X, Y]).mean(axis=0), 0.0)
 # stops within a time budget (10 s by default): a test estimated to take longer than
 # what is left is not run, and its row says how to run it alone.
 #
+# Before its i.i.d. tests, kmeviz checks the order of the rows for serial dependence
+# (notebook 13). The penguins file is sorted by species, island and year, and the check
+# sees that order in the Adélie rows; the rows are distinct animals, and the exact tests'
+# statistics do not depend on the order within a sample, so we say the rows are
+# exchangeable with `rows="iid"` (the check stays quiet on the same rows shuffled).
+#
 # *Predict first:* with 151 and 68 penguins and a difference the bill length would have
 # made obvious, will every test reject at α = 0.05?
 
 # %%
-table = K.compare_tests(X, Y, rng=0)
+table = K.compare_tests(X, Y, rng=0, rows="iid")
 print(f"kernel: {table.attrs['kernel']}")
 table[["test", "statistic", "p_value", "reject", "runtime_s", "note"]]
 
 # %% tags=["check", "remove-cell"]
+in_file_order = K.serial_dependence({"X": X, "Y": Y}, family="two-sample")
+shuffled = np.random.default_rng(0).permutation(len(X))
+assert in_file_order.fired and not in_file_order.samples["Y"]["dependent"]
+assert not K.serial_dependence({"X": X[shuffled], "Y": Y}, family="two-sample").fired
 by_test = table.set_index("test")
 iid_tests = K.compare.selected_tests(K.MMD_TESTS, "all")  # the table's: i.i.d. nulls
 quadratic = [s.name for s in iid_tests if s.cost != "linear"
@@ -239,16 +249,18 @@ assert welch["bill_depth_mm"] > 0.5 and welch["body_mass_g"] > 0.5
 #
 # `kmeviz compare FILE --group COLUMN --groups A B` reads the file with the same loader,
 # runs `compare_tests` with a progress bar on stderr, and prints the table; `--out
-# table.csv` saves it and `--gof normal` tests one sample against a normal law. A bad
+# table.csv` saves it and `--gof normal` tests one sample against a normal law; `--iid`
+# says the rows are exchangeable (`--time-series` runs the time-series tests). A bad
 # file exits with status 2 and one line saying what is wrong.
 
 # %%
 done = subprocess.run([sys.executable, "-m", "kmeviz_apps", "compare", str(path),
                        "--group", "species", "--groups", "Adelie", "Chinstrap",
-                       "--standardize", "--tests", "biased", "linear"],
+                       "--standardize", "--tests", "biased", "linear", "--iid"],
                       capture_output=True, text=True)
 print(f"$ kmeviz compare penguins.csv --group species --groups Adelie Chinstrap "
-      f"--standardize --tests biased linear   (exit {done.returncode})\n{done.stdout}")
+      f"--standardize --tests biased linear --iid   (exit {done.returncode})\n"
+      f"{done.stdout}")
 
 # %% tags=["check", "remove-cell"]
 assert done.returncode == 0 and "biased/permutation" in done.stdout

@@ -13,6 +13,10 @@ import kmeviz as K
 from tests.test_loading import GOOD
 
 
+def TABLE_TESTS(registry):  # the tests a comparison's table runs (i.i.d. rows)
+    return K.compare.selected_tests(registry, "all")
+
+
 def kmeviz(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "kmeviz_apps", "compare", *map(str, args)],
                           capture_output=True, text=True, cwd=cwd, timeout=120)
@@ -37,7 +41,7 @@ def test_a_good_file_prints_the_table_and_writes_it(two_groups, tmp_path):
     assert "X = treated: 60 rows; Y = control: 60 rows; 3 columns: a, b, c" in done.stdout
     assert "biased/permutation" in done.stdout and "GaussianKernel(bandwidth=" in done.stdout
     table = pd.read_csv(out)
-    assert len(table) == len(K.MMD_TESTS) and table.p_value.notna().all()
+    assert len(table) == len(TABLE_TESTS(K.MMD_TESTS)) and table.p_value.notna().all()
     assert table.set_index("test").loc["biased/permutation", "reject"]
     assert "Traceback" not in done.stderr
 
@@ -113,7 +117,7 @@ def test_messages_and_rows_read_as_a_command_line_user_expects(tmp_path, two_gro
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     start = lines.index(next(line for line in lines if line.startswith("test ")))
-    table_lines = lines[start:start + 2 + len(K.MMD_TESTS)]
+    table_lines = lines[start:start + 2 + len(TABLE_TESTS(K.MMD_TESTS))]
     # every row as long as the header (footnote marks aside): the columns line up, the
     # longest test name (pooled-nystrom/permutation, 26 characters) included
     lengths = {len(re.sub(r" \[\d+\]$", "", line)) for line in table_lines}

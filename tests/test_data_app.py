@@ -13,6 +13,10 @@ from kmeviz_apps._own_data import plane_directions  # noqa: E402
 from kmeviz_apps.data_explorer import UPLOADED, DataExplorer  # noqa: E402
 
 
+def TABLE_TESTS(registry):  # the tests a comparison's table runs (i.i.d. rows)
+    return K.compare.selected_tests(registry, "all")
+
+
 class Drop:
     def __init__(self, files):
         self.new = files
@@ -89,10 +93,10 @@ def test_the_comparison_fills_the_table_and_a_newer_change_cancels_the_older():
         bandwidth = 10**0.5 * K.median_heuristic(*explorer.prepared()[:2])
         # done: the comparison is set, then (on the 'event loop' thread) the table shows it
         assert wait_for(lambda: explorer.comparison is not None
-                        and len(explorer._table.table.value) == len(K.MMD_TESTS), 60)
+                        and len(explorer._table.table.value) == len(TABLE_TESTS(K.MMD_TESTS)), 60)
     table = explorer.comparison
     assert table.attrs["kernel"].bandwidth == pytest.approx(bandwidth, rel=1e-12)
-    assert len(explorer._table.table.value) == len(K.MMD_TESTS)
+    assert len(explorer._table.table.value) == len(TABLE_TESTS(K.MMD_TESTS))
     assert table.set_index("test").loc["biased/permutation", "reject"]
     assert explorer.null_view() is not None
     explorer.alpha = 0.005  # α moves the decisions only: the same table, relevelled
@@ -158,7 +162,8 @@ def test_a_bundled_data_sets_comparison_is_computed_once_for_every_session():
     first, second = DataExplorer(), DataExplorer()
     shared_comparison.cache_clear()
     parts, table = compare(first)
-    assert len(parts) - 1 >= len(K.MMD_TESTS)  # the computing session sees its rows come
+    # the computing session sees its rows come
+    assert len(parts) - 1 >= len(TABLE_TESTS(K.MMD_TESTS))
     _, again = compare(second)
     info = shared_comparison.cache_info()
     assert (info.hits, info.misses) == (1, 1)
@@ -189,7 +194,8 @@ def test_the_independence_question_compares_two_groups_of_columns():
     parts = []
     explorer._comparison_work()(parts.append)
     table = parts[-1][1]
-    assert list(table["test"]) == [s.name for s in K.INDEPENDENCE_TESTS]
+    assert list(table["test"]) == [s.name for s in K.compare.selected_tests(
+        K.INDEPENDENCE_TESTS, "all")]
     assert (table["p_value"] < 0.01).all()  # body mass depends on the bill and flipper
     # a hostile column name, uploaded: escaped in the summary and the columns' chips
     name = "<img src=x onerror=alert(1)>"

@@ -52,7 +52,8 @@ def test_every_result_has_the_same_fields_and_runtime_keys(data):
 def test_nystrom_ksd_exposes_what_it_fitted(data):
     X, _ = data
     res = K.ksd_test(X, TARGET, K.IMQKernel(), estimator="nystrom", n_landmarks=12, rng=0)
-    assert set(res.fitted) == {"landmarks", "weights", "embedding"}
+    # and the check of the rows' order made before its i.i.d. null
+    assert set(res.fitted) == {"landmarks", "weights", "embedding", "serial_dependence"}
     assert res.fitted["landmarks"].shape == res.fitted["weights"].shape == (12,)
     grid = np.linspace(-2, 2, 7)[:, None] * np.ones((1, 2))
     witness = K.stein_witness(X[res.fitted["landmarks"]], TARGET, K.IMQKernel(), grid,

@@ -296,3 +296,77 @@ def test_time_column_orders_rows_and_refuses_bad_times():
         in_time_order(frame.assign(when=[1.0, None, 2.0]), "when")
     with pytest.raises(ValueError, match="not in the table"):
         in_time_order(frame, "time")
+
+
+# -- the other routes: the command line and the dashboard ------------------------------
+def ar_table(tmp_path, shuffle=True):
+    """Two independent AR(1) series (φ = 0.9) with a date column, rows shuffled."""
+    import pandas as pd
+
+    rng = np.random.default_rng(17)
+    frame = pd.DataFrame({"day": pd.date_range("2001-01-01", periods=300).astype(str),
+                          "x": ar1(300, 0.9, rng)[:, 0], "y": ar1(300, 0.9, rng)[:, 0]})
+    if shuffle:
+        frame = frame.sample(frac=1.0, random_state=1)
+    path = tmp_path / "series.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_the_command_line_notes_serial_rows_and_runs_the_time_series_tests(tmp_path):
+    import subprocess
+    import sys
+
+    def run(*flags):
+        return subprocess.run([sys.executable, "-m", "kmeviz_apps", "compare",
+                               str(ar_table(tmp_path)), "--independence", "--x", "x", "--y",
+                               "y", "--tests", "biased/gamma", "biased/permutation", *flags],
+                              capture_output=True, text=True, timeout=120)
+
+    ordered = run("--time", "day")
+    assert ordered.returncode == 0, ordered.stderr
+    assert "p-value not trusted: serially dependent rows" in ordered.stdout
+    assert "use the time-series tests (--time-series), or pass --iid" in ordered.stdout
+    assert "Warning" not in ordered.stderr  # said once, in the table, in CLI words
+    quiet = run("--time", "day", "--iid")
+    assert quiet.returncode == 0 and "not trusted" not in quiet.stdout
+    series = subprocess.run([sys.executable, "-m", "kmeviz_apps", "compare",
+                             str(ar_table(tmp_path)), "--independence", "--x", "x", "--y",
+                             "y", "--time", "day", "--time-series"],
+                            capture_output=True, text=True, timeout=120)
+    assert series.returncode == 0, series.stderr
+    for name in ("biased/dependent-wild-bootstrap", "biased/shift", "max-lag/shift"):
+        assert name in series.stdout
+    bad = run("--time", "x2")
+    assert bad.returncode == 2 and "time column 'x2' is not in the table" in bad.stderr
+
+
+def test_the_dashboard_notes_serial_rows_and_rows_iid_silences_it(tmp_path):
+    pytest.importorskip("panel")
+    from kmeviz_apps.data_explorer import DataExplorer
+
+    class Drop:
+        def __init__(self, files):
+            self.new = files
+
+    explorer = DataExplorer(question="independence")
+    explorer._box.receive(Drop({"series.csv": ar_table(tmp_path).read_text()}))
+    explorer.param.update(columns=["x"], columns_y=["y"])
+    assert "day" in explorer.param.time_column.objects.values()
+
+    def table():
+        parts = []
+        explorer._comparison_work()(parts.append)
+        return parts[-1][1]
+
+    shuffled = table()  # the file's (shuffled) order: nothing to see
+    assert not shuffled["note"].str.contains("not trusted").any()
+    explorer.time_column = "day"
+    ordered = table()
+    assert ordered["note"].str.contains("p-value not trusted").all()
+    assert "Serial dependence" in ordered.attrs["note"]
+    explorer.rows = "iid"
+    assert not table()["note"].str.contains("not trusted").any()
+    explorer.rows = "time series"
+    assert set(table()["test"]) == {"biased/dependent-wild-bootstrap", "biased/shift",
+                                    "max-lag/shift"}

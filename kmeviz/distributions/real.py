@@ -4,9 +4,11 @@
 - ``"penguins"``: the Palmer penguins (Gorman, Williams & Fraser 2014; CC0), from the
   palmerpenguins package on PyPI, a dependency of kmeviz: bill length and depth, flipper
   length and body mass of 344 penguins, grouped by ``species`` (Adelie, Chinstrap, Gentoo);
+  distinct animals stored sorted by species, island and year (``rows="iid"``: the check
+  of serial dependence would see that order);
 - ``"nyc-taxi"``: hourly NYC taxi pickups in 2016, shipped with HoloViews' examples
   (the ``apps`` extra): hour of day and pickup count, grouped by ``day`` (weekday,
-  weekend).
+  weekend); an hourly time series, so the check of serial dependence fires on it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ class RealDataset:
     group: str
     groups: tuple
     load: object  # () -> pandas.DataFrame
+    #: what its rows are (``rows=`` of the comparisons): "iid" for distinct individuals
+    #: stored in a sorted order, "check" for rows whose order may carry dependence
+    rows: str = "check"
 
 
 def penguins_frame() -> pd.DataFrame:
@@ -75,7 +80,10 @@ def nyc_taxi_frame() -> pd.DataFrame:
 #: Name -> the bundled data sets, in the order the dashboard lists them.
 REAL_DATASETS = {
     "penguins": RealDataset("penguins", "Palmer penguins (species against species)",
-                            "species", ("Adelie", "Gentoo"), penguins_frame),
+                            "species", ("Adelie", "Gentoo"), penguins_frame,
+                            # 344 distinct animals, stored sorted by species, island and
+                            # year: the check of serial dependence sees the sort order
+                            rows="iid"),
     "nyc-taxi": RealDataset("nyc-taxi", "NYC taxi pickups (weekday against weekend)",
                             "day", ("weekday", "weekend"), lambda: nyc_taxi_frame().drop(
                                 columns=["day_of_week"])),

@@ -49,14 +49,17 @@ MIN_ROWS = 20
 
 class SerialDependenceWarning(UserWarning):
     """The rows of a sample are serially dependent: an i.i.d. null's p-value cannot be
-    trusted (silence it with ``rows="iid"`` when the order is meaningless)."""
+    trusted (silence it with ``rows="iid"`` when the order is meaningless).
+
+    (Implements no paper equation: the warning of ``serial_dependence``.)
+    """
 
 
 @dataclass(frozen=True)
 class SerialCheck:
     """What ``serial_dependence`` found: per sample, its most autocorrelated column.
 
-    Attributes
+    Parameters
     ----------
     family : str
         ``"two-sample"``, ``"gof"``, ``"independence"`` or ``"conditional"``.
@@ -154,7 +157,11 @@ FAMILIES = ("two-sample", "gof", "independence", "conditional")
 
 def serial_dependence(samples: dict, *, family: str, column_names: dict | None = None
                       ) -> SerialCheck:
-    """Check each sample's rows for serial dependence (module docstring's rule).
+    """Check each sample's rows for serial dependence (module docstring's rule: Ljung &
+    Box 1978's portmanteau test on each column, Bonferroni over the columns).
+
+    (Implements no paper equation of the four papers: a check of their i.i.d. nulls'
+    assumption.)
 
     Parameters
     ----------
