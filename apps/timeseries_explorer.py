@@ -212,11 +212,14 @@ class TimeSeriesExplorer(Explorer):
         lag1 = ", ".join(f"{name} {info['lag1']:.2f}" for name, info in check.samples.items())
         rows = "\n".join(
             f"| {label} | {res.estimator}/{res.null} | <span class='kmeviz-p-value'>"
-            f"{res.p_value_text()}</span> | {'reject' if res.reject else 'keep'} |"
-            for label, res in (("i.i.d. null", iid), ("time-series null", ts)))
-        verdict = ("**The check fires**: the rows are serially dependent, and the i.i.d. "
-                   "test's p-value cannot be trusted." if check.fired else
-                   "The check does not fire on these rows.")
+            f"{res.p_value_text()}</span> | <span class='kmeviz-{css}'>"
+            f"{'reject' if res.reject else 'keep'}</span> |"
+            for label, css, res in (("i.i.d. null", "iid-decision", iid),
+                                    ("time-series null", "series-decision", ts)))
+        verdict = ("<span class='kmeviz-check'>**The check fires**</span>: the rows are "
+                   "serially dependent, and the i.i.d. test's p-value cannot be trusted."
+                   if check.fired else
+                   "<span class='kmeviz-check'>The check does not fire</span> on these rows.")
         return pn.pane.Markdown(f"""
 | null | test | p-value | at α = {self.alpha:g} |
 |---|---|---|---|

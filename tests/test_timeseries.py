@@ -143,7 +143,7 @@ def test_every_shift_equals_explicit_rolls():
 
 def test_shift_test_is_hsic_of_shifted_y_and_lag_search_its_maximum():
     rng = np.random.default_rng(9)
-    n = 120
+    n = 300
     X = ar1(n, 0.3, rng)
     Y = np.roll(X, 2, axis=0) ** 2 + 0.3 * rng.normal(size=(n, 1))  # Y_t = f(X_{t-2})
     kx = ky = K.GaussianKernel(1.0)
@@ -153,12 +153,14 @@ def test_shift_test_is_hsic_of_shifted_y_and_lag_search_its_maximum():
         shifted = np.roll(Y, -s, axis=0)  # row i paired with y_{i+s}
         value = K.hsic(X, shifted, kernel_x=kx, kernel_y=ky)
         assert T[s] == pytest.approx(value, rel=1e-10)
-    np.testing.assert_allclose(res.null_samples, T[15:n - 15 + 1], rtol=0)
+    step = res.null_params["shift_step"]
+    np.testing.assert_allclose(res.null_samples, T[15:n - 15 + 1:step], rtol=0)
     lagged = K.hsic_test(X, Y, kernel_x=kx, kernel_y=ky, estimator="max-lag", null="shift",
                          min_shift=15, max_lag=3)
     M = [max(T[(s + k) % n] for k in range(-3, 4)) for s in range(n)]
     assert lagged.statistic == pytest.approx(M[0], rel=1e-12)
-    np.testing.assert_allclose(lagged.null_samples, M[18:n - 18 + 1], rtol=1e-12)
+    step = lagged.null_params["shift_step"]
+    np.testing.assert_allclose(lagged.null_samples, M[18:n - 18 + 1:step], rtol=1e-12)
     assert lagged.null_params["lag"] == 2  # X_t pairs best with Y_{t+2} = f(X_t)
     assert lagged.reject and not res.reject
 
@@ -370,3 +372,11 @@ def test_the_dashboard_notes_serial_rows_and_rows_iid_silences_it(tmp_path):
     explorer.rows = "time series"
     assert set(table()["test"]) == {"biased/dependent-wild-bootstrap", "biased/shift",
                                     "max-lag/shift"}
+
+
+def test_effective_count_of_independent_and_smoothed_sequences():
+    rng = np.random.default_rng(18)
+    white = rng.normal(size=2000)
+    assert 1500 < nulls.effective_count(white) <= 2000
+    smooth = np.convolve(white, np.ones(20) / 20, mode="valid")  # τ ≈ 20
+    assert 50 < nulls.effective_count(smooth) < 200

@@ -16,7 +16,7 @@ The rule for ℓ: the theory needs ℓ → ∞ with ℓ = o(n) (2014, Thm. 1) an
 experiments fix it by hand. kmeviz measures the rows' memory instead: ρ the largest
 lag-1 autocorrelation (clipped to [0, 0.99]) over the columns of the samples, τ = (1 +
 ρ)/(1 − ρ) the AR(1) integrated autocorrelation time, and ℓ = ``WILD_SCALE`` · τ, at least
-1 and at most n / 10. The scales (``WILD_SCALES``) were chosen by the calibration in
+1 and at most n / 5 (n / 10 for KSD; ``MAX_LENGTH_FRACTION``). The scales (``WILD_SCALES``) were chosen by the calibration in
 ``docs/results/timeseries_calibration.txt``.
 
 The multipliers are not centred (the paper's V_b1); the kernel is centred instead: HSIC's
@@ -37,7 +37,10 @@ from .._validation import check_rng
 from .serial import ljung_box_columns
 
 #: ℓ = scale · τ of each family (module docstring); HSIC's τ is that of ρ_X · ρ_Y
-WILD_SCALES = {"two-sample": 3.0, "gof": 5.0, "independence": 1.5}
+WILD_SCALES = {"two-sample": 3.0, "gof": 5.0, "independence": 2.0}
+#: ℓ is at most this fraction of n (ℓ = o(n) in theory), by family: KSD's sign chain at
+#: n/5 left a chain of N(0, 2²) tested against N(0, 1) at p ≈ 0.1 (n = 500)
+MAX_LENGTH_FRACTION = {"two-sample": 0.2, "gof": 0.1, "independence": 0.2}
 #: the shortest circular shift, in integrated autocorrelation times τ (at least MIN_SHIFT)
 SHIFT_SCALE = 5.0
 MIN_SHIFT = 10
@@ -65,7 +68,8 @@ def autocorrelation_time(*samples) -> float:
     return (1.0 + rho) / (1.0 - rho)
 
 
-def wild_length(n: int, *samples, scale: float = 1.0, product: bool = False) -> float:
+def wild_length(n: int, *samples, scale: float = 1.0, product: bool = False,
+                cap: float = 0.2) -> float:
     """The default ℓ of the dependent wild bootstrap (module docstring's rule): ``scale``
     · τ, τ of the largest lag-1 autocorrelation ρ over the samples, or with ``product``
     of ρ_X · ρ_Y (HSIC's terms k̃(x_i, x_j) l̃(y_i, y_j) decorrelate at that rate)."""
@@ -74,7 +78,7 @@ def wild_length(n: int, *samples, scale: float = 1.0, product: bool = False) -> 
     else:
         rho = largest_lag1(*samples)
     tau = (1.0 + rho) / (1.0 - rho)
-    return float(min(max(1.0, scale * tau), max(1.0, n / 10)))
+    return float(min(max(1.0, scale * tau), max(1.0, n * cap)))
 
 
 def min_shift(n: int, *samples) -> int:
@@ -139,6 +143,28 @@ def shifted_statistics(Kc: np.ndarray, Lc: np.ndarray, block: int = 512) -> np.n
         fl = np.fft.rfft(DL[:, start:start + block], axis=0)
         spectrum += np.einsum("ij,ij->i", np.conj(fk), fl)
     return np.fft.irfft(spectrum, n) / n**2
+
+
+#: the fewest effectively independent replicates a shift null accepts
+MIN_EFFECTIVE_SHIFTS = 20
+
+
+def effective_count(values: np.ndarray) -> float:
+    """S / τ: the number of effectively independent values of a sequence of S correlated
+    replicates (neighbouring shifts give nearly equal statistics), τ = 1 + 2 Σ_k ρ̂_k its
+    integrated autocorrelation time, summed while ρ̂_k > 0 (at most S/4 lags)."""
+    v = np.asarray(values, dtype=float)
+    c = v - v.mean()
+    energy = float(c @ c)
+    if v.size < 4 or energy <= 0:
+        return float(v.size)
+    tau = 1.0
+    for k in range(1, v.size // 4):
+        rho = float(c[:-k] @ c[k:]) / energy
+        if rho <= 0:
+            break
+        tau += 2.0 * rho
+    return v.size / tau
 
 
 def max_over_lags(T: np.ndarray, max_lag: int) -> np.ndarray:

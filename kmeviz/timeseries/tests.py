@@ -38,7 +38,8 @@ def _gram_work(N, d) -> float:
 def _wild_length(length, n, family, *samples) -> float:
     if length is None:
         return nulls.wild_length(n, *samples, scale=nulls.WILD_SCALES[family],
-                                 product=family == "independence")
+                                 product=family == "independence",
+                                 cap=nulls.MAX_LENGTH_FRACTION[family])
     if not length > 0 or length > n:
         raise ValueError(f"wild_length must be in (0, n] = (0, {n}], got {length}")
     return float(length)
@@ -53,7 +54,7 @@ def _describe_shift(result) -> str:
     p = result.null_params
     lags = f", lags |k| ≤ {p['max_lag']}" if p.get("max_lag") else ""
     return (f"{result.null_samples.size} circular shifts {p['min_shift']} … "
-            f"{p['max_shift']}{lags}")
+            f"{p['max_shift']}, every {p['shift_step']}{lags}")
 
 
 @MMD_TESTS.register("biased", "dependent-wild-bootstrap", cost="quadratic",
@@ -150,8 +151,9 @@ def _shift_work(N, d, B) -> float:
                              summary="max over lags |k| ≤ K of HSIC_b, shifts null")
 def hsic_shift(X, Y, kernel, *, estimator, n_resamples, rng, min_shift, max_lag=0) -> Outcome:
     """HSIC_b (or ``max-lag``: max_{|k| ≤ K} HSIC_b(X_t, Y_{t+k})) and its null of circular
-    shifts s ∈ [A + K, n − A − K] (``nulls.shifted_statistics``: every shift at once).
-    ``n_resamples`` is not used: every admissible shift is a replicate."""
+    shifts s ∈ [A + K, n − A − K] (``nulls.shifted_statistics``: every shift at once), one
+    in every τ_T, τ_T the autocorrelation time of the shifted statistics
+    (``nulls.effective_count``). ``n_resamples`` is not used."""
     n = X.shape[0]
     if estimator == "max-lag":
         max_lag = nulls.default_max_lag(n) if max_lag is None else int(max_lag)
@@ -171,9 +173,15 @@ def hsic_shift(X, Y, kernel, *, estimator, n_resamples, rng, min_shift, max_lag=
     check_memory(24.0 * n * n, "the shift test", "n")
     T = nulls.shifted_statistics(centred_gram(kernel.x, X), centred_gram(kernel.y, Y))
     M = nulls.max_over_lags(T, max_lag)
+    # neighbouring shifts give nearly equal statistics: keep shifts one autocorrelation
+    # time of the shifted statistics apart, nearly independent replicates (all of them
+    # ranked, the 95 % quantile of 13 effective replicates passed 9–16 % of the time)
+    effective = nulls.effective_count(M[lo:hi + 1])
+    step = max(1, int(round((hi - lo + 1) / effective)))
     params = {"min_shift": A, "max_shift": n - A, "max_lag": max_lag,
+              "effective_shifts": effective, "shift_step": step,
               "lag": int((np.argmax(np.r_[T[n - max_lag:], T[:max_lag + 1]]) - max_lag)
                          if max_lag else 0),
               "shifted": T}
-    return Outcome(float(M[0]), null_samples=M[lo:hi + 1], null_params=params,
+    return Outcome(float(M[0]), null_samples=M[lo:hi + 1:step], null_params=params,
                    one_pass=False)
