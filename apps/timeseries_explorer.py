@@ -95,16 +95,16 @@ class TimeSeriesExplorer(Explorer):
         "lag": {"type": pn.widgets.IntSlider, "throttled": True}}
     SUMMARY_WIDTH = 420
     PLOTS = (
-        Plot("series_view", "Series",
-             "The rows in time order: X and Y (or the chain)."),
-        Plot("acf_view", "Autocorrelation",
-             "The sample autocorrelation at each lag; an i.i.d. series stays within the "
-             "dotted band. The check before every i.i.d. test reads these."),
         Plot("nulls_view", "i.i.d. null beside time-series null",
              "The same statistic (black line) and two nulls: blue, under exchangeable rows "
              "(permutations or i.i.d. signs); red, keeping the serial dependence "
              "(dependent wild bootstrap or circular shifts). On serially dependent rows the "
              "blue one is too narrow."),
+        Plot("series_view", "Series",
+             "The rows in time order: X and Y (or the chain)."),
+        Plot("acf_view", "Autocorrelation",
+             "The sample autocorrelation at each lag; an i.i.d. series stays within the "
+             "dotted band. The check before every i.i.d. test reads these."),
         Plot("rate_view", "Rejection rate",
              "Both tests' rejection rates over fresh draws as the serial dependence grows "
              "(φ, or the chain's step size): under H0 a valid test stays near α."),

@@ -14,10 +14,10 @@
 
 The rule for ℓ: the theory needs ℓ → ∞ with ℓ = o(n) (2014, Thm. 1) and the authors'
 experiments fix it by hand. kmeviz measures the rows' memory instead: ρ the largest
-lag-1 autocorrelation (clipped to [0, 0.99]) over the columns of the samples, τ = (1 +
-ρ)/(1 − ρ) the AR(1) integrated autocorrelation time, and ℓ = ``WILD_SCALE`` · τ, at least
-1 and at most n / 5 (n / 10 for KSD; ``MAX_LENGTH_FRACTION``). The scales (``WILD_SCALES``) were chosen by the calibration in
-``docs/results/timeseries_calibration.txt``.
+lag-1 autocorrelation (clipped to [0, 0.99]) over the columns of the samples (for HSIC,
+ρ_X · ρ_Y), τ = (1 + ρ)/(1 − ρ) the AR(1) integrated autocorrelation time, and ℓ = scale
+· τ, at least 1 and at most a fraction of n (``WILD_SCALES``, ``MAX_LENGTH_FRACTION``),
+chosen by the calibration in ``docs/results/timeseries_calibration.txt``.
 
 The multipliers are not centred (the paper's V_b1); the kernel is centred instead: HSIC's
 Grams are doubly centred, and MMD's joint Gram by the pooled mean (u ↦ u − ū in uᵀKu). On

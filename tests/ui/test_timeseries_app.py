@@ -22,6 +22,7 @@ def open_explorer(page, server_url, query=""):
 
 def test_every_generator_draws_its_series(page, server_url):
     open_explorer(page, server_url)
+    show_tab(page, "Series")
     select = widget(page, "generator").locator("select")
     for problem in PROBLEMS:
         select.select_option(problem)
@@ -38,7 +39,7 @@ def test_the_iid_null_is_too_narrow_and_the_time_series_null_is_not(page, server
     expect(page.locator(".kmeviz-check")).to_have_text("The check fires")
     expect(page.locator(".kmeviz-iid-decision")).to_have_text("reject", timeout=TIMEOUT)
     expect(page.locator(".kmeviz-series-decision")).to_have_text("keep", timeout=TIMEOUT)
-    show_tab(page, "i.i.d. null beside time-series null")
+    # the first tab: both nulls on one axis
     page.wait_for_function(TITLE_MATCH_JS, arg="HSIC (black) — i.i.d. p = ",
                            timeout=TIMEOUT)
     # at φ = 0 the rows are exchangeable: the check is quiet
