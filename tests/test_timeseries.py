@@ -380,3 +380,42 @@ def test_effective_count_of_independent_and_smoothed_sequences():
     assert 1500 < nulls.effective_count(white) <= 2000
     smooth = np.convolve(white, np.ones(20) / 20, mode="valid")  # τ ≈ 20
     assert 50 < nulls.effective_count(smooth) < 200
+
+
+# -- calibration: a bounded run here, the stored table's size under `pytest -m slow` -------
+def test_dependent_wild_bootstraps_hold_their_level_bounded():
+    """CI-sized: 100 draws each at n = 300, φ = 0.9 (where the i.i.d. tests reject 77–89 %
+    of the time, docs/results/timeseries_calibration.txt). A test of size 0.05 rejects
+    more than 13 of 100 draws with probability 0.001 (binomial): more is a failure."""
+    from functools import partial
+
+    from kmeviz.experiments import timeseries as E
+    from kmeviz.experiments.runners import rejection_rates
+
+    wild = {"null": "dependent-wild-bootstrap"}
+    problems = [(partial(E._pair, 300, 0.9), partial(E._hsic, wild)),
+                (partial(E._stretches, 300, 0.9), partial(E._mmd, wild)),
+                (partial(E._chain, 300, 0.5), partial(E._ksd, wild))]
+    for sampler, test in problems:
+        table = rejection_rates(sampler, {"series": test}, n_repeats=100, rng=3)
+        assert table["rejections"].iloc[0] <= 13, table
+    iid = rejection_rates(partial(E._pair, 300, 0.9),
+                          {"iid": partial(E._hsic, {"null": "gamma", "rows": "iid"})},
+                          n_repeats=40, rng=3)
+    assert iid["rate"].iloc[0] > 0.5  # the failure the check warns of
+
+
+@pytest.mark.slow
+def test_time_series_tests_hold_their_level():
+    """The stored table's run (500 draws at n = 300, 200 at n = 1000): each dependent wild
+    bootstrap's 95 % interval contains a size in [0.02, 0.08] and the shift tests are never
+    liberal beyond it (their interval starts below 0.08)."""
+    from kmeviz.experiments.timeseries import timeseries_size_table
+
+    for n, repeats in ((300, 500), (1000, 200)):
+        table = timeseries_size_table(ns=(n,), n_repeats=repeats, rng=0)
+        series = table[~table["test"].str.contains("i.i.d.|check")]
+        wild = series["test"].str.contains("wild")
+        assert ((series.loc[wild, "ci_low"] <= 0.08)
+                & (series.loc[wild, "ci_high"] >= 0.02)).all(), series
+        assert (series.loc[~wild, "ci_low"] <= 0.08).all(), series
