@@ -8,6 +8,12 @@ from playwright.sync_api import expect
 
 TIMEOUT = 30_000
 
+#: whether some Bokeh title starts with the argument
+TITLE_MATCH_JS = (
+    "t => Bokeh.documents.some(d => [...d.all_models].some("
+    "m => m.constructor.__name__ === 'Title' && m.text.startsWith(t)))"
+)
+
 TITLE_PRESENT_JS = (
     "t => Bokeh.documents.some(d => [...d.all_models].some("
     "m => m.constructor.__name__ === 'Title' && m.text === t))"

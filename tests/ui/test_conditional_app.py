@@ -7,12 +7,8 @@ from playwright.sync_api import expect
 
 from kmeviz.distributions.causal import STRUCTURES
 
-from .helpers import TIMEOUT, show_tab, widget
+from .helpers import TIMEOUT, TITLE_MATCH_JS, show_tab, widget
 
-TITLE_MATCH_JS = (
-    "t => Bokeh.documents.some(d => [...d.all_models].some("
-    "m => m.constructor.__name__ === 'Title' && m.text.startsWith(t)))"
-)
 GRAPHS = {"chain": "X → Z → Y", "fork": "X ← Z → Y", "collider": "X → Z ← Y",
           "unrelated": "X → Y, Z unrelated"}
 

@@ -16,6 +16,7 @@ from .helpers import TIMEOUT, widget
 def TABLE_TESTS(registry):  # the tests a comparison's table runs (i.i.d. rows)
     return K.compare.selected_tests(registry, "all")
 
+
 P_VALUES = '.tabulator-cell[tabulator-field="p_value"]'
 
 
@@ -119,4 +120,40 @@ def test_the_independence_question_fills_the_table_with_the_hsic_tests(page, ser
         has_text="hsicagg/wild-bootstrap")).to_have_count(1, timeout=TIMEOUT)
     values = p_values(page, len(TABLE_TESTS(K.INDEPENDENCE_TESTS)))
     assert max(values) < 0.05  # the penguins' body mass depends on their bills
+    expect(page.get_by_text("Traceback")).to_have_count(0)
+
+
+def series_upload() -> dict:
+    """Two independent AR(1) series (φ = 0.9) with a date column, rows shuffled."""
+    from scipy import signal
+
+    rng = np.random.default_rng(17)
+    x, y = (signal.lfilter([1.0], [1.0, -0.9], rng.normal(size=500))[200:] for _ in "xy")
+    frame = pd.DataFrame({"day": pd.date_range("2001-01-01", periods=300).astype(str),
+                          "x": x, "y": y}).sample(frac=1.0, random_state=1)
+    return {"name": "series.csv", "mimeType": "text/csv",
+            "buffer": frame.to_csv(index=False).encode()}
+
+
+def test_a_time_series_upload_is_tested_in_time_order_with_the_note(page, server_url):
+    """Issue 55: an upload without a group column is one sample for the independence
+    question; sorted by its date column, its rows are serially dependent and the table
+    says so; 'exchangeable' silences the note; 'a time series' runs the time-series tests."""
+    open_data(page, server_url)
+    widget(page, "Question").locator("select").select_option(
+        label="Are X's and Y's columns independent?")
+    upload(page, series_upload())
+    expect(page.locator(".kmeviz-upload-ok")).to_contain_text("one sample", timeout=TIMEOUT)
+    widget(page, "Time column").locator("select").select_option("day")
+    note = page.locator(".kmeviz-many-tests")
+    expect(note).to_contain_text("Serial dependence", timeout=60_000)
+    expect(page.locator(".tabulator-cell", has_text="not trusted").first).to_be_visible(
+        timeout=TIMEOUT)
+    widget(page, "Rows").locator("select").select_option(label="exchangeable (i.i.d.)")
+    expect(page.locator(".tabulator-cell", has_text="biased/gamma")).to_be_visible(
+        timeout=60_000)
+    expect(note).not_to_contain_text("Serial dependence", timeout=60_000)
+    widget(page, "Rows").locator("select").select_option(label="a time series, in order")
+    expect(page.locator(".tabulator-cell", has_text="dependent-wild-bootstrap")).to_be_visible(
+        timeout=60_000)
     expect(page.get_by_text("Traceback")).to_have_count(0)

@@ -8,12 +8,8 @@ from playwright.sync_api import expect
 
 from kmeviz.distributions.dependence import DEPENDENCE_PROBLEMS
 
-from .helpers import TIMEOUT, settled_number, show_tab, widget
+from .helpers import TIMEOUT, TITLE_MATCH_JS, settled_number, show_tab, widget
 
-TITLE_MATCH_JS = (
-    "t => Bokeh.documents.some(d => [...d.all_models].some("
-    "m => m.constructor.__name__ === 'Title' && m.text.startsWith(t)))"
-)
 WITNESS_TITLE_JS = (
     "() => { for (const d of Bokeh.documents) for (const m of d.all_models) "
     "if (m.constructor.__name__ === 'Title' && m.text.startsWith('Witness')) return m.text; "

@@ -6,13 +6,8 @@ import time
 from kmeviz_apps.timeseries_explorer import PROBLEMS
 from playwright.sync_api import expect
 
-from .helpers import TIMEOUT, show_tab, widget
+from .helpers import TIMEOUT, TITLE_MATCH_JS, show_tab, widget
 from .test_data_trust import assert_closing_stops_it
-
-TITLE_MATCH_JS = (
-    "t => Bokeh.documents.some(d => [...d.all_models].some("
-    "m => m.constructor.__name__ === 'Title' && m.text.startsWith(t)))"
-)
 
 
 def open_explorer(page, server_url, query=""):
