@@ -12,6 +12,7 @@ import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
 from kmeviz_apps._own_pairs import default_y_columns
+from kmeviz_apps._own_times import time_candidates
 from kmeviz_apps._url import markup_safe_options, shown_options
 from kmeviz_apps.compare_cli import gof_target
 
@@ -194,7 +195,7 @@ def offered_choices(frame: pd.DataFrame, group, groups, columns, axes: tuple, y_
     # no numeric column at all: the axes keep the PCs, and the views say what is missing
     plane = ([*PCS, *shown] if len(columns or numeric) > 1 else list(shown) or list(PCS))
     groupings = list(dict.fromkeys([*([group] if group else []), *candidates[:MAX_LISTED]]))
-    times = time_candidates(frame, group)
+    times = time_candidates(frame, group, limit=MAX_LISTED)
     options = {"group": ({} if group else {CHOOSE: ""}) | shown_options(groupings),
                "group_x": shown_options(values), "group_y": shown_options(values),
                "columns": markup_safe_options(listed),
@@ -206,45 +207,6 @@ def offered_choices(frame: pd.DataFrame, group, groups, columns, axes: tuple, y_
               "columns_y": y_chosen,
               "time_column": time_column if time_column in times else ""}
     return options, chosen, numeric
-
-
-#: a name that reads like a time (the time column's offers: a date column, or numbers)
-TIME_NAME = re.compile(r"(?:^|[^a-z])(?:time|date|datetime|timestamp|when|year|month|week|"
-                       r"hour|minute|second|period|step|iteration|iter|t)(?:[^a-z]|$)",
-                       re.IGNORECASE)
-#: text columns whose first values are read as ISO dates to offer them as the time column
-DATE_PROBES, DATE_PROBE_COLUMNS = 5, 100
-
-
-def reads_as_dates(column: pd.Series) -> bool:
-    """Whether the first ``DATE_PROBES`` values of a text column are ISO 8601 dates."""
-    head = column.head(DATE_PROBES)
-    try:
-        parsed = pd.to_datetime(head.astype(str), errors="coerce", format="ISO8601")
-    except (ValueError, TypeError):
-        return False
-    return len(head) > 0 and bool(parsed.notna().all())
-
-
-def time_candidates(frame: pd.DataFrame, group=None) -> list:
-    """The columns offered as the time column: datetime columns, those whose name reads
-    like a time (``TIME_NAME``), and text columns of ISO dates (the first
-    ``DATE_PROBE_COLUMNS`` text columns probed); at most ``MAX_LISTED``, linear in the
-    columns."""
-    probes = itertools.count()
-
-    def is_time(k, name, dtype):
-        if name == group:
-            return False
-        if dtype.kind == "M" or TIME_NAME.search(name):
-            return True
-        return (dtype.kind not in "biufc" and next(probes) < DATE_PROBE_COLUMNS
-                and reads_as_dates(frame.iloc[:, k]))
-
-    found = (str(c) for k, (c, dtype) in enumerate(zip(frame.columns, frame.dtypes,
-                                                       strict=True))
-             if is_time(k, str(c), dtype))
-    return list(itertools.islice(found, MAX_LISTED))
 
 
 def numeric_mask(frame: pd.DataFrame) -> list:

@@ -19,12 +19,12 @@
 # - why a permutation test needs **exchangeable** rows, and what happens to its level on
 #   two unrelated but slowly drifting series;
 # - how serial dependence widens the null distribution of a degenerate V-statistic (HSIC,
-#   MMD², KSD²), and how kmeviz **checks** the row order before every i.i.d. null;
+#   MMD², KSD²), and how kmeviz checks the row order before every i.i.d. null;
 # - the **dependent wild bootstrap** ([Chwialkowski, Sejdinovic & Gretton
 #   2014](https://proceedings.neurips.cc/paper/2014/hash/5b8add2a5d98b1a652ea7fd72d942dac-Abstract.html)):
 #   multipliers that are themselves a slowly varying process, and why their correlation
 #   length ℓ matters;
-# - **circular shifts** of one series against the other ([Chwialkowski & Gretton
+# - circular shifts of one series against the other ([Chwialkowski & Gretton
 #   2014](https://proceedings.mlr.press/v32/chwialkowski14.html)), a search over lags
 #   and what it costs in multiple testing;
 # - the use KSD was designed for: testing the output of an MCMC sampler ([Chwialkowski,
@@ -143,7 +143,7 @@ assert ratio[0.9] > 3 * ratio[0.0], ratio
 # 2014](https://proceedings.neurips.cc/paper/2014/hash/5b8add2a5d98b1a652ea7fd72d942dac-Abstract.html)
 # replace them by a **multiplier process**
 #
-# W_1 = ε_1,  W_t = e^{−1/ℓ} W_{t−1} + √(1 − e^{−2/ℓ}) ε_t,  ε_t i.i.d. N(0, 1),
+# W_1 = ε_1,  W_t = e^{−1/ℓ} W_{t−1} + √(1 − e^{−2/ℓ}) ε_t,  ε_t i.i.d. 𝒩(0, 1),
 #
 # stationary with unit variance and correlation E[W_s W_t] = e^{−|s−t|/ℓ}. In the
 # replicate, the pairs of nearby rows now keep weight about 1, as in the true variance,
@@ -220,14 +220,14 @@ assert searched.null_params["lag"] == 3
 # al.'s Eq. 10) a correct but sticky chain is rejected.
 
 # %%
-chain = random_walk_metropolis(500, 0.5, rng=6)  # targets N(0, 1), small steps: sticky
+chain = random_walk_metropolis(500, 0.5, rng=6)  # targets 𝒩(0, 1), small steps: sticky
 target = K.NormalTarget(np.zeros(1))
 iid_signs = K.ksd_test(chain, target, rows="iid", rng=0)
 chain_signs = K.ksd_test(chain, target, null="dependent-wild-bootstrap", rng=0)
 wrong = random_walk_metropolis(500, 1.0, target_scale=2.0, rng=6)
 against_wrong = K.ksd_test(wrong, target, null="dependent-wild-bootstrap", rng=0)
 print(f"correct chain: i.i.d. signs p = {iid_signs.p_value_text()}, chain signs p = "
-      f"{chain_signs.p_value_text()}; a chain of N(0, 2²): p = "
+      f"{chain_signs.p_value_text()}; a chain of 𝒩(0, 2²): p = "
       f"{against_wrong.p_value_text()}")
 
 # %% tags=["check", "remove-cell"]
