@@ -25,7 +25,7 @@ from kmeviz.timeseries.serial import serial_dependence
 
 #: generator -> (family, the statistic's name)
 PROBLEMS = {"independent AR(1) pair": ("independence", "HSIC"),
-            "lagged dependence Y_t = cos(2 X_{t−k}) + noise": ("independence", "HSIC"),
+            "lagged dependence Y_t = cos(2 X_(t−k)) + noise": ("independence", "HSIC"),
             "change between two stretches": ("two-sample", "MMD²"),
             "MCMC chain against its target": ("gof", "KSD²")}
 INDEPENDENCE_NULLS = ("dependent-wild-bootstrap", "shift", "max-lag/shift")
@@ -100,7 +100,7 @@ class TimeSeriesExplorer(Explorer):
              "(permutations or i.i.d. signs); red, keeping the serial dependence "
              "(dependent wild bootstrap or circular shifts). On serially dependent rows the "
              "blue one is too narrow."),
-        Plot("series_view", "Series",
+        Plot("series_view", "Series in time",
              "The rows in time order: X and Y (or the chain)."),
         Plot("acf_view", "Autocorrelation",
              "The sample autocorrelation at each lag; an i.i.d. series stays within the "

@@ -17,7 +17,7 @@ def open_explorer(page, server_url, query=""):
 
 def test_every_generator_draws_its_series(page, server_url):
     open_explorer(page, server_url)
-    show_tab(page, "Series")
+    show_tab(page, "Series in time")
     select = widget(page, "generator").locator("select")
     for problem in PROBLEMS:
         select.select_option(problem)
