@@ -204,3 +204,17 @@ def test_the_learning_notebook_runs_and_its_explorer_draws(page, lab):
     expect(page.locator(".kmeviz-error")).to_have_count(0)
     expect(page.get_by_text("replace None with one of ['more', 'less']")).to_be_visible(
         timeout=120_000)
+
+
+def test_the_time_series_notebook_runs_and_its_explorer_draws(page, lab):
+    run_all_cells(page, lab, "13_rows_that_are_not_independent")
+    # the explorer near the end: both nulls on one axis, and the check's verdict
+    page.wait_for_function(
+        "() => typeof Bokeh !== 'undefined' && Bokeh.documents.flatMap(d => "
+        "[...d.all_models]).some(m => m.constructor.__name__ === 'Title' && "
+        "String(m.text).startsWith('HSIC (black) — i.i.d. p = '))", timeout=300_000)
+    expect(page.locator(".kmeviz-check").first).to_have_text("The check fires",
+                                                             timeout=120_000)
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
+    expect(page.get_by_text("replace None with one of ['0', 'alpha', '1']")).to_be_visible(
+        timeout=120_000)
