@@ -148,7 +148,7 @@ def _shift_work(N, d, B) -> float:
                              memory=lambda N, d, B: 24.0 * N * N,
                              describe_null=_describe_shift, resample_counts=lambda r: {
                                  "n_resamples": r.null_samples.size},
-                             summary="max over lags |k| ≤ K of HSIC_b, shifts null")
+                             summary="max over lags −K ≤ k ≤ K of HSIC_b, shifts null")
 def hsic_shift(X, Y, kernel, *, estimator, n_resamples, rng, min_shift, max_lag=0) -> Outcome:
     """HSIC_b (or ``max-lag``: max_{|k| ≤ K} HSIC_b(X_t, Y_{t+k})) and its null of circular
     shifts s ∈ [A + K, n − A − K] (``nulls.shifted_statistics``: every shift at once), one
