@@ -98,8 +98,8 @@ class TimeSeriesExplorer(Explorer):
         Plot("nulls_view", "i.i.d. null beside time-series null",
              "The same statistic (black line) and two nulls: blue, under exchangeable rows "
              "(permutations or i.i.d. signs); red, keeping the serial dependence "
-             "(dependent wild bootstrap or circular shifts). On serially dependent rows the "
-             "blue one is too narrow."),
+             "(dependent wild bootstrap or circular shifts); dashed, each null's threshold "
+             "at α. On serially dependent rows the blue one is too narrow."),
         Plot("series_view", "Series in time",
              "The rows in time order: X and Y (or the chain)."),
         Plot("acf_view", "Autocorrelation",

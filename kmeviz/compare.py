@@ -47,7 +47,6 @@ from .kernels.defaults import default_gof_kernel, default_mmd_kernel
 from .needs import Needs
 from .registry import GOF_TESTS, MMD_TESTS, TestRegistry, TestSpec
 from .timeseries.serial import (
-    FAMILY_OF,
     check_rows,
     rows_checked,
     serial_dependence,
@@ -267,7 +266,7 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
     specs = selected_tests(registry, tests, rows)
     serial = None
     if rows == "check" and samples and not any(map(is_dask_array, samples.values())):
-        serial = serial_dependence(samples, family=FAMILY_OF[registry.function])
+        serial = serial_dependence(samples, family=registry.family)
         warn_serial(serial, stacklevel=4)
     seed = rng if isinstance(rng, (int, np.integer)) else None
     rng = check_rng(rng)

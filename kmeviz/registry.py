@@ -132,6 +132,11 @@ class TestSpec:
         return pairs * (2 * d + KERNEL_FLOPS) + extra
 
     @property
+    def family(self) -> str:
+        """Its registry's ``family``: which rule of the check of the rows applies."""
+        return _REGISTRIES[self.registry].family
+
+    @property
     def name(self) -> str:
         """``"estimator/null"``, the test's name in tables."""
         return f"{self.estimator}/{self.null}"
@@ -164,15 +169,20 @@ class TestRegistry:
         The public function that runs these tests (named in error messages).
     name : str
         The registry's public name (``kmeviz.MMD_TESTS``).
+    family : {"two-sample", "gof", "independence", "conditional"}
+        Which rule of the check of the rows' order its tests' samples follow
+        (``kmeviz.serial_dependence``).
 
     (Implements no paper equation.)
     """
 
     __test__ = False
 
-    def __init__(self, function: str, name: str):
+    def __init__(self, function: str, name: str, *, family: str):
         self.function = function
         self.name = name
+        #: which rule of the rows' check applies (``kmeviz.timeseries.serial``)
+        self.family = family
         self._specs: dict[tuple[str, str], TestSpec] = {}
         self._documented: list = []  # (function, docstring template) of ``document``
         _REGISTRIES[function] = self
@@ -346,12 +356,14 @@ class NullsByEstimator(Mapping):
 
 
 #: The two-sample tests of ``mmd_test`` (entries added by ``kmeviz.twosample.mmd_tests``).
-MMD_TESTS = TestRegistry("mmd_test", "kmeviz.MMD_TESTS")
+MMD_TESTS = TestRegistry("mmd_test", "kmeviz.MMD_TESTS", family="two-sample")
 #: The goodness-of-fit tests of ``ksd_test`` (entries added by ``kmeviz.gof.ksd_tests``).
-GOF_TESTS = TestRegistry("ksd_test", "kmeviz.GOF_TESTS")
+GOF_TESTS = TestRegistry("ksd_test", "kmeviz.GOF_TESTS", family="gof")
 #: The independence tests of ``hsic_test`` (entries added by ``kmeviz.independence.tests``).
-INDEPENDENCE_TESTS = TestRegistry("hsic_test", "kmeviz.INDEPENDENCE_TESTS")
+INDEPENDENCE_TESTS = TestRegistry("hsic_test", "kmeviz.INDEPENDENCE_TESTS",
+                                  family="independence")
 #: The joint-independence tests of ``dhsic_test`` (d ≥ 2 variables).
-JOINT_INDEPENDENCE_TESTS = TestRegistry("dhsic_test", "kmeviz.JOINT_INDEPENDENCE_TESTS")
+JOINT_INDEPENDENCE_TESTS = TestRegistry("dhsic_test", "kmeviz.JOINT_INDEPENDENCE_TESTS",
+                                        family="independence")
 #: The conditional independence tests of ``ci_test`` (X ⫫ Y | Z).
-CONDITIONAL_TESTS = TestRegistry("ci_test", "kmeviz.CONDITIONAL_TESTS")
+CONDITIONAL_TESTS = TestRegistry("ci_test", "kmeviz.CONDITIONAL_TESTS", family="conditional")

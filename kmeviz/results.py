@@ -255,7 +255,7 @@ def run_registered(spec: TestSpec, samples: tuple, kernel, *, alpha: float, rng,
     checked ``samples`` with ``kernel``, the ``keywords`` every test of the registry takes
     and the ``options`` the entry names, timed, as a ``TestResult`` at level ``alpha``."""
     serial = None if getattr(kernel, "points_are_indices", False) else check_registered(
-        spec.registry, samples, options.get("rows", "check"),
+        spec.family, samples, options.get("rows", "check"),
         Needs.ORDERED_ROWS in spec.needs)  # a precomputed Gram's samples are indices
     t0 = time.perf_counter()
     outcome = spec.compute(*samples, kernel, rng=check_rng(rng), **keywords,

@@ -189,8 +189,8 @@ assert default.p_value > 0.05
 # is a circular cross-correlation, one FFT per diagonal — and keeps the shifts s with
 # A ≤ s ≤ n − A (A five autocorrelation times, at least 10). Neighbouring shifts give
 # nearly equal statistics, so it ranks the statistic among shifts spaced by the
-# autocorrelation time of the shifted statistics: ranked among all of them, the 95 %
-# quantile of a dozen effectively independent values was passed 9–16 % of the time.
+# autocorrelation time of the shifted statistics: a quantile read from many nearly equal
+# values would be passed more often than α.
 #
 # The same shifted statistics answer a question the i.i.d. tests cannot ask: *does Y
 # follow X with a delay?* `estimator="max-lag"` takes the largest HSIC(X_t, Y_{t+k}) over

@@ -51,7 +51,7 @@ def test_a_test_is_one_entry_plus_its_function(monkeypatch):
 
 
 def test_the_registry_refuses_what_it_cannot_mean():
-    registry = TestRegistry("some_test", "kmeviz.SOME")
+    registry = TestRegistry("some_test", "kmeviz.SOME", family="two-sample")
     registry.register("a", "b", cost="linear")(lambda: None)
     with pytest.raises(ValueError, match="registered already"):
         registry.register("a", "b", cost="linear")(lambda: None)

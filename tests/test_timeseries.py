@@ -120,11 +120,9 @@ def test_ksd_sign_chain_at_zero_length_is_the_markov_wild_bootstrap():
 
 
 def test_ksd_sign_chain_flips_with_its_probability():
-    signs = K.WildSigns(2000, 0, flip_probability=nulls.flip_probability(4.0)).take(300) \
-        if hasattr(K, "WildSigns") else None
-    if signs is None:
-        from kmeviz.gof.wild import WildSigns
-        signs = WildSigns(2000, 0, flip_probability=nulls.flip_probability(4.0)).take(300)
+    from kmeviz.gof.wild import WildSigns
+
+    signs = WildSigns(2000, 0, flip_probability=nulls.flip_probability(4.0)).take(300)
     lag1 = np.mean(signs[1:] * signs[:-1])
     assert abs(lag1 - np.exp(-1 / 4.0)) < 0.01  # 598 000 products: s.e. ≈ 0.001
 
@@ -419,3 +417,13 @@ def test_time_series_tests_hold_their_level():
         assert ((series.loc[wild, "ci_low"] <= 0.08)
                 & (series.loc[wild, "ci_high"] >= 0.02)).all(), series
         assert (series.loc[~wild, "ci_low"] <= 0.08).all(), series
+
+
+def test_the_two_stretch_exercise_is_what_the_solutions_page_says():
+    """docs/course/solutions.md, 13 exercise 3: the permutation test rejects the two
+    stretches of one series (H0 holds), the dependent wild bootstrap keeps."""
+    from kmeviz.exercises import two_stretch_data
+
+    X, Y = two_stretch_data()
+    assert K.mmd_test(X, Y, rows="iid", rng=0).reject
+    assert not K.mmd_test(X, Y, null="dependent-wild-bootstrap", rng=0).reject

@@ -145,10 +145,6 @@ def shifted_statistics(Kc: np.ndarray, Lc: np.ndarray, block: int = 512) -> np.n
     return np.fft.irfft(spectrum, n) / n**2
 
 
-#: the fewest effectively independent replicates a shift null accepts
-MIN_EFFECTIVE_SHIFTS = 20
-
-
 def effective_count(values: np.ndarray) -> float:
     """S / τ: the number of effectively independent values of a sequence of S correlated
     replicates (neighbouring shifts give nearly equal statistics), τ = 1 + 2 Σ_k ρ̂_k its

@@ -83,7 +83,7 @@ class SerialCheck:
         """The warning's words: which samples, which columns, and what to do."""
         if not self.fired:
             return ""
-        parts = [f"{name} (column {info['column_name']}, lag-1 autocorrelation "
+        parts = [f"{name} (column {info['column']}, lag-1 autocorrelation "
                  f"{info['lag1']:.2f})" for name, info in self.samples.items()
                  if info["dependent"]]
         return ("rows are serially dependent in " + ", ".join(parts) + f" (Ljung–Box, "
@@ -132,31 +132,29 @@ def ljung_box_columns(Z: np.ndarray, lags: int = LAGS, *, sums: bool = False):
     return (*out, np.where(constant, np.nan, rho.sum(axis=0))) if sums else out
 
 
-def _sample_check(Z: np.ndarray, names) -> dict:
+def _sample_check(Z: np.ndarray) -> dict:
     Z = np.asarray(Z, dtype=float)
     Z = Z[:, None] if Z.ndim == 1 else Z
     if Z.shape[0] < MIN_ROWS or Z.shape[1] == 0:
-        return {"column": None, "column_name": None, "lag1": np.nan, "p_value": np.nan,
+        return {"column": None, "lag1": np.nan, "p_value": np.nan,
                 "dependent": None}
     _, p, lag1, total = ljung_box_columns(Z, sums=True)
     if np.all(np.isnan(p)):
-        return {"column": None, "column_name": None, "lag1": np.nan, "p_value": np.nan,
+        return {"column": None, "lag1": np.nan, "p_value": np.nan,
                 "dependent": None}
     checked = int(np.count_nonzero(~np.isnan(p)))
     # the most significant column among those whose autocorrelations sum positive
     p = np.where(total > 0, p, np.nan) if np.any(total > 0) else np.full_like(p, 1.0)
     j = int(np.nanargmin(p))
     corrected = min(1.0, float(p[j]) * checked)
-    name = repr(str(names[j])) if names is not None and j < len(names) else str(j)
-    return {"column": j, "column_name": name, "lag1": float(lag1[j]),
+    return {"column": j, "lag1": float(lag1[j]),
             "p_value": corrected, "dependent": corrected < LEVEL}
 
 
 FAMILIES = ("two-sample", "gof", "independence", "conditional")
 
 
-def serial_dependence(samples: dict, *, family: str, column_names: dict | None = None
-                      ) -> SerialCheck:
+def serial_dependence(samples: dict, *, family: str) -> SerialCheck:
     """Check each sample's rows for serial dependence (module docstring's rule: Ljung &
     Box 1978's portmanteau test on each column, Bonferroni over the columns).
 
@@ -169,8 +167,6 @@ def serial_dependence(samples: dict, *, family: str, column_names: dict | None =
         Name -> array (n, d) in row order (``{"X": X, "Y": Y}``).
     family : {"two-sample", "gof", "independence", "conditional"}
         Which rule fires the warning.
-    column_names : dict, optional
-        Name -> column names, for the message.
 
     Returns
     -------
@@ -191,8 +187,7 @@ def serial_dependence(samples: dict, *, family: str, column_names: dict | None =
     False
     """
     family = check_choice(family, "family", FAMILIES)
-    names = column_names or {}
-    found = {name: _sample_check(Z, names.get(name)) for name, Z in samples.items()}
+    found = {name: _sample_check(Z) for name, Z in samples.items()}
     flags = [info["dependent"] is True for info in found.values()]
     if family == "conditional":  # X and Y (Z's own order does not break the null alone)
         fired = sum(flags[:2]) == 2
@@ -250,28 +245,23 @@ def warn_serial(check: SerialCheck, stacklevel: int = 3) -> None:
         warnings.warn(check.message, SerialDependenceWarning, stacklevel=stacklevel)
 
 
-#: the family of each registry's public function
-FAMILY_OF = {"mmd_test": "two-sample", "ksd_test": "gof", "hsic_test": "independence",
-             "dhsic_test": "independence", "ci_test": "conditional"}
-
-
-def samples_of(function: str, samples: tuple) -> dict:
-    """The named samples of a registered test's positional ``samples`` (``run_registered``):
-    (X, Y), (X, target), (X, Y, Z) or ((X_1, …, X_d),)."""
-    if function == "dhsic_test":
-        return {f"X{i + 1}": v for i, v in enumerate(samples[0])}
-    if function == "ksd_test":
+def samples_of(family: str, samples: tuple) -> dict:
+    """The named samples of a registered test's positional ``samples``
+    (``run_registered``): (X, Y), (X, target), (X, Y, Z) or ((X_1, …, X_d),)."""
+    if family == "gof":
         return {"X": samples[0]}
+    if len(samples) == 1 and isinstance(samples[0], tuple):
+        return {f"X{i + 1}": v for i, v in enumerate(samples[0])}
     return dict(zip(("X", "Y", "Z"), samples, strict=False))
 
 
-def check_registered(function: str, samples: tuple, rows: str, ordered: bool):
+def check_registered(family: str, samples: tuple, rows: str, ordered: bool):
     """The check a single test makes before its i.i.d. null (None when it is not made: rows
     said "iid", the test is a time-series test, a comparison checked already, or a sample
     is a dask array)."""
     if rows != "check" or ordered or rows_already_checked():
         return None
-    named = samples_of(function, samples)
+    named = samples_of(family, samples)
     if any(not isinstance(Z, np.ndarray) for Z in named.values()):
         return None
-    return serial_dependence(named, family=FAMILY_OF[function])
+    return serial_dependence(named, family=family)

@@ -25,6 +25,7 @@ from ..kernels import SteinKernel, symmetric_quadratic_forms
 from ..kernels.engine import single_threaded_blas
 from ..needs import Needs
 from ..registry import GOF_TESTS, INDEPENDENCE_TESTS, KERNEL_FLOPS, MMD_TESTS, Outcome
+from ..twosample.spectra import centred_gram
 from . import nulls
 
 #: the fewest null replicates a shift test accepts (a p-value of 1/20 at best)
@@ -101,14 +102,6 @@ def ksd_dependent_wild(X, target, kernel, *, n_resamples, rng, wild_length) -> O
     return Outcome(statistic, null_samples=null_samples, null_params={"wild_length": length})
 
 
-def centred_gram(kernel, Z) -> np.ndarray:
-    """K̃ = HKH, the doubly centred Gram of Z (in one block)."""
-    K = kernel.gram(Z, Z)
-    K -= K.mean(axis=0)
-    K -= K.mean(axis=1)[:, None]
-    return K
-
-
 def _hsic_memory(N, d, B) -> float:
     return 16.0 * N * N + 24.0 * N * B
 
@@ -125,8 +118,8 @@ def hsic_dependent_wild(X, Y, kernel, *, estimator, n_resamples, rng, wild_lengt
     length = _wild_length(wild_length, n, "independence", X, Y)
     check_memory(_hsic_memory(n, 0, n_resamples), "the dependent wild bootstrap HSIC",
                  "n_resamples or n")
-    H = centred_gram(kernel.x, X)
-    H *= centred_gram(kernel.y, Y)
+    H = centred_gram(X, kernel.x)
+    H *= centred_gram(Y, kernel.y)
     statistic = float(H.sum()) / n**2
     W = nulls.multiplier_process(n, n_resamples, length, rng)
     return Outcome(statistic, null_samples=nulls.quadratic_replicates(H, W),
@@ -171,7 +164,7 @@ def hsic_shift(X, Y, kernel, *, estimator, n_resamples, rng, min_shift, max_lag=
             f"shifts between {lo} and {hi} (min_shift = {A}, max_lag = {max_lag}); it "
             f"needs at least {MIN_SHIFTS}: more rows, a smaller min_shift or max_lag")
     check_memory(24.0 * n * n, "the shift test", "n")
-    T = nulls.shifted_statistics(centred_gram(kernel.x, X), centred_gram(kernel.y, Y))
+    T = nulls.shifted_statistics(centred_gram(X, kernel.x), centred_gram(Y, kernel.y))
     M = nulls.max_over_lags(T, max_lag)
     # neighbouring shifts give nearly equal statistics: keep shifts one autocorrelation
     # time of the shifted statistics apart, nearly independent replicates (all of them
