@@ -1,0 +1,66 @@
+"""Views are drawn into Bokeh models in their own threads (apps/_common.drawn). HoloViews
+switches Bokeh's property validation off process-wide while it fills a data source, and
+a figure built meanwhile kept its title a str (AttributeError: 'str' object has no
+attribute 'update'): 2 of 90 plots drawn by 6 threads at once failed, and 12 browser
+tests in CI. Drawing is serialised, and a draw that meets the event loop's update is
+drawn again."""
+
+import threading
+import time
+
+import holoviews as hv
+import pytest
+from bokeh.models import Title
+
+from kmeviz_apps import _common
+
+
+def test_threads_draw_one_at_a_time(monkeypatch):
+    hv.extension("bokeh")
+    render, inside, most = hv.render, [], []
+    lock = threading.Lock()
+
+    def counting(obj, backend):
+        with lock:
+            inside.append(1)
+            most.append(len(inside))
+        time.sleep(0.01)
+        try:
+            return render(obj, backend=backend)
+        finally:
+            with lock:
+                inside.pop()
+
+    monkeypatch.setattr(_common.hv, "render", counting)
+    panes = []
+    threads = [threading.Thread(target=lambda i=i: panes.append(_common.drawn(
+        hv.Curve([0, i]).opts(title=f"curve {i}")))) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert max(most) == 1 and len(panes) == 8
+    assert {p.object.title.text for p in panes} == {f"curve {i}" for i in range(8)}
+    assert all(isinstance(p.object.title, Title) for p in panes)
+
+
+def test_a_draw_that_meets_the_race_is_drawn_again_and_a_real_error_still_raises(monkeypatch):
+    hv.extension("bokeh")
+    render, calls = hv.render, []
+
+    def racing(obj, backend):
+        calls.append(1)
+        if len(calls) == 1:
+            raise AttributeError("'str' object has no attribute 'update'")
+        return render(obj, backend=backend)
+
+    monkeypatch.setattr(_common.hv, "render", racing)
+    pane = _common.drawn(hv.Curve([0, 1]).opts(title="again"))
+    assert pane.object.title.text == "again" and len(calls) == 2
+
+    def broken(obj, backend):
+        raise AttributeError("a real bug")
+
+    monkeypatch.setattr(_common.hv, "render", broken)
+    with pytest.raises(AttributeError, match="a real bug"):
+        _common.drawn(hv.Curve([0, 1]))
