@@ -9,8 +9,6 @@ HoloViews or Bokeh.
 from __future__ import annotations
 
 import gc
-import html
-import importlib
 import logging
 import re
 import threading
@@ -24,6 +22,7 @@ from bokeh.server.views.doc_handler import DocHandler
 from bokeh.server.views.ws import WSHandler
 from kmeviz_apps import EXPLORERS, explorer_class
 from kmeviz_apps._build import thread_built_application
+from kmeviz_apps._index import index_page
 from kmeviz_apps._jobs import set_build_threads, set_view_threads
 from kmeviz_apps._seats import CURRENT_SEAT, Seats, waiting_page
 from threadpoolctl import threadpool_limits
@@ -304,25 +303,6 @@ def freeze_startup_heap() -> None:
 
     gc.collect()
     gc.freeze()
-
-
-def index_page():
-    """The landing page: every app with its title, description and link."""
-    pn.extension(notifications=False)
-    cards = []
-    for slug in EXPLORERS:
-        cls = explorer_class(slug)
-        blurb = (importlib.import_module(cls.__module__).__doc__ or "").strip()
-        blurb = blurb.split("\n\n")[-1].replace("\n", " ")
-        card = pn.pane.Markdown(f"### [{html.escape(cls.title)}](./{slug})\n\n{blurb}",
-                                width=390, css_classes=["kmeviz-app-card"])
-        cards.append(pn.Column(card, margin=10, styles={
-            "border": "1px solid #ddd", "border-radius": "8px", "padding": "0 12px"}))
-    intro = pn.pane.Markdown(
-        "# kmeviz dashboards\n\nSee and play with kernel mean embeddings. "
-        "Pick an explorer; every widget updates its plots live."
-    )
-    return pn.Column(intro, pn.FlexBox(*cards), margin=(10, 30))
 
 
 def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = False,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import threading
 import time
 
@@ -239,16 +240,16 @@ def test_every_app_is_an_explorer_and_the_index_names_it_by_its_title():
     and create_app; the one registry (kmeviz.apps.EXPLORERS) feeds the index, kmeviz.apps
     and the server, and the index titles are the explorers' own."""
     from kmeviz_apps._common import Explorer
-    from kmeviz_apps.server import index_page
+    from kmeviz_apps._index import index_page
 
     import kmeviz.apps
 
     index = index_page()
-    text = " ".join(str(pane.object) for pane in index.select(pn.pane.Markdown))
+    text = " ".join(str(pane.object) for pane in index.select(pn.pane.HTML))
     for slug, (name, _) in kmeviz.apps.EXPLORERS.items():
         cls = kmeviz.apps.explorer_class(slug)
         assert issubclass(cls, Explorer) and getattr(kmeviz.apps, name) is cls
-        assert f"[{cls.title}](./{slug})" in text
+        assert f'<a href="./{slug}">{html.escape(cls.title)}</a>' in text
 
 
 def test_an_in_place_update_keeps_the_figure_and_a_failing_one_keeps_the_last_frame():

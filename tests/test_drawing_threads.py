@@ -11,8 +11,7 @@ import time
 import holoviews as hv
 import pytest
 from bokeh.models import Title
-
-from kmeviz_apps import _common
+from kmeviz_apps import _drawing as _common
 
 
 def test_threads_draw_one_at_a_time(monkeypatch):
