@@ -28,7 +28,8 @@ PROBLEMS = {"independent AR(1) pair": ("independence", "HSIC"),
             "lagged dependence Y_t = cos(2 X_(t−k)) + noise": ("independence", "HSIC"),
             "change between two stretches": ("two-sample", "MMD²"),
             "MCMC chain against its target": ("gof", "KSD²")}
-INDEPENDENCE_NULLS = ("dependent-wild-bootstrap", "shift", "max-lag/shift")
+INDEPENDENCE_NULLS = ("dependent-wild-bootstrap", "shift", "max-lag/shift", "block-permutation",
+                      "max-lag/block-permutation")
 DATA_PARAMS = ("problem", "phi", "lag", "strength", "shift", "step", "n", "seed")
 #: the rejection-rate curve: its points and draws a point
 CURVE_DRAWS = 40

@@ -210,6 +210,25 @@ assert same_time.p_value > 0.05 and searched.p_value < 0.05
 assert searched.null_params["lag"] == 3
 
 # %% [markdown]
+# Shifts spaced an autocorrelation time apart are few when the series remember long: about
+# n/τ of them, and a p-value cannot go below 1/(their number + 1). *Blocks* give as many
+# replicates as you ask for: the null of hyppo's DcorrX (Mehta et al. 2019) cuts Y, rotated
+# by a random offset, into blocks of b consecutive rows (here max(⌈√n⌉, 4τ)), puts the
+# blocks in a random order — every row once, each block's memory intact — and recomputes
+# the lag search on each reordering.
+
+# %%
+blocked = K.hsic_test(x, y, estimator="max-lag", null="block-permutation", n_resamples=300,
+                      rng=0)
+print(f"over |k| ≤ {blocked.null_params['max_lag']} against {blocked.null_samples.size} "
+      f"block permutations (b = {blocked.null_params['block_size']}): "
+      f"p = {blocked.p_value_text()}; shifts gave {searched.null_samples.size} replicates")
+
+# %% tags=["check", "remove-cell"]
+assert blocked.p_value < 0.05 and blocked.null_samples.size == 300
+assert searched.null_samples.size < 300
+
+# %% [markdown]
 # ## 5. Markov chains: the KSD test of a sampler's output
 #
 # The KSD test of goodness of fit was built for MCMC ([Chwialkowski, Strathmann &

@@ -15,6 +15,10 @@ import kmeviz as K
 from kmeviz.timeseries import nulls
 from kmeviz.timeseries.serial import LEVEL, ljung_box, serial_dependence
 
+#: the registered time-series independence tests
+SERIES_HSIC = {"biased/dependent-wild-bootstrap", "biased/shift", "max-lag/shift",
+               "biased/block-permutation", "max-lag/block-permutation"}
+
 
 def ar1(n, phi, rng, d=1, burn=200):
     """A stationary AR(1) series x_t = φ x_{t−1} + e_t (burn-in dropped)."""
@@ -163,6 +167,41 @@ def test_shift_test_is_hsic_of_shifted_y_and_lag_search_its_maximum():
     assert lagged.reject and not res.reject
 
 
+def test_block_permutation_replicates_equal_hsic_of_explicitly_permuted_lagged_y():
+    """Each replicate recomputed from scratch: Y's rows reordered by the same circular block
+    permutation (same seed), shifted by every lag k, HSIC_b from its own centred Grams
+    (tr(K̃ L̃)/n²), the maximum over |k| ≤ K; to 1e-10 relative."""
+    from kmeviz.timeseries import blocks
+
+    rng = np.random.default_rng(12)
+    n, K_lag, b, B = 60, 2, 7, 6
+    X = ar1(n, 0.5, rng)
+    Y = np.roll(X, 1, axis=0) ** 2 + 0.3 * rng.normal(size=(n, 1))
+    kx, ky = K.GaussianKernel(0.8), K.GaussianKernel(1.3)
+    Kc, Lx = slow_centred(gram(kx, X)), gram(ky, Y)
+
+    def search(order):
+        values = []
+        for k in range(-K_lag, K_lag + 1):
+            lagged = order[(np.arange(n) + k) % n]  # row i paired with y_{order(i + k)}
+            values.append(np.trace(Kc @ slow_centred(Lx[np.ix_(lagged, lagged)])) / n**2)
+        return max(values)
+
+    res = K.hsic_test(X, Y, kernel_x=kx, kernel_y=ky, estimator="max-lag",
+                      null="block-permutation", block_size=b, max_lag=K_lag,
+                      n_resamples=B, rng=5)
+    orders_rng = np.random.default_rng(5)
+    orders = [blocks.block_order(n, b, orders_rng) for _ in range(B)]
+    for order in orders:  # a block permutation: every row once, runs of b consecutive rows
+        assert sorted(order) == list(range(n))
+    assert res.statistic == pytest.approx(search(np.arange(n)), rel=1e-10)
+    np.testing.assert_allclose(res.null_samples, [search(o) for o in orders], rtol=1e-10)
+    plain = K.hsic_test(X, Y, kernel_x=kx, kernel_y=ky, null="block-permutation",
+                        block_size=b, n_resamples=B, rng=5)
+    assert plain.statistic == pytest.approx(K.hsic(X, Y, kernel_x=kx, kernel_y=ky), rel=1e-10)
+    assert res.null_params == {"block_size": b, "max_lag": K_lag}
+
+
 def test_time_series_bad_input_has_one_clear_message():
     rng = np.random.default_rng(10)
     X, Y = rng.normal(size=(40, 1)), rng.normal(size=(40, 1))
@@ -172,6 +211,10 @@ def test_time_series_bad_input_has_one_clear_message():
         K.hsic_test(X, Y, null="dependent-wild-bootstrap", wild_length=-1.0)
     with pytest.raises(ValueError, match="same number of rows|rows"):
         K.hsic_test(X, Y[:30], null="shift")
+    with pytest.raises(ValueError, match="too few rows for the block permutation"):
+        K.hsic_test(X, Y, null="block-permutation", block_size=11)
+    with pytest.raises(ValueError, match="max_lag"):
+        K.hsic_test(X, Y, estimator="max-lag", null="block-permutation", max_lag=10)
 
 
 # -- the serial-dependence check ---------------------------------------------------------
@@ -268,8 +311,7 @@ def test_time_series_tables_run_the_time_series_tests():
     rng = np.random.default_rng(16)
     x, y = ar1(300, 0.9, rng), ar1(300, 0.9, rng)
     table = K.compare_independence(x, y, rows="time series", rng=0)
-    assert set(table["test"]) == {"biased/dependent-wild-bootstrap", "biased/shift",
-                                  "max-lag/shift"}
+    assert set(table["test"]) == SERIES_HSIC
     assert table["p_value"].notna().all() and not table["note"].str.contains("trusted").any()
     two = K.compare_tests(x, y, rows="time series", rng=0)
     assert list(two["test"]) == ["biased/dependent-wild-bootstrap"]
@@ -335,7 +377,7 @@ def test_the_command_line_notes_serial_rows_and_runs_the_time_series_tests(tmp_p
                              "y", "--time", "day", "--time-series"],
                             capture_output=True, text=True, timeout=120)
     assert series.returncode == 0, series.stderr
-    for name in ("biased/dependent-wild-bootstrap", "biased/shift", "max-lag/shift"):
+    for name in SERIES_HSIC:
         assert name in series.stdout
     bad = run("--time", "x2")
     assert bad.returncode == 2 and "time column 'x2' is not in the table" in bad.stderr
@@ -368,8 +410,7 @@ def test_the_dashboard_notes_serial_rows_and_rows_iid_silences_it(tmp_path):
     explorer.rows = "iid"
     assert not table()["note"].str.contains("not trusted").any()
     explorer.rows = "time series"
-    assert set(table()["test"]) == {"biased/dependent-wild-bootstrap", "biased/shift",
-                                    "max-lag/shift"}
+    assert set(table()["test"]) == SERIES_HSIC
 
 
 def test_effective_count_of_independent_and_smoothed_sequences():

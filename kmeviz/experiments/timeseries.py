@@ -37,6 +37,13 @@ HSIC_TESTS = {
     "biased/permutation (i.i.d.)": {"null": "permutation", "rows": "iid"},
     "biased/gamma (i.i.d.)": {"null": "gamma", "rows": "iid"},
 }
+#: the block permutation nulls (DcorrX's, Mehta et al. 2019), with the lag search's shift
+#: test beside them: ``docs/results/block_permutation_calibration.txt``
+BLOCK_TESTS = {
+    "biased/block-permutation": {"null": "block-permutation"},
+    "max-lag/block-permutation": {"estimator": "max-lag", "null": "block-permutation"},
+    "max-lag/shift": {"estimator": "max-lag", "null": "shift"},
+}
 MMD_TESTS_TS = {
     "biased/dependent-wild-bootstrap": {"null": "dependent-wild-bootstrap"},
     "biased/permutation (i.i.d.)": {"null": "permutation", "rows": "iid"},
@@ -92,11 +99,15 @@ def _table(problem, setting, sampler, runs, n_repeats, alpha, rng, progress, exe
 
 def timeseries_size_table(*, ns=(300, 1000), phis=(0.0, 0.5, 0.9), step: float = 0.5,
                           n_repeats: int = 500, alpha: float = 0.05, rng=None,
-                          progress: Progress = None, executor=None) -> pd.DataFrame:
+                          progress: Progress = None, executor=None,
+                          hsic_tests: dict | None = None,
+                          families=("independence", "two-sample", "gof")) -> pd.DataFrame:
     """Type-I error on serially dependent data: independent AR(1) pairs (HSIC), two
     stretches of one AR(1) series (MMD), and a random-walk Metropolis chain against its
     own N(0, 1) target (KSD, ``step``), with the i.i.d. tests beside the time-series
-    ones and how often the serial-dependence check fires ("serial check fired").
+    ones and how often the serial-dependence check fires ("serial check fired"); the
+    ``families`` chosen, ``hsic_tests`` (label -> ``hsic_test`` keywords, default
+    ``HSIC_TESTS``) for independence.
 
     Returns
     -------
@@ -108,14 +119,19 @@ def timeseries_size_table(*, ns=(300, 1000), phis=(0.0, 0.5, 0.9), step: float =
     for n in ns:
         for phi in phis:
             setting = {"n": n, "phi": phi}
-            runs = {label: partial(_hsic, o) for label, o in HSIC_TESTS.items()}
-            runs["serial check fired"] = partial(_check, "independence")
-            parts.append(_table("AR(1) pair", setting, partial(_pair, n, phi), runs,
-                                n_repeats, alpha, rng, progress, executor))
-            runs = {label: partial(_mmd, o) for label, o in MMD_TESTS_TS.items()}
-            runs["serial check fired"] = partial(_check, "two-sample")
-            parts.append(_table("two stretches", setting, partial(_stretches, n, phi), runs,
-                                n_repeats, alpha, rng, progress, executor))
+            if "independence" in families:
+                runs = {label: partial(_hsic, o)
+                        for label, o in (hsic_tests or HSIC_TESTS).items()}
+                runs["serial check fired"] = partial(_check, "independence")
+                parts.append(_table("AR(1) pair", setting, partial(_pair, n, phi), runs,
+                                    n_repeats, alpha, rng, progress, executor))
+            if "two-sample" in families:
+                runs = {label: partial(_mmd, o) for label, o in MMD_TESTS_TS.items()}
+                runs["serial check fired"] = partial(_check, "two-sample")
+                parts.append(_table("two stretches", setting, partial(_stretches, n, phi),
+                                    runs, n_repeats, alpha, rng, progress, executor))
+        if "gof" not in families:
+            continue
         runs = {label: partial(_ksd, o) for label, o in KSD_TESTS_TS.items()}
         runs["serial check fired"] = partial(_check, "gof")
         parts.append(_table("RWM chain", {"n": n, "step": step}, partial(_chain, n, step),
@@ -125,17 +141,21 @@ def timeseries_size_table(*, ns=(300, 1000), phis=(0.0, 0.5, 0.9), step: float =
 
 def timeseries_power_table(*, n: int = 300, lags=(1, 3), strength: float = 1.0,
                            n_repeats: int = 200, alpha: float = 0.05, rng=None,
-                           progress: Progress = None, executor=None) -> pd.DataFrame:
+                           progress: Progress = None, executor=None,
+                           hsic_tests: dict | None = None,
+                           chain: bool = True) -> pd.DataFrame:
     """Power on the lagged dependence Y_t = strength · cos(2 X_{t−k}) + noise (HSIC's
-    time-series tests), and of the chain KSD test against N(0, 1) when the chain targets
-    N(0, 2²)."""
+    time-series tests, ``hsic_tests`` as in ``timeseries_size_table``), and with
+    ``chain`` of the chain KSD test against N(0, 1) when the chain targets N(0, 2²)."""
     parts = []
     for lag in lags:
-        runs = {label: partial(_hsic, o) for label, o in HSIC_TESTS.items()
+        runs = {label: partial(_hsic, o) for label, o in (hsic_tests or HSIC_TESTS).items()
                 if "i.i.d." not in label}
         parts.append(_table("lagged dependence", {"n": n, "lag": lag},
                             partial(_lagged, n, lag, strength), runs, n_repeats, alpha, rng,
                             progress, executor))
+    if not chain:
+        return pd.concat(parts, ignore_index=True)
     runs = {"full/dependent-wild-bootstrap": partial(_ksd, KSD_TESTS_TS[
         "full/dependent-wild-bootstrap"])}
     parts.append(_table("RWM chain of N(0, 2²)", {"n": n},

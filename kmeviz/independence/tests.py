@@ -213,7 +213,8 @@ def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
         Block HSIC's block (default min(⌊√n⌋, 100)). Its normal null is asymptotic in the
         number of blocks: over 1000 independent draws its size at α = 0.05 measured 9.6 %
         at n = 200 (14 blocks), 7.0 % at n = 1000 and 6.2 % at n = 3000; use it for large
-        n.
+        n. With ``null="block-permutation"``: the permuted blocks' length b (default
+        max(⌈√n⌉, 4τ), τ the rows' autocorrelation time, ``timeseries.blocks``).
     n_landmarks : int, optional
         Nyström HSIC's landmarks per variable (default min(n, 200)).
     n_features : int

@@ -26,10 +26,12 @@ from ..kernels.engine import single_threaded_blas
 from ..needs import Needs
 from ..registry import GOF_TESTS, INDEPENDENCE_TESTS, KERNEL_FLOPS, MMD_TESTS, Outcome
 from ..twosample.spectra import centred_gram
-from . import nulls
+from . import blocks, nulls
 
-#: the fewest null replicates a shift test accepts (a p-value of 1/20 at best)
+#: the fewest shifts a shift test accepts (before they are thinned)
 MIN_SHIFTS = 19
+#: fewer thinned shifts than this and the p-value cannot reach 0.05: the result says so
+FEW_SHIFTS = 20
 
 
 def _gram_work(N, d) -> float:
@@ -126,6 +128,16 @@ def hsic_dependent_wild(X, Y, kernel, *, estimator, n_resamples, rng, wild_lengt
                    null_params={"wild_length": length}, one_pass=False)
 
 
+def _checked_max_lag(estimator, max_lag, n) -> int:
+    if estimator != "max-lag":
+        return 0
+    max_lag = nulls.default_max_lag(n) if max_lag is None else int(max_lag)
+    if not 0 <= max_lag < n // 4:
+        raise ValueError(f"max_lag must be an integer in [0, n/4) = [0, {n // 4}), got "
+                         f"{max_lag}")
+    return max_lag
+
+
 def _shift_work(N, d, B) -> float:
     return _gram_work(N, d) + 30.0 * N * N * math.log2(max(N, 2))
 
@@ -148,12 +160,7 @@ def hsic_shift(X, Y, kernel, *, estimator, n_resamples, rng, min_shift, max_lag=
     in every τ_T, τ_T the autocorrelation time of the shifted statistics
     (``nulls.effective_count``). ``n_resamples`` is not used."""
     n = X.shape[0]
-    if estimator == "max-lag":
-        max_lag = nulls.default_max_lag(n) if max_lag is None else int(max_lag)
-        if max_lag < 0:
-            raise ValueError(f"max_lag must be a non-negative integer, got {max_lag}")
-    else:
-        max_lag = 0
+    max_lag = _checked_max_lag(estimator, max_lag, n)
     A = nulls.min_shift(n, X, Y) if min_shift is None else int(min_shift)
     if A < 1:
         raise ValueError(f"min_shift must be a positive integer, got {min_shift}")
@@ -176,5 +183,49 @@ def hsic_shift(X, Y, kernel, *, estimator, n_resamples, rng, min_shift, max_lag=
               "lag": int((np.argmax(np.r_[T[n - max_lag:], T[:max_lag + 1]]) - max_lag)
                          if max_lag else 0),
               "shifted": T}
-    return Outcome(float(M[0]), null_samples=M[lo:hi + 1:step], null_params=params,
+    replicates = M[lo:hi + 1:step]
+    fitted = {}
+    if replicates.size + 1 < FEW_SHIFTS:
+        fitted["note"] = (f"only {replicates.size} nearly independent shifts: the p-value is "
+                          f"at least 1/{replicates.size + 1}; for more replicates use "
+                          "null='block-permutation' or 'dependent-wild-bootstrap'")
+    return Outcome(float(M[0]), null_samples=replicates, null_params=params, fitted=fitted,
                    one_pass=False)
+
+
+def _describe_blocks(result) -> str:
+    p = result.null_params
+    lags = f", lags |k| ≤ {p['max_lag']}" if p["max_lag"] else ""
+    return (f"{result.null_samples.size} circular block permutations of Y, blocks of "
+            f"{p['block_size']} rows{lags}")
+
+
+def _block_work(N, d, B) -> float:
+    return _gram_work(N, d) + 4.0 * N * N * B * (2.0 * nulls.default_max_lag(max(N, 2)) + 2)
+
+
+@INDEPENDENCE_TESTS.register("biased", "block-permutation", cost="quadratic",
+                             needs=Needs.ORDERED_ROWS, options=("block_size",),
+                             work=_block_work, memory=lambda N, d, B: 40.0 * N * N,
+                             describe_null=_describe_blocks,
+                             summary="Y's blocks permuted (Mehta et al. 2019)")
+@INDEPENDENCE_TESTS.register("max-lag", "block-permutation", cost="quadratic",
+                             needs=Needs.ORDERED_ROWS, options=("block_size", "max_lag"),
+                             work=_block_work, memory=lambda N, d, B: 40.0 * N * N,
+                             describe_null=_describe_blocks,
+                             summary="max over lags of HSIC_b, Y's blocks permuted "
+                                     "(hyppo's DcorrX null)")
+def hsic_block_permutation(X, Y, kernel, *, estimator, n_resamples, rng, block_size,
+                           max_lag=0) -> Outcome:
+    """HSIC_b (or ``max-lag``: max_{|k| ≤ K} HSIC_b(X_t, Y_{t+k})) against circular block
+    permutations of Y (``blocks``), the statistic recomputed on each."""
+    n = X.shape[0]
+    max_lag = _checked_max_lag(estimator, max_lag, n)
+    block = blocks.check_block_length(
+        blocks.default_block_length(n, X, Y) if block_size is None else int(block_size), n)
+    check_memory(40.0 * n * n, "the block permutation test", "n")
+    statistic, replicates = blocks.block_permutation_statistics(
+        centred_gram(X, kernel.x), centred_gram(Y, kernel.y), max_lag, block, n_resamples,
+        rng)
+    return Outcome(statistic, null_samples=replicates,
+                   null_params={"block_size": block, "max_lag": max_lag}, one_pass=False)
