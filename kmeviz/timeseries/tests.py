@@ -227,5 +227,11 @@ def hsic_block_permutation(X, Y, kernel, *, estimator, n_resamples, rng, block_s
     statistic, replicates = blocks.block_permutation_statistics(
         centred_gram(X, kernel.x), centred_gram(Y, kernel.y), max_lag, block, n_resamples,
         rng)
-    return Outcome(statistic, null_samples=replicates,
+    fitted = {}
+    if n // block < blocks.FEW_BLOCKS:
+        fitted["note"] = (f"only {n // block} blocks of {block} rows: with so few, the block "
+                          "permutation null is too narrow (10 % rejections of independent "
+                          "AR(1) pairs at α = 0.05 with 7 blocks); prefer "
+                          "null='dependent-wild-bootstrap'")
+    return Outcome(statistic, null_samples=replicates, fitted=fitted,
                    null_params={"block_size": block, "max_lag": max_lag}, one_pass=False)
