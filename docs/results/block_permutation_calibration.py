@@ -8,13 +8,13 @@ pairs, the lag search's shift test beside them, and their power on lagged depend
 Two worker processes; each draw's seed is fixed, so the table does not depend on them.
 """
 
-import argparse
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pandas as pd
+from timeseries_calibration import arguments  # this folder's sibling script
 
 from kmeviz.experiments.timeseries import (
     BLOCK_TESTS,
@@ -27,11 +27,7 @@ POWER = ["n", "lag", "test", "rejections", "repeats", "rate", "ci_low", "ci_high
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--repeats", type=int, default=500)
-    parser.add_argument("--repeats-large", type=int, default=200, help="draws at n = 1000")
-    parser.add_argument("--out", default=str(Path(__file__).with_suffix(".txt")))
-    args = parser.parse_args()
+    args = arguments(__file__)
     start = time.time()
     size_options = {"hsic_tests": BLOCK_TESTS, "families": ("independence",)}
     with ProcessPoolExecutor(2) as pool:

@@ -21,12 +21,17 @@ COLUMNS = ["problem", "n", "phi", "step", "test", "rejections", "repeats", "rate
            "ci_low", "ci_high"]
 
 
-def main() -> None:
+def arguments(script: str) -> argparse.Namespace:
+    """--repeats (n = 300), --repeats-large (n = 1000) and --out (``script``'s .txt)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=500)
     parser.add_argument("--repeats-large", type=int, default=200, help="draws at n = 1000")
-    parser.add_argument("--out", default=str(Path(__file__).with_suffix(".txt")))
-    args = parser.parse_args()
+    parser.add_argument("--out", default=str(Path(script).with_suffix(".txt")))
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = arguments(__file__)
     start = time.time()
     with ProcessPoolExecutor(2) as pool:
         small = timeseries_size_table(ns=(300,), n_repeats=args.repeats, rng=0,
