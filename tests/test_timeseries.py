@@ -202,6 +202,27 @@ def test_block_permutation_replicates_equal_hsic_of_explicitly_permuted_lagged_y
     assert res.null_params == {"block_size": b, "max_lag": K_lag}
 
 
+def test_too_few_blocks_or_shifts_are_said_in_the_result():
+    """Where the stored calibration shows the block and shift nulls off their level (n =
+    300, φ = 0.9: 7 blocks of 38 rows; a handful of nearly independent shifts), the
+    result's note says so and names the test to use; with many blocks it says nothing."""
+    from kmeviz.timeseries import blocks
+    from kmeviz.timeseries.tests import FEW_SHIFTS
+
+    rng = np.random.default_rng(21)
+    X, Y = ar1(300, 0.9, rng), ar1(300, 0.9, rng)
+    few = K.hsic_test(X, Y, null="block-permutation", n_resamples=50, rng=0)
+    assert 300 // few.null_params["block_size"] < blocks.FEW_BLOCKS
+    assert "dependent-wild-bootstrap" in few.fitted["note"]
+    shifts = K.hsic_test(X, Y, estimator="max-lag", null="shift")
+    assert shifts.null_samples.size + 1 < FEW_SHIFTS
+    assert "p-value is at least" in shifts.fitted["note"]
+    Xi, Yi = rng.normal(size=(300, 1)), rng.normal(size=(300, 1))
+    many = K.hsic_test(Xi, Yi, null="block-permutation", n_resamples=50, rng=0)
+    assert 300 // many.null_params["block_size"] >= blocks.FEW_BLOCKS
+    assert "note" not in many.fitted
+
+
 def test_time_series_bad_input_has_one_clear_message():
     rng = np.random.default_rng(10)
     X, Y = rng.normal(size=(40, 1)), rng.normal(size=(40, 1))
