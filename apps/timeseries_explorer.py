@@ -99,8 +99,9 @@ class TimeSeriesExplorer(Explorer):
         Plot("nulls_view", "i.i.d. null beside time-series null",
              "The same statistic (black line) and two nulls: blue, under exchangeable rows "
              "(permutations or i.i.d. signs); red, keeping the serial dependence "
-             "(dependent wild bootstrap or circular shifts); dashed, each null's threshold "
-             "at α. On serially dependent rows the blue one is too narrow."),
+             "(dependent wild bootstrap, circular shifts or block permutations); dashed, "
+             "each null's threshold at α. On serially dependent rows the blue one is too "
+             "narrow."),
         Plot("series_view", "Series in time",
              "The rows in time order: X and Y (or the chain)."),
         Plot("acf_view", "Autocorrelation",
@@ -228,6 +229,7 @@ class TimeSeriesExplorer(Explorer):
 
 Lag-1 autocorrelation: {lag1}. {verdict} Statistic: {statistic}
 {f"(ℓ = {ts.null_params['wild_length']:.3g})" if 'wild_length' in ts.null_params else ""}.
+{f"Time-series null: {ts.fitted['note']}." if ts.fitted.get("note") else ""}
 """, css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
 
 

@@ -509,3 +509,17 @@ def test_the_two_stretch_exercise_is_what_the_solutions_page_says():
     X, Y = two_stretch_data()
     assert K.mmd_test(X, Y, rows="iid", rng=0).reject
     assert not K.mmd_test(X, Y, null="dependent-wild-bootstrap", rng=0).reject
+
+
+def test_the_explorer_summary_says_when_its_time_series_null_has_too_few_blocks():
+    """The time-series explorer's summary carries the test's own note (φ = 0.95 at n = 300:
+    fewer than 12 blocks), and none where there is nothing to say (the wild bootstrap)."""
+    pytest.importorskip("panel")
+    from kmeviz_apps.timeseries_explorer import TimeSeriesExplorer
+
+    blocked = TimeSeriesExplorer(null="block-permutation", phi=0.95, n_resamples=50)
+    note = blocked._pair()[1].fitted["note"]
+    assert note.startswith("only ") and " blocks of " in note
+    assert f"Time-series null: {note}." in blocked.summary_view().object
+    wild = TimeSeriesExplorer(null="dependent-wild-bootstrap", phi=0.95, n_resamples=50)
+    assert "Time-series null:" not in wild.summary_view().object
