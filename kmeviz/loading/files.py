@@ -3,6 +3,7 @@ clear message for each kind of file it cannot use (see ``kmeviz.loading``)."""
 
 from __future__ import annotations
 
+import codecs
 import io
 import math
 import os
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..budget import check_budget
+from .pieces import PieceStack
 
 #: The largest file ``load_samples`` reads (bytes), unless told otherwise.
 MAX_BYTES = 512 * 1024**2
@@ -147,7 +149,7 @@ def _read_text(data: bytes, label: str, sep: str, limits: TableLimits) -> pd.Dat
     if limits.max_columns is not None and columns > limits.max_columns:  # counting stopped
         limits.check(f"{label} (its header)", 0, columns, about="at least ")
     try:
-        data.decode("utf-8")
+        _check_utf8(data)
     except UnicodeDecodeError:
         raise ValueError(f"{label} is not UTF-8 text; save it as UTF-8 CSV") from None
     # the line count bounds the rows from above: a table within the limits by it is read
@@ -159,19 +161,27 @@ def _read_text(data: bytes, label: str, sep: str, limits: TableLimits) -> pd.Dat
         if len(data) <= TEXT_PIECE_BYTES and surely_within:
             return pd.read_csv(io.BytesIO(data), sep=sep)
         rows = max(1, int(TEXT_PIECE_BYTES * max(lines, 1) / len(data)))
-        pieces, read = [], 0
+        stack, read = PieceStack(rows_at_most), 0
         for piece in pd.read_csv(io.BytesIO(data), sep=sep, chunksize=rows):
             check_budget()
             read += len(piece)
             limits.check(label, read, piece.shape[1],
                          about="at least " if read < rows_at_most else "")
-            pieces.append(piece)
-        return pd.concat(pieces, ignore_index=True)
+            stack.add(piece)
+        return stack.frame()
     except TooLarge:
         raise
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ValueError(f"{label} could not be read as a table: {first}") from None
+
+
+def _check_utf8(data: bytes, piece: int = 1 << 20) -> None:
+    """Raises UnicodeDecodeError unless ``data`` is UTF-8, without a str of it all."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    for start in range(0, len(data), piece):
+        decoder.decode(data[start:start + piece])
+    decoder.decode(b"", final=True)
 
 
 def _past(limits: TableLimits, rows: int, columns: int) -> bool:
