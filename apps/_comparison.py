@@ -89,8 +89,7 @@ class ComparisonTable:
         effect = table.attrs.get("effect_size")
         self.effect.object = "" if effect is None else (
             f"**Effect size:** <span class='kmeviz-effect-value'>{plain(effect, 200)}"
-            "</span>, the distance between the two mean embeddings on the kernel's scale "
-            "(0 for equal distributions, at most √2 for a Gaussian kernel).")
+            f"</span>, {effect.meaning}.")
         self.note.object = plain(table.attrs.get("note", ""), 1600)
         self.download.disabled = False
 

@@ -322,8 +322,7 @@ def formatted(table) -> str:
                  f"{table.attrs.get('seed')}")
     effect = table.attrs.get("effect_size")
     if effect is not None:
-        lines.append(f"effect size: {effect} (the distance between the two mean "
-                     "embeddings, on the kernel's scale)")
+        lines.append(f"effect size: {effect} ({effect.meaning})")
     lines.append(cli_words(table.attrs.get("note", "")))
     lines += [f"[{i}] {cli_words(note)}" for i, note in enumerate(notes, 1)]
     return "\n".join(lines)

@@ -8,7 +8,12 @@ Panel apps with their server (``kmeviz_apps``) put widgets on top.
 from ._validation import NotFittedError
 from .compare import compare_gof, compare_tests, export_table
 from .conditional import ConditionalMeanEmbedding, incomplete_cholesky, sparse_cme
-from .conditional_independence import KernelTriple, ci_test, compare_ci
+from .conditional_independence import (
+    KernelTriple,
+    ci_test,
+    compare_ci,
+    conditional_effect_size,
+)
 from .config import config_context, get_config, set_config
 from .distributions import (
     GaussBernoulliRBM,
@@ -42,6 +47,7 @@ from .gof import ksd2, ksd2_nystrom, ksd_test, stein_witness
 from .independence import (
     KernelPair,
     compare_independence,
+    dependence_effect_size,
     dhsic_test,
     hsic,
     hsic_test,
@@ -190,6 +196,7 @@ __all__ = [
     "KernelTriple",
     "ci_test",
     "compare_ci",
+    "conditional_effect_size",
     "JOINT_INDEPENDENCE_TESTS",
     "KernelPair",
     "compare_independence",
@@ -197,6 +204,7 @@ __all__ = [
     "hsic",
     "hsic_test",
     "hsic_witness",
+    "dependence_effect_size",
     "hsicagg_kernels",
     "load_conditional",
     "load_paired",

@@ -355,7 +355,8 @@ def export_table(table: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Its columns, then ``kernel, bandwidth, alpha, seed, n_resamples`` and
-        ``effect_mmd, effect_low, effect_high, effect_level`` (NaN without an effect size).
+        the effect size's columns: ``effect_mmd`` (two-sample) or ``effect_normalised_hsic``
+        (independence), then ``effect_low, effect_high, effect_level`` (NaN without one).
 
     (Implements no paper equation.)"""
     kernel, effect = table.attrs.get("kernel"), table.attrs.get("effect_size")
@@ -365,8 +366,10 @@ def export_table(table: pd.DataFrame) -> pd.DataFrame:
     out["alpha"] = table.attrs.get("alpha", math.nan)
     out["seed"] = table.attrs.get("seed")
     out["n_resamples"] = table.attrs.get("n_resamples")
-    for name in ("mmd", "low", "high", "level"):
-        out[f"effect_{name}"] = math.nan if effect is None else getattr(effect, name)
+    columns = (dict.fromkeys(("effect_mmd", "effect_low", "effect_high", "effect_level"),
+                             math.nan) if effect is None else effect.columns())
+    for name, value in columns.items():
+        out[name] = value
     return out
 
 

@@ -3,7 +3,9 @@ residuals, its Nyström version, and RCIT/RCoT (Strobl et al. 2019)."""
 
 from .api import ci_test
 from .compare import compare_ci
+from .effect import ConditionalEffect, conditional_effect_size
 from .kci import KernelTriple
 from .tests import VALID_CONDITIONAL_NULLS
 
-__all__ = ["KernelTriple", "VALID_CONDITIONAL_NULLS", "ci_test", "compare_ci"]
+__all__ = ["ConditionalEffect", "KernelTriple", "VALID_CONDITIONAL_NULLS", "ci_test",
+           "compare_ci", "conditional_effect_size"]

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import pandas as pd
 
-from .._validation import check_in_interval, check_positive_int
+from .._validation import check_in_interval, check_positive_int, check_rng
+from ..chunked import is_dask_array
 from ..compare import _compare
 from ..independence.compare import pearson_r
 from ..independence.measures import check_paired
 from ..registry import CONDITIONAL_TESTS
 from ..timeseries.serial import check_rows
 from .api import DEFAULT_EPSILON, check_conditioning, checked_ci_test, checked_epsilon
+from .effect import conditional_effect_size
 
 
 def compare_ci(X, Y, Z, *, tests="all", epsilon=DEFAULT_EPSILON, alpha: float = 0.05,
@@ -38,7 +41,9 @@ def compare_ci(X, Y, Z, *, tests="all", epsilon=DEFAULT_EPSILON, alpha: float = 
     Returns
     -------
     pandas.DataFrame
-        One row per test, the columns of ``compare_tests``; ``attrs["pearson_r"]`` is
+        One row per test, the columns of ``compare_tests``; ``attrs["effect_size"]`` the
+        normalised HSIC of the residuals given Z (``conditional_effect_size``; None with
+        ``epsilon="cv"`` or dask arrays); ``attrs["pearson_r"]`` is
         Pearson's correlation of the first columns of X and Y (the marginal, linear
         dependence).
 
@@ -73,9 +78,18 @@ def compare_ci(X, Y, Z, *, tests="all", epsilon=DEFAULT_EPSILON, alpha: float = 
     def how(spec):
         return f"kmeviz.ci_test(X, Y, Z, estimator={spec.estimator!r}, null={spec.null!r})"
 
+    seed = rng if isinstance(rng, (int, np.integer)) else None
+    rng = check_rng(rng)
     table = _compare(CONDITIONAL_TESTS, tests, run, lambda spec: None, how, X.shape[0],
                      X.shape[1] + Y.shape[1] + Z.shape[1], n_resamples, alpha, time_budget,
                      rng, progress, {"n": X.shape[0]}, rows=rows,
                      samples={"X": X, "Y": Y, "Z": Z})
     table.attrs["pearson_r"] = pearson_r(X, Y)
+    # drawn after the tests' seeds, so that no row changes with it
+    effect_rng = np.random.default_rng(rng.integers(2**63, size=2))
+    eps = options["epsilon"]
+    table.attrs["effect_size"] = (None if isinstance(eps, str) or any(
+        is_dask_array(V) for V in (X, Y, Z)) else
+        conditional_effect_size(X, Y, Z, epsilon=eps, rng=effect_rng))
+    table.attrs["seed"] = seed
     return table

@@ -8,10 +8,11 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from .._validation import check_in_interval, check_positive_int
+from .._validation import check_in_interval, check_positive_int, check_rng
 from ..chunked import is_dask_array
 from ..compare import _compare
 from ..registry import INDEPENDENCE_TESTS
+from .effect import dependence_effect_size
 from .measures import check_paired, checked_kernel_pair
 from .tests import checked_hsic_test
 
@@ -39,8 +40,10 @@ def compare_independence(X, Y, *, kernel_x=None, kernel_y=None, tests="all",
     -------
     pandas.DataFrame
         One row per test, the columns of ``compare_tests``; ``attrs["kernel"]`` is the
-        ``KernelPair`` and ``attrs["pearson_r"]`` Pearson's correlation of the first
-        columns (the linear dependence HSIC goes beyond).
+        ``KernelPair``, ``attrs["effect_size"]`` the normalised HSIC with its interval
+        (``dependence_effect_size``; None for dask arrays) and ``attrs["pearson_r"]``
+        Pearson's correlation of the first columns (the linear dependence HSIC goes
+        beyond).
 
     Examples
     --------
@@ -68,13 +71,21 @@ def compare_independence(X, Y, *, kernel_x=None, kernel_y=None, tests="all",
         return (f"kmeviz.hsic_test(X, Y, estimator={spec.estimator!r}, "
                 f"null={spec.null!r})")
 
+    seed = rng if isinstance(rng, (int, np.integer)) else None
+    rng = check_rng(rng)
     table = _compare(INDEPENDENCE_TESTS, tests, run,
                      lambda spec: spec.unmet(X, None, kernels), how, X.shape[0],
                      X.shape[1] + Y.shape[1], n_resamples, alpha, time_budget, rng, progress,
                      {"kernel": kernels, "n": X.shape[0]}, rows=rows,
                      samples={"X": X, "Y": Y})
-    if not (is_dask_array(X) or is_dask_array(Y)):
+    table.attrs["seed"] = seed
+    in_memory = not (is_dask_array(X) or is_dask_array(Y))
+    if in_memory:
         table.attrs["pearson_r"] = pearson_r(X, Y)
+    # drawn after the tests' seeds, so that no row changes with it
+    effect_rng = np.random.default_rng(rng.integers(2**63, size=2))
+    table.attrs["effect_size"] = (dependence_effect_size(
+        X, Y, kernel_x=kernels.x, kernel_y=kernels.y, rng=effect_rng) if in_memory else None)
     return table
 
 

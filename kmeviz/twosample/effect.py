@@ -58,6 +58,15 @@ class EffectSize:
     rows: tuple
     sizes: tuple
 
+    #: What the value means, for a reader of the table.
+    meaning = ("the distance between the two mean embeddings on the kernel's scale (0 for "
+               "equal distributions, at most √2 for a Gaussian kernel)")
+
+    def columns(self) -> dict:
+        """The exported columns (``export_table``)."""
+        return {"effect_mmd": self.mmd, "effect_low": self.low, "effect_high": self.high,
+                "effect_level": self.level}
+
     def __str__(self) -> str:
         sub = (f"; on {self.rows[0]} + {self.rows[1]} of the rows, so wider than the "
                "full data's" if self.rows != self.sizes else "")
