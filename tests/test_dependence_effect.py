@@ -127,7 +127,8 @@ def test_the_conditional_effect_holds_zero_under_conditional_independence():
     zero = 0
     for _ in range(100):
         z = rng.normal(size=(150, 1))
-        x, y = np.sin(z) + 0.3 * rng.normal(size=z.shape), z**2 / 2 + 0.3 * rng.normal(size=z.shape)
+        x = np.sin(z) + 0.3 * rng.normal(size=z.shape)
+        y = z**2 / 2 + 0.3 * rng.normal(size=z.shape)
         zero += K.conditional_effect_size(x, y, z).low == 0.0
     assert zero >= 95
     z = rng.normal(size=(150, 1))

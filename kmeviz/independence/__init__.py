@@ -9,6 +9,7 @@ from .hsic import KernelPair
 from .measures import hsic, hsic_witness
 from .tests import VALID_INDEPENDENCE_NULLS, dhsic_test, hsic_test
 
-__all__ = ["DependenceEffect", "KernelPair", "VALID_INDEPENDENCE_NULLS", "compare_independence", "dependence_effect_size",
+__all__ = ["DependenceEffect", "KernelPair", "VALID_INDEPENDENCE_NULLS", "compare_independence",
+           "dependence_effect_size",
            "dhsic_test",
            "hsic", "hsic_test", "hsic_witness", "hsicagg_kernels"]
