@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 from kmeviz_apps._files import OutputError, check_real_folder, check_writable, write_file
+from kmeviz_apps._map_cli import formatted_map, run_map
 
 import kmeviz as K
 from kmeviz.distributions.real import REAL_DATASETS
@@ -87,6 +88,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
                      help="test whether column groups --x and --y of one FILE (or "
                           "--dataset) are independent given --z, with every conditional "
                           "test (KCI, Nyström KCI, RCIT, RCoT)")
+    cmp.add_argument("--dependence-map", action="store_true",
+                     help="every pair of the columns of one FILE (or --dataset; --columns "
+                          "to choose): normalised HSIC, HSIC's Gamma p-value, Holm and "
+                          "Benjamini-Hochberg adjusted; --out writes every pair")
     cmp.add_argument("--x", nargs="+", metavar="C",
                      help="with --independence or --conditional: X's columns")
     cmp.add_argument("--y", nargs="+", metavar="C",
@@ -125,16 +130,18 @@ def main(args) -> int:
     try:
         out = out_target(args.out, overwrite=args.overwrite) if args.out else None
         with quiet_serial_warnings():  # the table's note says it, in CLI words
-            table, report = run(args)
+            table, report = (run_map(args, int(args.max_size_mb * 1024**2))
+                             if args.dependence_map else run(args))
     except (ValueError, TypeError, OSError) as exc:
         print(f"kmeviz compare: error: {cli_words(one_line(exc))}", file=sys.stderr)
         return 2
     print(report)
     print()
-    print(formatted(table))
+    print(formatted_map(table) if args.dependence_map else formatted(table))
+    export = (lambda t: t) if args.dependence_map else K.export_table
     if out is not None:
         try:
-            write_file(out, lambda path: K.export_table(table).to_csv(path, index=False),
+            write_file(out, lambda path: export(table).to_csv(path, index=False),
                        overwrite=args.overwrite)
         except (OutputError, OSError) as exc:
             print(f"kmeviz compare: error: {one_line(exc)}", file=sys.stderr)

@@ -46,8 +46,10 @@ from .embeddings import (
 from .gof import ksd2, ksd2_nystrom, ksd_test, stein_witness
 from .independence import (
     KernelPair,
+    benjamini_hochberg,
     compare_independence,
     dependence_effect_size,
+    dependence_map,
     dhsic_test,
     hsic,
     hsic_test,
@@ -205,6 +207,8 @@ __all__ = [
     "hsic_test",
     "hsic_witness",
     "dependence_effect_size",
+    "dependence_map",
+    "benjamini_hochberg",
     "hsicagg_kernels",
     "load_conditional",
     "load_paired",

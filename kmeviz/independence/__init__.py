@@ -4,12 +4,14 @@ versions of Zhang et al. 2018, HSICAgg (Albert et al. 2022) and dHSIC (Pfister e
 
 from .aggregated import hsicagg_kernels
 from .compare import compare_independence
+from .dependence_map import benjamini_hochberg, dependence_map
 from .effect import DependenceEffect, dependence_effect_size
 from .hsic import KernelPair
 from .measures import hsic, hsic_witness
 from .tests import VALID_INDEPENDENCE_NULLS, dhsic_test, hsic_test
 
 __all__ = ["DependenceEffect", "KernelPair", "VALID_INDEPENDENCE_NULLS", "compare_independence",
-           "dependence_effect_size",
+           "benjamini_hochberg", "dependence_effect_size",
+           "dependence_map",
            "dhsic_test",
            "hsic", "hsic_test", "hsic_witness", "hsicagg_kernels"]

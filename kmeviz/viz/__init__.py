@@ -23,7 +23,12 @@ from .embeddings import (
     spectrum_plot,
 )
 from .gof import stein_target_plot, stein_witness_plot
-from .independence import dependence_witness_plot, independence_power_plot, joint_sample_plot
+from .independence import (
+    dependence_heatmap,
+    dependence_witness_plot,
+    independence_power_plot,
+    joint_sample_plot,
+)
 from .power import choice_power_plot, criterion_curve_plot, criterion_map_plot
 from .series import (
     autocorrelation_plot,
@@ -64,7 +69,8 @@ __all__ = [
     "COLOR_ACCENT", "COLOR_X", "COLOR_Y", "ESTIMATOR_COLORS", "LABEL_X", "LABEL_Y",
     "NOTEBOOK_WIDTH", "SIZINGS",
     "TABLE_TITLES", "circle_plot", "cme_data_plot", "comparison_table_text", "plane_scatter",
-    "dependence_witness_plot", "independence_power_plot", "joint_sample_plot",
+    "dependence_heatmap", "dependence_witness_plot", "independence_power_plot",
+    "joint_sample_plot",
     "witness_map",
     "witness_window",
     "cme_embedding_map", "coefficient_map", "cv_curve",

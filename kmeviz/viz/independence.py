@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import holoviews as hv
 import numpy as np
+import pandas as pd
 
 from .theme import COLOR_ACCENT, COLOR_X, size
 
@@ -56,3 +57,25 @@ def independence_power_plot(df, parameter: str) -> hv.Overlay:
     return hv.Overlay([*layers, line]).opts(hv.opts.Overlay(
         title=f"Power against {parameter}", legend_position="bottom_right", ylim=(0, 1.05),
         show_grid=True, **size(380)))
+
+
+def dependence_heatmap(pairs, *, value: str = "effect", adjusted: str = "p_bh") -> hv.HeatMap:
+    """The dependence map of a table (``kmeviz.dependence_map``) as a symmetric grid: each
+    cell coloured by the pair's ``value`` (the normalised HSIC by default, in [0, 1]), the
+    pairs whose ``adjusted`` p-value is at most the map's α marked by a dot, and the hover
+    showing the pair's HSIC, p-value and adjusted p-values."""
+    alpha = pairs.attrs.get("alpha", 0.05)
+    names = list(dict.fromkeys([*pairs["x"], *pairs["y"]]))
+    both = pd.concat([pairs, pairs.rename(columns={"x": "y", "y": "x"})], ignore_index=True)
+    both["x"], both["y"] = both["x"].astype(str), both["y"].astype(str)
+    vdims = [value, "hsic", "p_value", "p_holm", "p_bh"]
+    labels = [str(name) for name in names]
+    heat = hv.HeatMap(both[["x", "y", *vdims]], ["x", "y"], vdims).opts(
+        cmap="viridis", clim=(0.0, 1.0) if value == "effect" else (None, None),
+        colorbar=True, tools=["hover", "tap"], xrotation=60, invert_yaxis=True,
+        xlabel="", ylabel="", title=f"Dependence map: {value} (dot: {adjusted} ≤ {alpha:g})",
+        **size(520))
+    found = both[both[adjusted] <= alpha]
+    dots = hv.Points(found[["x", "y"]], ["x", "y"]).opts(color="white", size=5,
+                                                         line_color="black")
+    return (heat * dots).redim.values(x=labels, y=labels)

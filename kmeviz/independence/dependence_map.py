@@ -1,0 +1,242 @@
+"""A dependence map of a whole table: HSIC, its Gamma p-value and the normalised HSIC of
+every pair of columns, from one pass that shares each column's Gram across its pairs.
+
+Testing p columns pair by pair computes each column's Gram p − 1 times. Here the Grams
+are read once in row tiles: the tile of every column's centred Gram K̃_j is one row of a
+p × (s·n) matrix C, and every pair's Σ K̃_i∘K̃_j is an entry of CCᵀ (one matrix product
+per tile, accumulated); the squares of C give, the same way, every pair's
+Σ_{a≠b} (K̃_i,ab K̃_j,ab)², the variance of the Gamma null. So all p(p − 1)/2 pairs cost
+two passes of kernel evaluations over the p Grams and two p × p products per tile:
+
+- HSIC_b = Σ K̃_i∘K̃_j / n² and its Gamma null (Gretton et al. 2008, Sec. 3), exactly as
+  ``hsic_test(X, Y, null="gamma")`` on that pair (same kernels);
+- the normalised HSIC R (``dependence_effect_size``) from the same sums: Σ K_i∘K_j
+  uncentred follows from Σ K̃_i∘K̃_j and the row sums, and the U-centred inner products
+  of Song et al. 2012 (Eq. 5) from those;
+- Holm's and Benjamini–Hochberg's adjusted p-values over the pairs.
+
+Each column's kernel: ``CategoricalKernel`` for a categorical column (the rule of
+``kmeviz.kernels.categorical.is_categorical``), else a Gaussian kernel at the column's
+median heuristic (at the median of its non-zero distances when more than half the pairs
+tie).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .._validation import check_in_interval, check_positive_int, check_rng
+from ..budget import check_budget
+from ..compare import holm
+from ..config import get_config
+from ..kernels import GaussianKernel, median_heuristic
+from ..kernels.categorical import CategoricalKernel, category_codes, is_categorical
+from ..kernels.engine import run_tasks
+
+#: Rows the map reads at most (a seeded subsample beyond: its cost is p² n²).
+MAX_ROWS = 2000
+#: Bytes of one tile of every column's Gram rows (C and its squares: twice this).
+TILE_BYTES = 32 * 1024**2
+
+
+def benjamini_hochberg(p_values) -> np.ndarray:
+    """Benjamini–Hochberg step-up adjusted p-values (NaN stays NaN): rejecting where
+    p_bh ≤ α keeps the expected share of false rejections at most α for independent or
+    positively dependent tests (Benjamini & Hochberg 1995)."""
+    p = np.asarray(p_values, dtype=float)
+    out = np.full_like(p, np.nan)
+    ran = np.flatnonzero(~np.isnan(p))
+    m = ran.size
+    if m == 0:
+        return out
+    order = ran[np.argsort(p[ran], kind="stable")]
+    scaled = p[order] * m / np.arange(1, m + 1)
+    out[order] = np.minimum(np.minimum.accumulate(scaled[::-1])[::-1], 1.0)
+    return out
+
+
+def column_kernel(values: np.ndarray, name: str):
+    """(kernel, points) of one column: the delta kernel on its codes if categorical, else a
+    Gaussian at its median heuristic (see the module docstring); ValueError if constant."""
+    if is_categorical(values):
+        codes = category_codes(values)
+        if np.all(codes == codes[0]):
+            raise ValueError(f"column {name!r} is constant")
+        return CategoricalKernel(), codes
+    x = np.asarray(values, dtype=float).reshape(-1, 1)
+    if np.ptp(x) == 0:
+        raise ValueError(f"column {name!r} is constant")
+    sigma = median_heuristic(x[:1000])
+    if not sigma > 0:
+        head = x[:1000, 0]
+        gaps = np.abs(head[:, None] - head[None, :])
+        sigma = float(np.median(gaps[gaps > 0]))
+    return GaussianKernel(sigma), x
+
+
+def _tile_rows(p: int, n: int) -> int:
+    return max(1, min(n, TILE_BYTES // (8 * p * n)))
+
+
+def dependence_map(table, columns=None, *, alpha: float = 0.05, max_rows: int = MAX_ROWS,
+                   rng=None, progress: Callable | None = None) -> pd.DataFrame:
+    """HSIC, its Gamma p-value and the normalised HSIC of every pair of columns of a
+    table, with Holm and Benjamini–Hochberg adjustment (see the module docstring).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or array (n, p)
+    columns : list of str, optional
+        The columns to map (default: all); an array's columns are x0, x1, ...
+    alpha : float in (0, 1)
+        The level of the ``reject_holm`` and ``reject_bh`` columns.
+    max_rows : int
+        Above it, a seeded subsample of ``max_rows`` rows is mapped (the note says so).
+    rng : Generator, int or None
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each tile of rows (two passes).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair: ``x, y, kernel_x, kernel_y, hsic, effect, p_value, p_holm,
+        p_bh, reject_holm, reject_bh``; ``attrs``: ``n``, ``alpha``, ``note``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.normal(size=300)
+    >>> frame = pd.DataFrame({"a": a, "b": a**2 + 0.3 * rng.normal(size=300),
+    ...                       "c": rng.normal(size=300)})
+    >>> pairs = dependence_map(frame)
+    >>> pairs.loc[pairs.reject_holm, ["x", "y"]].values.tolist()
+    [['a', 'b']]
+
+    (Gretton et al. 2008, Sec. 3, for each pair; Song et al. 2012, Eq. 5, for R.)
+    """
+    frame = table if isinstance(table, pd.DataFrame) else pd.DataFrame(
+        np.asarray(table)).rename(columns=lambda j: f"x{j}")
+    names = list(frame.columns) if columns is None else list(columns)
+    missing = [c for c in names if c not in frame.columns]
+    if missing:
+        raise ValueError(f"columns {missing} are not in the table")
+    if len(names) < 2:
+        raise ValueError("columns: a dependence map needs at least 2 columns")
+    alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
+    max_rows = check_positive_int(max_rows, "max_rows", minimum=6)
+    rng = check_rng(rng)
+    notes = []
+    data = frame[names].dropna()
+    if len(data) < len(frame):
+        notes.append(f"{len(frame) - len(data)} rows with a missing value were left out")
+    if len(data) > max_rows:
+        data = data.iloc[np.sort(rng.choice(len(data), max_rows, replace=False))]
+        notes.append(f"mapped on a seeded subsample of {max_rows} of the {len(frame)} "
+                     "rows (raise max_rows to read more)")
+    if len(data) < 6:
+        raise ValueError(f"the table has {len(data)} complete rows; the map needs 6")
+    kernels, points, kept = [], [], []
+    for name in names:
+        try:
+            kernel, values = column_kernel(data[name].to_numpy(), str(name))
+        except ValueError as exc:
+            notes.append(f"{exc}: left out")
+            continue
+        kernels.append(kernel)
+        points.append(values)
+        kept.append(name)
+    if len(kept) < 2:
+        raise ValueError("fewer than 2 columns vary: " + "; ".join(notes))
+    sums = _pair_sums(kernels, points, progress)
+    out = _pairs_table(kept, kernels, sums, len(data))
+    out["p_holm"] = holm(out["p_value"].to_numpy())
+    out["p_bh"] = benjamini_hochberg(out["p_value"].to_numpy())
+    out["reject_holm"] = out["p_holm"] <= alpha
+    out["reject_bh"] = out["p_bh"] <= alpha
+    out.attrs.update(n=len(data), alpha=alpha, note=" ".join(notes))
+    return out
+
+
+def _pair_sums(kernels, points, progress) -> dict:
+    """The per-column and per-pair sums of the module docstring, in two passes."""
+    p, n = len(kernels), points[0].shape[0]
+    prepared = [k.prepare_validated(x) for k, x in zip(kernels, points, strict=True)]
+    s = _tile_rows(p, n)
+    starts = range(0, n, s)
+    total = 2 * len(starts)
+    row_sums, diag = np.zeros((p, n)), np.zeros((p, n))
+    tile = np.empty((p, s, n))
+    threads = get_config()["n_threads"]
+    done = 0
+    for start in starts:  # pass 1: row sums and diagonals
+        rows = slice(start, min(start + s, n))
+        m = rows.stop - rows.start
+
+        def sums_of(j, rows=rows, m=m):
+            block = kernels[j].tile_into(kernels[j].prepare_validated(points[j][rows]),
+                                         prepared[j], tile[j, :m])
+            row_sums[j, rows] = block.sum(axis=1)
+            diag[j, rows] = block[np.arange(m), np.arange(rows.start, rows.stop)]
+
+        run_tasks(sums_of, range(p), threads)
+        done += 1
+        check_budget()
+        if progress is not None:
+            progress(done, total)
+    means = row_sums / n
+    grand = means.mean(axis=1)
+    centred_cross, square_cross = np.zeros((p, p)), np.zeros((p, p))
+    for start in starts:  # pass 2: Σ K̃_i∘K̃_j and Σ_{a≠b} (K̃_i K̃_j)²
+        rows = slice(start, min(start + s, n))
+        m = rows.stop - rows.start
+
+        def centred_of(j, rows=rows, m=m):
+            block = kernels[j].tile_into(kernels[j].prepare_validated(points[j][rows]),
+                                         prepared[j], tile[j, :m])
+            block -= means[j, rows, None]
+            block -= means[j, None, :]
+            block += grand[j]
+
+        run_tasks(centred_of, range(p), threads)
+        C = tile[:, :m].reshape(p, m * n)
+        centred_cross += C @ C.T
+        C2 = np.square(tile[:, :m])
+        C2[:, np.arange(m), np.arange(start, rows.stop)] = 0.0  # a = b left out
+        C2 = C2.reshape(p, m * n)
+        square_cross += C2 @ C2.T
+        done += 1
+        check_budget()
+        if progress is not None:
+            progress(done, total)
+    return {"row_sums": row_sums, "diag": diag, "centred_cross": centred_cross,
+            "square_cross": square_cross}
+
+
+def _pairs_table(names, kernels, sums, n) -> pd.DataFrame:
+    r, d = sums["row_sums"], sums["diag"]
+    G, Q = sums["centred_cross"], sums["square_cross"]
+    T = r.sum(axis=1)
+    # uncentred Σ K_i∘K_j, then the U-centred inner products (Song et al. 2012, Eq. 5)
+    P = G + (2.0 / n) * (r @ r.T) - np.outer(T, T) / n**2
+    rbar, Tbar = r - d, T - d.sum(axis=1)
+    U = (P - d @ d.T + np.outer(Tbar, Tbar) / ((n - 1) * (n - 2))
+         - 2.0 / (n - 2) * (rbar @ rbar.T))
+    mu = (T - d.sum(axis=1)) / (n * (n - 1))
+    level = d.mean(axis=1) - mu
+    i, j = np.triu_indices(len(names), k=1)
+    hsic = G[i, j] / n**2
+    mean = level[i] * level[j] / n
+    variance = 2.0 * (n - 4) * (n - 5) / (n * (n - 1) * (n - 2) * (n - 3)) * Q[i, j] / (
+        n * (n - 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_value = stats.gamma.sf(hsic, mean**2 / variance, scale=variance / mean)
+        effect = U[i, j] / np.sqrt(np.maximum(U[i, i], 0) * np.maximum(U[j, j], 0))
+    return pd.DataFrame({
+        "x": [names[a] for a in i], "y": [names[b] for b in j],
+        "kernel_x": [repr(kernels[a]) for a in i], "kernel_y": [repr(kernels[b]) for b in j],
+        "hsic": hsic, "effect": np.clip(effect, 0.0, 1.0), "p_value": p_value})
