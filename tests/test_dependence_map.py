@@ -142,9 +142,12 @@ def test_the_command_line_draws_the_map_of_a_bundled_table(tmp_path):
 
 def test_the_heatmap_colours_every_pair_both_ways_and_dots_the_discoveries():
     import holoviews as hv
+    import holoviews.plotting.bokeh  # noqa: F401 - options need a loaded backend
 
     pairs = K.dependence_map(_table())
-    plot = K.viz.dependence_heatmap(pairs)
+    from kmeviz import viz
+
+    plot = viz.dependence_heatmap(pairs)
     heat, dots = plot.HeatMap.I, plot.Points.I
     assert len(heat.data) == 2 * len(pairs)
     assert len(dots.data) == 2 * int(pairs.reject_bh.sum())
