@@ -87,7 +87,8 @@ def prepared_samples(explorer):
         X, Y, report = paired_samples(frame, explorer.columns or explorer._numeric,
                                       explorer.columns_y, standardize=explorer.standardize,
                                       sources=explorer.source_names())
-        return X, Y, report, paired_kernels(X, Y, 10.0**explorer.bandwidth_log10)
+        return X, Y, report, paired_kernels(X, Y, 10.0**explorer.bandwidth_log10,
+                                              report)
     if not explorer.group:
         raise ValueError(explorer.no_group_message())
     if explorer.group_x == explorer.group_y:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 import kmeviz as K
-from kmeviz.independence.measures import default_variable_kernel
 from kmeviz.loading import paired_from_frame
+from kmeviz.loading.paired import group_kernels
 
 #: The question value of ``_own_data.QUESTIONS`` that tests independence.
 INDEPENDENCE = "independence"
@@ -36,11 +36,11 @@ def paired_samples(frame, x_columns, y_columns, *, standardize: bool, sources: t
                              sources=sources)
 
 
-def paired_kernels(X, Y, scale: float) -> K.KernelPair:
-    """Gaussian kernels at ``scale`` × each variable's median heuristic (a constant
-    variable gets ``default_variable_kernel``'s message)."""
-    return K.KernelPair(*(K.GaussianKernel(default_variable_kernel(Z, name).bandwidth * scale)
-                          for Z, name in ((X, "X"), (Y, "Y"))))
+def paired_kernels(X, Y, scale: float, report) -> K.KernelPair:
+    """Each variable's kernel as the command line chooses it (``group_kernels``: the
+    delta kernel on categorical columns), a Gaussian's bandwidth at ``scale`` × its
+    median heuristic (a constant variable gets ``default_variable_kernel``'s message)."""
+    return K.KernelPair(*group_kernels(report, X, Y, scale=scale))
 
 
 def first_column_grids(X, Y):

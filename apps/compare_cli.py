@@ -37,6 +37,7 @@ from kmeviz.loading import (
     samples_from_frame,
 )
 from kmeviz.loading.files import file_name
+from kmeviz.loading.paired import group_kernels
 from kmeviz.results import p_value_text
 from kmeviz.timeseries.serial import quiet_serial_warnings
 
@@ -253,7 +254,11 @@ def run_independence(args, max_bytes: int):
     else:
         X, Y, report = paired_from_frame(frame, **groups, standardize=args.standardize,
                                          sources=sources)
-        registry, compare, samples = K.INDEPENDENCE_TESTS, K.compare_independence, (X, Y)
+        kx, ky = group_kernels(report, X, Y)
+        registry, samples = K.INDEPENDENCE_TESTS, (X, Y)
+
+        def compare(*samples, **options):
+            return K.compare_independence(*samples, kernel_x=kx, kernel_y=ky, **options)
     if args.conditional and args.time_series:
         raise ValueError("--time-series: no conditional-independence test for time series "
                          "yet; without --time-series the table says whether the rows are "

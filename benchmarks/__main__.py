@@ -13,6 +13,7 @@ from . import (
     bench_cme,
     bench_compare,
     bench_conditional,
+    bench_dependence_map,
     bench_engine,
     bench_engine_tile,
     bench_fuzz,
@@ -47,6 +48,7 @@ bench_ksd.run(quick=args.quick)
 bench_independence.run(quick=args.quick)
 bench_conditional.run(quick=args.quick)
 bench_timeseries.run(quick=args.quick)
+bench_dependence_map.run(quick=args.quick)
 bench_power.run(quick=args.quick)
 bench_apps.run(quick=args.quick)
 bench_fuzz.run(quick=args.quick)

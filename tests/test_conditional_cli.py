@@ -53,7 +53,7 @@ def test_load_conditional_reads_three_groups(structures):
     (["--conditional", "--x", "x", "--y", "y"], "--conditional needs --z COLUMNS"),
     (["--conditional", "--x", "x", "--z", "z"], "needs --x COLUMNS and --y COLUMNS"),
     (["--conditional", "--x", "x", "--y", "y", "--z", "nope"], "no column 'nope'"),
-    (["--conditional", "--x", "x", "--y", "y", "--z", "site"], "not numeric"),
+    (["--conditional", "--x", "x", "--y", "y", "--z", "site"], "'site' is constant"),
     (["--conditional", "--x", "x", "--y", "y", "--z", "x"], "x and z share the column"),
     (["--conditional", "--independence", "--x", "x", "--y", "y", "--z", "z"],
      "not both"),

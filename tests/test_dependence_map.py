@@ -152,3 +152,24 @@ def test_the_heatmap_colours_every_pair_both_ways_and_dots_the_discoveries():
     assert len(heat.data) == 2 * len(pairs)
     assert len(dots.data) == 2 * int(pairs.reject_bh.sum())
     hv.renderer("bokeh").get_plot(plot)  # renders
+
+
+def test_a_mostly_zero_binary_column_gets_the_delta_kernel_not_a_dead_end():
+    """The median heuristic of a 0/1 column with 90 % zeros is 0: the default is now the
+    delta kernel (it was a message asking for a bandwidth), and the test finds the
+    dependence."""
+    rng = np.random.default_rng(7)
+    y = (rng.uniform(size=300) < 0.1).astype(float).reshape(-1, 1)
+    x = y + 0.5 * rng.normal(size=y.shape)
+    result = K.hsic_test(x, y, null="gamma")
+    assert result.p_value < 1e-6 and "CategoricalKernel" in repr(result.kernel)
+
+
+def test_the_penguins_species_question_from_the_command_line():
+    done = subprocess.run([sys.executable, "-m", "kmeviz_apps", "compare", "--dataset",
+                           "penguins", "--independence", "--x", "species", "--y",
+                           "body_mass_g", "--tests", "biased/gamma"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "read as categorical" in done.stdout and "CategoricalKernel" in done.stdout
+    assert "reject" in done.stdout

@@ -17,7 +17,7 @@ def TABLE_TESTS(registry):  # the tests a comparison's table runs (i.i.d. rows)
 def paired(tmp_path):
     rng = np.random.default_rng(0)
     x = rng.uniform(-1, 1, size=300)
-    frame = pd.DataFrame({"site": "a", "x": x, "y": np.abs(x) + 0.1 * rng.normal(size=300),
+    frame = pd.DataFrame({"site": "a", "id": [f"p{i}" for i in range(300)], "x": x, "y": np.abs(x) + 0.1 * rng.normal(size=300),
                           "z": rng.normal(size=300)})
     frame.loc[5, "y"] = np.nan
     path = tmp_path / "paired.csv"
@@ -41,7 +41,8 @@ def test_a_good_file_prints_every_independence_test_and_writes_the_table(paired,
 @pytest.mark.parametrize("args, words", [
     (["--independence", "--x", "x"], "--independence needs --x COLUMNS and --y COLUMNS"),
     (["--independence", "--x", "x", "--y", "nope"], "no column 'nope'"),
-    (["--independence", "--x", "x", "--y", "site"], "not numeric"),
+    (["--independence", "--x", "x", "--y", "site"], "'site' is constant"),
+    (["--independence", "--x", "x", "--y", "id"], "300 distinct labels"),
     (["--independence", "--x", "x", "--y", "x"], "share the column"),
     (["--x", "x", "--y", "y"], "--x, --y (and --z) choose the variables of --independence"),
     (["--independence", "--x", "x", "--y", "y", "--group", "site"], "do not apply"),

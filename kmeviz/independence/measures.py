@@ -9,6 +9,7 @@ import numpy as np
 from .._validation import check_choice, check_samples
 from ..chunked import check_any_samples, is_dask_array
 from ..kernels import GaussianKernel, check_kernel, median_heuristic
+from ..kernels.categorical import MAX_CODE_LEVELS, CategoricalKernel
 from .hsic import KernelPair, hsic_statistic, witness_on_grid
 
 #: The statistics of ``hsic``.
@@ -34,9 +35,11 @@ def check_paired(*samples, min_samples: int = 4, names=("X", "Y")):
     return out
 
 
-def default_variable_kernel(Z, name: str) -> GaussianKernel:
-    """``GaussianKernel(median_heuristic(Z))`` of one variable, with a message naming it
-    when the median distance is 0 (a constant variable, or mostly repeated values)."""
+def default_variable_kernel(Z, name: str):
+    """``GaussianKernel(median_heuristic(Z))`` of one variable; when the median distance
+    is 0 and the rows take at most ``MAX_CODE_LEVELS`` distinct values (a 0/1 column with
+    one value in most rows, codes), the delta kernel ``CategoricalKernel``; else a
+    message naming the variable (a constant, or mostly repeated values)."""
     head = Z[:CHUNKED_HEURISTIC_ROWS].compute() if is_dask_array(Z) else Z
     try:
         sigma = median_heuristic(head)
@@ -48,6 +51,8 @@ def default_variable_kernel(Z, name: str) -> GaussianKernel:
         raise ValueError(f"{name} is constant (every row is equal): the median heuristic "
                          "bandwidth is 0, and a constant is independent of everything; "
                          f"drop {name} or test another variable")
+    if np.unique(head, axis=0).shape[0] <= MAX_CODE_LEVELS:
+        return CategoricalKernel()  # a few repeated values: labels, read by equality
     raise ValueError(f"the median distance between the rows of {name} is 0 (more than "
                      "half the pairs are equal: discrete data?), so the median heuristic "
                      f"gives no bandwidth; pass kernel_{name.lower()}=GaussianKernel(σ) "

@@ -77,3 +77,68 @@ def category_codes(values) -> np.ndarray:
                          "give them a level of their own")
     codes, _ = pd.factorize(series, sort=True)
     return codes.astype(float).reshape(-1, 1)
+
+
+@dataclass(frozen=True)
+class ColumnProductKernel(Kernel):
+    """k(a, b) = Π_parts k_part(a[cols], b[cols]): a kernel of mixed columns, e.g. the
+    delta kernel on a group's categorical columns times a Gaussian on its numeric ones
+    (a product of characteristic kernels on the parts is characteristic on their product
+    space).
+
+    Parameters
+    ----------
+    parts : tuple of (tuple of int, Kernel)
+        The columns each kernel reads.
+    """
+
+    parts: tuple
+
+    tile_temporaries = 3
+
+    @property
+    def scale(self) -> float:
+        return float("nan")
+
+    def prepare_validated(self, X):
+        return _Prepared(np.ascontiguousarray(X), None)
+
+    def tile_into(self, a, b, out):
+        out[...] = 1.0
+        part = np.empty_like(out)
+        for columns, kernel in self.parts:
+            cols = list(columns)
+            kernel.tile_into(kernel.prepare_validated(np.ascontiguousarray(a.X[:, cols])),
+                             kernel.prepare_validated(np.ascontiguousarray(b.X[:, cols])),
+                             part)
+            out *= part
+        return out
+
+    def paired(self, X, Y):
+        out = np.ones(X.shape[0])
+        for columns, kernel in self.parts:
+            out *= kernel.paired(X[:, list(columns)], Y[:, list(columns)])
+        return out
+
+
+def group_kernel(V: np.ndarray, columns, categorical, name: str):
+    """The kernel of a column group read from a table: None (the test's default) when no
+    column is categorical, ``CategoricalKernel`` when all are, else the delta kernel on
+    the categorical columns times a Gaussian at the median heuristic of the others."""
+    from .radial import GaussianKernel, median_heuristic
+
+    labels = [i for i, c in enumerate(columns) if c in set(categorical)]
+    if not labels:
+        return None
+    if np.all(V == V[0]):
+        raise ValueError(f"{name} is constant (every row is equal): a constant is "
+                         f"independent of everything; drop {name} or test another variable")
+    if len(labels) == len(columns):
+        return CategoricalKernel()
+    numbers = [i for i in range(len(columns)) if i not in labels]
+    sigma = median_heuristic(V[:1000, numbers])
+    if not sigma > 0:
+        raise ValueError(f"the median distance of {name}'s numeric columns is 0; pass a "
+                         "kernel for it")
+    return ColumnProductKernel(((tuple(labels), CategoricalKernel()),
+                                (tuple(numbers), GaussianKernel(sigma))))

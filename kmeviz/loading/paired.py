@@ -9,8 +9,13 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from ..kernels.categorical import MAX_CODE_LEVELS, group_kernel, is_categorical
 from .files import MAX_BYTES, file_name, listed, read_table
 from .samples import LoadReport, Samples, column_notes, numeric_values, summarised
+
+
+#: A text column with more distinct labels is an identifier or free text, not a category.
+MAX_TEXT_LEVELS = 50
 
 
 def _columns(value, name: str) -> list:
@@ -67,6 +72,19 @@ def grouped_from_frame(frame: pd.DataFrame, groups: dict, standardize: bool,
                 raise ValueError(f"{a} and {b} share the column(s) {listed(shared)}: a "
                                  "variable is not tested against itself")
     every = [c for cols in chosen.values() for c in cols]
+    categorical = tuple(c for c in every if c in frame.columns and is_categorical(frame[c]))
+    text = [c for c in categorical if not pd.api.types.is_numeric_dtype(frame[c])
+            or frame[c].dtype == bool]
+    for c in text:
+        levels = frame[c].nunique()
+        if levels < 2:
+            raise ValueError(f"column {c!r} is constant: it carries no information")
+        if levels > MAX_TEXT_LEVELS:
+            raise ValueError(f"column {c!r} has {levels} distinct labels, more than "
+                             f"{MAX_TEXT_LEVELS}: an identifier or free text, not a "
+                             "category; leave it out")
+    if text:  # labels as codes (a missing label stays missing: its row is dropped)
+        frame = frame.assign(**{c: _codes(frame[c]) for c in text})
     values, used, _ = numeric_values(frame, every)
     finite = np.all(np.isfinite(values), axis=1)
     kept = values[finite]
@@ -75,6 +93,10 @@ def grouped_from_frame(frame: pd.DataFrame, groups: dict, standardize: bool,
         raise ValueError(f"{kept.shape[0]} row(s) have finite values in every chosen column "
                          f"(dropped {dropped}); an independence test needs at least 4")
     notes = column_notes(frame, used, (), kept, standardize)
+    if categorical:
+        notes += (f"{listed(categorical)} read as categorical (text, yes/no or at most "
+                  f"{MAX_CODE_LEVELS} integer levels): the tests compare them by equality "
+                  "(the delta kernel)",)
     if standardize:
         std = kept.std(axis=0)
         std[std == 0.0] = 1.0
@@ -84,8 +106,34 @@ def grouped_from_frame(frame: pd.DataFrame, groups: dict, standardize: bool,
     labels = tuple(f"{n.upper()} ({summarised(c)})" for n, c in chosen.items())
     report = LoadReport(tuple(map(str, sources)), tuple(used), labels,
                         tuple(len(a) for a in arrays), (), (dropped,) * len(arrays),
-                        bool(standardize), notes)
+                        bool(standardize), notes, categorical)
     return (*arrays, report)
+
+
+def group_kernels(report: LoadReport, *samples, scale: float = 1.0) -> list:
+    """The kernel of each column group a route read (``report.columns`` in the groups'
+    order): ``group_kernel``'s delta kernel where categorical columns are, else
+    ``default_variable_kernel``'s Gaussian with its bandwidth times ``scale``: what the
+    command line and the dashboard both pass to the tests."""
+    from ..independence.measures import default_variable_kernel
+    from ..kernels import GaussianKernel
+
+    kernels, start = [], 0
+    for V, name in zip(samples, "XYZ", strict=False):
+        columns = report.columns[start:start + V.shape[1]]
+        start += V.shape[1]
+        kernel = group_kernel(V, columns, report.categorical, name)
+        if kernel is None:
+            kernel = default_variable_kernel(V, name)
+            if scale != 1.0 and isinstance(kernel, GaussianKernel):
+                kernel = GaussianKernel(kernel.bandwidth * scale)
+        kernels.append(kernel)
+    return kernels
+
+
+def _codes(column: pd.Series) -> np.ndarray:
+    codes, _ = pd.factorize(column, sort=True)
+    return np.where(codes < 0, np.nan, codes.astype(float))
 
 
 def conditional_from_frame(frame: pd.DataFrame, *, x, y, z, standardize: bool = True,

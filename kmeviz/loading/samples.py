@@ -35,6 +35,9 @@ class LoadReport:
         What a reader should know about the columns (``column_notes``): constant columns,
         columns left out for a few non-numeric cells (with those cells), and column
         scales that differ by more than ``SCALE_RATIO`` when not standardized.
+    categorical : tuple of str
+        The columns read as categorical (``kmeviz.kernels.categorical.is_categorical``;
+        text columns as codes 0, 1, ...): the routes read them with the delta kernel.
 
     (Implements no paper equation.)
     """
@@ -47,6 +50,7 @@ class LoadReport:
     dropped_rows: tuple = (0, 0)
     standardized: bool = False
     notes: tuple = ()
+    categorical: tuple = ()
 
     def __str__(self) -> str:
         samples = ("; ".join(f"{v} = {g!s}: {k} rows" for v, g, k in
