@@ -17,7 +17,8 @@ def TABLE_TESTS(registry):  # the tests a comparison's table runs (i.i.d. rows)
 def paired(tmp_path):
     rng = np.random.default_rng(0)
     x = rng.uniform(-1, 1, size=300)
-    frame = pd.DataFrame({"site": "a", "id": [f"p{i}" for i in range(300)], "x": x, "y": np.abs(x) + 0.1 * rng.normal(size=300),
+    frame = pd.DataFrame({"site": "a", "id": [f"p{i}" for i in range(300)], "x": x,
+                          "y": np.abs(x) + 0.1 * rng.normal(size=300),
                           "z": rng.normal(size=300)})
     frame.loc[5, "y"] = np.nan
     path = tmp_path / "paired.csv"

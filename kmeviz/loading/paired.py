@@ -13,7 +13,6 @@ from ..kernels.categorical import MAX_CODE_LEVELS, group_kernel, is_categorical
 from .files import MAX_BYTES, file_name, listed, read_table
 from .samples import LoadReport, Samples, column_notes, numeric_values, summarised
 
-
 #: A text column with more distinct labels is an identifier or free text, not a category.
 MAX_TEXT_LEVELS = 50
 
