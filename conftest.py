@@ -24,3 +24,23 @@ try:
     import dask  # noqa: F401
 except ImportError:
     collect_ignore.append("kmeviz/chunked.py")  # its doctests draw dask arrays
+
+
+def pytest_configure(config):
+    """Under ``pytest -n N`` (pytest-xdist), each worker runs on one core of its own, with
+    BLAS and kmeviz's thread pools at one thread: two workers with two threads each on a
+    2-core machine ran the notebooks 2-4x slower than one process. The kernels, servers
+    and command lines a test starts inherit the core."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if not worker or count < 2 or not hasattr(os, "sched_setaffinity"):
+        return
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        return
+    os.sched_setaffinity(0, {cores[int(worker.removeprefix("gw")) % len(cores)]})
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = "1"  # the processes a test starts
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)

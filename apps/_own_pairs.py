@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 import kmeviz as K
+from kmeviz.kernels.categorical import CategoricalKernel
 from kmeviz.loading import paired_from_frame
 from kmeviz.loading.paired import group_kernels
 
@@ -41,6 +42,15 @@ def paired_kernels(X, Y, scale: float, report) -> K.KernelPair:
     delta kernel on categorical columns), a Gaussian's bandwidth at ``scale`` × its
     median heuristic (a constant variable gets ``default_variable_kernel``'s message)."""
     return K.KernelPair(*group_kernels(report, X, Y, scale=scale))
+
+
+def kernel_words(kernel) -> str:
+    """A variable's kernel as the summary says it."""
+    if isinstance(kernel, K.GaussianKernel):
+        return f"Gaussian, σ = {kernel.bandwidth:.4g}"
+    if isinstance(kernel, CategoricalKernel):
+        return "categorical (equal or not: the delta kernel)"
+    return "categorical columns × Gaussian on the others"
 
 
 def first_column_grids(X, Y):

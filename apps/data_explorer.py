@@ -26,7 +26,7 @@ from kmeviz_apps._own_data import (
     plane_of,
     witness_on_plane,
 )
-from kmeviz_apps._own_pairs import INDEPENDENCE, paired_witness
+from kmeviz_apps._own_pairs import INDEPENDENCE, kernel_words, paired_witness
 from kmeviz_apps._upload import UploadBox
 from kmeviz_apps._url import plain
 from kmeviz_apps.compare_cli import GOF_TARGETS
@@ -290,8 +290,8 @@ class DataExplorer(Explorer):
         _, _, report, kernel = self.prepared()
         lines = [plain(line, 300) for line in str(report).splitlines()]
         if self.question == INDEPENDENCE:
-            return pn.pane.Markdown("\n\n".join(lines) + "\n\nkernels: Gaussian, σ_X = "
-                                    f"{kernel.x.bandwidth:.4g}, σ_Y = {kernel.y.bandwidth:.4g}",
+            return pn.pane.Markdown("\n\n".join(lines) + "\n\nkernels: X: "
+                                    f"{kernel_words(kernel.x)}; Y: {kernel_words(kernel.y)}",
                                     css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
         if self.question != "two-sample":
             lines.append(plain(f"goodness of fit of X = {report.groups[0]} (Y is not used) "

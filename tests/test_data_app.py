@@ -221,3 +221,27 @@ def test_the_independence_question_says_what_is_missing():
     assert "choose at least one column for Y" in explorer.failures()["summary_view"]
     explorer.param.update(columns=["body_mass_g"], columns_y=["body_mass_g"])
     assert "not one of Y's" in explorer.failures()["summary_view"]
+
+
+def test_a_yes_no_column_is_read_by_the_delta_kernel_as_on_the_command_line():
+    """A 0/1 column chosen as Y on the page: the delta kernel, said in the summary, and the
+    same p-value as kmeviz compare --independence on the same file (group_kernels)."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=120)
+    frame = pd.DataFrame({"x": x, "treated": (x + rng.normal(size=120) > 1.2).astype(int),
+                          "arm": np.repeat(["a", "b"], 60)})
+    explorer = DataExplorer(question="independence")
+    explorer._box.receive(Drop({"trial.csv": frame.to_csv(index=False)}))
+    explorer.param.update(columns=["x"], columns_y=["treated"])
+    assert explorer.failures() == {}
+    assert "categorical" in explorer.summary_view().object
+    X, Y, report, kernels = explorer.prepared()
+    assert repr(kernels.y) == "CategoricalKernel()" and report.categorical == ("treated",)
+    page = K.hsic_test(X, Y, kernel_x=kernels.x, kernel_y=kernels.y, null="gamma")
+    from kmeviz.loading import paired_from_frame
+    from kmeviz.loading.paired import group_kernels
+
+    X2, Y2, report2 = paired_from_frame(frame, x=["x"], y=["treated"])
+    kx, ky = group_kernels(report2, X2, Y2)
+    cli = K.hsic_test(X2, Y2, kernel_x=kx, kernel_y=ky, null="gamma")
+    assert page.p_value == pytest.approx(cli.p_value, rel=1e-12) and page.p_value < 0.01
