@@ -44,9 +44,22 @@ TILE_BYTES = 32 * 1024**2
 
 
 def benjamini_hochberg(p_values) -> np.ndarray:
-    """Benjamini–Hochberg step-up adjusted p-values (NaN stays NaN): rejecting where
-    p_bh ≤ α keeps the expected share of false rejections at most α for independent or
-    positively dependent tests (Benjamini & Hochberg 1995)."""
+    """Benjamini–Hochberg step-up adjusted p-values: rejecting where p_bh ≤ α keeps the
+    expected share of false rejections at most α for independent or positively dependent
+    tests.
+
+    Parameters
+    ----------
+    p_values : array of float
+        NaN (a test that did not run) stays NaN and is not counted.
+
+    Returns
+    -------
+    numpy.ndarray
+        min(1, min_{j ≥ k} p_(j) m / j) at the k-th smallest p-value.
+
+    (Benjamini & Hochberg 1995, Sec. 3: the step-up procedure.)
+    """
     p = np.asarray(p_values, dtype=float)
     out = np.full_like(p, np.nan)
     ran = np.flatnonzero(~np.isnan(p))

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .base import Kernel, _Prepared
+from .radial import GaussianKernel, median_heuristic
 
 #: A numeric column with at most this many distinct values, all integers, is read as
 #: categorical (codes, counts of few levels, 0/1 answers).
@@ -125,8 +126,6 @@ def group_kernel(V: np.ndarray, columns, categorical, name: str):
     """The kernel of a column group read from a table: None (the test's default) when no
     column is categorical, ``CategoricalKernel`` when all are, else the delta kernel on
     the categorical columns times a Gaussian at the median heuristic of the others."""
-    from .radial import GaussianKernel, median_heuristic
-
     labels = [i for i, c in enumerate(columns) if c in set(categorical)]
     if not labels:
         return None

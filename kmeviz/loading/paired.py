@@ -9,6 +9,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from ..independence.measures import default_variable_kernel
+from ..kernels import GaussianKernel
 from ..kernels.categorical import MAX_CODE_LEVELS, group_kernel, is_categorical
 from .files import MAX_BYTES, file_name, listed, read_table
 from .samples import LoadReport, Samples, column_notes, numeric_values, summarised
@@ -114,9 +116,6 @@ def group_kernels(report: LoadReport, *samples, scale: float = 1.0) -> list:
     order): ``group_kernel``'s delta kernel where categorical columns are, else
     ``default_variable_kernel``'s Gaussian with its bandwidth times ``scale``: what the
     command line and the dashboard both pass to the tests."""
-    from ..independence.measures import default_variable_kernel
-    from ..kernels import GaussianKernel
-
     kernels, start = [], 0
     for V, name in zip(samples, "XYZ", strict=False):
         columns = report.columns[start:start + V.shape[1]]
