@@ -211,7 +211,8 @@ def test_the_conditional_independence_notebook_runs_and_its_explorer_draws(page,
 def test_the_learning_notebook_runs_and_its_explorer_draws(page, lab):
     run_all_cells(page, lab, "12_learning_the_kernel")
     # the explorer's null plot and its summary
-    page.wait_for_function(f"() => ({NULL_TITLES_JS})().length > 0", timeout=300_000)
+    page.wait_for_function(f"() => typeof Bokeh !== 'undefined' && "
+                           f"({NULL_TITLES_JS})().length > 0", timeout=300_000)
     expect(page.locator(".kmeviz-threshold").first).to_be_attached(timeout=120_000)
     expect(page.locator(".kmeviz-error")).to_have_count(0)
     expect(page.get_by_text("replace None with one of ['more', 'less']")).to_be_visible(
