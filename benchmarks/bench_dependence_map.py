@@ -77,6 +77,8 @@ def peer(X, pairs, p_values):
 
 
 def run(*, quick: bool = False) -> None:
+    """The timing table (and, from ``python -m benchmarks.bench_dependence_map``, the
+    nulls' tails)."""
     p, n = (30, 400) if quick else (100, 1000)
     frame = table(p, n, np.random.default_rng(56))
     K.dependence_map(frame.iloc[:50, :5])  # imports and first calls before the clock
@@ -117,6 +119,26 @@ def run(*, quick: bool = False) -> None:
                                                   "agreement"], rows)
 
 
+def null_tail(tables: int, p: int, n: int) -> None:
+    """Tables of independent normal columns: the share of pairs with p < 10⁻³ and < 0.05,
+    and the tables with a Holm discovery (all false), for the two nulls of the map."""
+    rows = []
+    for null in ("spectral", "gamma"):
+        small, level, found = [], [], 0
+        for k in range(tables):
+            frame = pd.DataFrame(np.random.default_rng([56, k]).normal(size=(n, p)))
+            pairs = K.dependence_map(frame.add_prefix("c"), null=null)
+            small.append(np.mean(pairs["p_value"] < 1e-3))
+            level.append(np.mean(pairs["p_value"] < 0.05))
+            found += bool(pairs["reject_holm"].any())
+        rows.append([null, f"{min(small):.5f}-{max(small):.5f}",
+                     f"{min(level):.4f}-{max(level):.4f}", f"{found} of {tables}"])
+    print_table(f"The map's nulls on {tables} tables of {n} × {p} independent normal columns "
+                "(every discovery false)", ["null", "share p < 0.001", "share p < 0.05",
+                                            "tables with a Holm discovery"], rows)
+
+
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     run(quick="--quick" in sys.argv)
+    null_tail(2 if "--quick" in sys.argv else 6, 100, 1000)
