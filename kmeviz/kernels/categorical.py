@@ -27,8 +27,19 @@ from .radial import GaussianKernel, median_heuristic
 MAX_CODE_LEVELS = 10
 
 
+class _LabelKernel(Kernel):
+    """A kernel without a length scale whose points need no preparation."""
+
+    @property
+    def scale(self) -> float:
+        return float("nan")
+
+    def prepare_validated(self, X):
+        return _Prepared(np.ascontiguousarray(X), None)
+
+
 @dataclass(frozen=True)
-class CategoricalKernel(Kernel):
+class CategoricalKernel(_LabelKernel):
     """k(a, b) = 1 if the rows a and b are equal in every column, else 0.
 
     Points are numeric codes (``category_codes`` turns labels into codes).
@@ -37,13 +48,6 @@ class CategoricalKernel(Kernel):
     """
 
     tile_temporaries = 2
-
-    @property
-    def scale(self) -> float:
-        return float("nan")
-
-    def prepare_validated(self, X):
-        return _Prepared(np.ascontiguousarray(X), None)
 
     def tile_into(self, a, b, out):
         out[...] = 1.0
@@ -81,7 +85,7 @@ def category_codes(values) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class ColumnProductKernel(Kernel):
+class ColumnProductKernel(_LabelKernel):
     """k(a, b) = Π_parts k_part(a[cols], b[cols]): a kernel of mixed columns, e.g. the
     delta kernel on a group's categorical columns times a Gaussian on its numeric ones
     (a product of characteristic kernels on the parts is characteristic on their product
@@ -96,13 +100,6 @@ class ColumnProductKernel(Kernel):
     parts: tuple
 
     tile_temporaries = 3
-
-    @property
-    def scale(self) -> float:
-        return float("nan")
-
-    def prepare_validated(self, X):
-        return _Prepared(np.ascontiguousarray(X), None)
 
     def tile_into(self, a, b, out):
         out[...] = 1.0
