@@ -55,5 +55,5 @@ def formatted_map(pairs) -> str:
                  f"discovery rate {alpha:g} (Benjamini-Hochberg), "
                  f"{int(pairs.reject_holm.sum())} at family-wise level {alpha:g} (Holm). "
                  "effect: the normalised HSIC, 0 for independent columns, 1 for a column "
-                 "read the same as the other; HSIC_b with its Gamma null per pair.")
+                 "read the same as the other; HSIC_b with its spectral null per pair.")
     return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""A dependence map of a whole table: HSIC, its Gamma p-value and the normalised HSIC of
+"""A dependence map of a whole table: HSIC, its p-value and the normalised HSIC of
 every pair of columns, from one pass that shares each column's Gram across its pairs.
 
 Testing p columns pair by pair computes each column's Gram p − 1 times. Here the Grams
@@ -14,10 +14,10 @@ two passes of kernel evaluations over the p Grams and two p × p products per ti
   column's Σ λ^r (r ≤ 4; from a pivoted Cholesky factor of its Gram), read off a
   non-central χ² with the same skewness and nearly the same kurtosis (Liu, Tang & Zhang
   2009, Sec. 2). A map needs p-values far in the tail (Holm over 4950 pairs rejects below
-  10⁻⁵): on tables of independent normal columns (1000 × 100) the Gamma null of Gretton
-  et al. 2008 gave p < 10⁻³ to 0.22–0.32 % of the pairs and a Holm discovery in 4 of 6
-  tables; this null gave 0.06–0.18 % and none in 4 (``null="gamma"`` keeps it, equal to
-  ``hsic_test(null="gamma")`` per pair);
+  10⁻⁵): on 6 tables of independent normal columns (1000 × 100) the Gamma null of
+  Gretton et al. 2008 gave p < 10⁻³ to 0.18–0.38 % of the pairs and a Holm discovery in
+  3 tables, this null 0.06–0.20 % and none (``docs/results/benchmarks_dependence_map.txt``;
+  ``null="gamma"`` keeps the Gamma null, equal to ``hsic_test(null="gamma")`` per pair);
 - the normalised HSIC R (``dependence_effect_size``) from the same sums: Σ K_i∘K_j
   uncentred follows from Σ K̃_i∘K̃_j and the row sums, and the U-centred inner products
   of Song et al. 2012 (Eq. 5) from those;
@@ -143,7 +143,7 @@ def _tile_rows(p: int, n: int) -> int:
 def dependence_map(table, columns=None, *, alpha: float = 0.05, max_rows: int = MAX_ROWS,
                    null: str = "spectral", rng=None,
                    progress: Callable | None = None) -> pd.DataFrame:
-    """HSIC, its Gamma p-value and the normalised HSIC of every pair of columns of a
+    """HSIC, its p-value and the normalised HSIC of every pair of columns of a
     table, with Holm and Benjamini–Hochberg adjustment (see the module docstring).
 
     Parameters
