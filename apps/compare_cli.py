@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from kmeviz_apps._cli_kernels import add_kernel_options, check_kernel_options, chosen_kernels
 from kmeviz_apps._files import OutputError, check_real_folder, check_writable, write_file
 from kmeviz_apps._map_cli import formatted_map, run_map
 
@@ -37,7 +38,6 @@ from kmeviz.loading import (
     samples_from_frame,
 )
 from kmeviz.loading.files import file_name
-from kmeviz.loading.paired import group_kernels
 from kmeviz.results import p_value_text
 from kmeviz.timeseries.serial import quiet_serial_warnings
 
@@ -99,6 +99,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                      help="with --independence or --conditional: Y's columns")
     cmp.add_argument("--z", nargs="+", metavar="C",
                      help="with --conditional: the conditioning columns Z")
+    add_kernel_options(cmp)
     rows = cmp.add_mutually_exclusive_group()
     rows.add_argument("--time-series", action="store_true",
                       help="the rows are a time series or a Markov chain in order: run the "
@@ -130,6 +131,7 @@ def main(args) -> int:
     """Run ``kmeviz compare``; 0 on success, 2 with a one-line message on bad input."""
     try:
         out = out_target(args.out, overwrite=args.overwrite) if args.out else None
+        check_kernel_options(args)
         with quiet_serial_warnings():  # the table's note says it, in CLI words
             table, report = (run_map(args, int(args.max_size_mb * 1024**2))
                              if args.dependence_map else run(args))
@@ -254,7 +256,7 @@ def run_independence(args, max_bytes: int):
     else:
         X, Y, report = paired_from_frame(frame, **groups, standardize=args.standardize,
                                          sources=sources)
-        kx, ky = group_kernels(report, X, Y)
+        kx, ky = chosen_kernels(args, report, X, Y)
         registry, samples = K.INDEPENDENCE_TESTS, (X, Y)
 
         def compare(*samples, **options):

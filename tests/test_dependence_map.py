@@ -201,3 +201,28 @@ def test_the_penguins_species_question_from_the_command_line():
     assert done.returncode == 0, done.stderr
     assert "read as categorical" in done.stdout and "CategoricalKernel" in done.stdout
     assert "reject" in done.stdout
+
+
+@pytest.mark.parametrize("options, words", [
+    (["--kernel-y", "laplace", "--bandwidth-y", "0.5"], "LaplaceKernel(bandwidth=0.5)"),
+    (["--kernel-x", "gaussian", "--bandwidth-x", "2"], "GaussianKernel(bandwidth=2.0)"),
+    (["--bandwidth-y", "-1"], "--bandwidth-y must be > 0"),
+    (["--kernel-x", "categorical", "--bandwidth-x", "1"], "has no bandwidth"),
+])
+def test_the_command_line_sets_each_groups_kernel(options, words):
+    done = subprocess.run([sys.executable, "-m", "kmeviz_apps", "compare", "--dataset",
+                           "penguins", "--independence", "--x", "species", "--y",
+                           "body_mass_g", "--tests", "biased/gamma", *options],
+                          capture_output=True, text=True, timeout=120)
+    assert words in done.stdout + done.stderr, done.stdout + done.stderr
+    if "must" in words or "no bandwidth" in words:
+        assert done.returncode == 2 and done.stderr.count("\n") == 1
+    else:
+        assert done.returncode == 0
+
+
+def test_kernel_options_belong_to_the_independence_question():
+    done = subprocess.run([sys.executable, "-m", "kmeviz_apps", "compare", "--dataset",
+                           "penguins", "--kernel-x", "laplace"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "choose the kernels of --independence" in done.stderr
