@@ -44,7 +44,8 @@ from ..config import get_config
 from ..kernels import GaussianKernel, median_heuristic
 from ..kernels.categorical import CategoricalKernel, category_codes, is_categorical
 from ..kernels.engine import run_tasks
-from .hsic import pivoted_cholesky
+from .effect import u_centred_inner
+from .hsic import centred_gram
 
 #: Rows the map reads at most (a seeded subsample beyond: its cost is p² n²).
 MAX_ROWS = 2000
@@ -100,25 +101,15 @@ def column_kernel(values: np.ndarray, name: str):
     return GaussianKernel(sigma), x
 
 
-#: Relative trace the pivoted Cholesky factor of a column's Gram may leave out (its
-#: eigenvalues give Σ λ³, Σ λ⁴; Σ λ and Σ λ² are exact from the pass).
-SPECTRUM_RTOL = 1e-9
-#: Above this rank the eigenvalues come from the full centred Gram.
+#: A column's Σ λ³, Σ λ⁴ come from the eigenvalues of its centred Gram's pivoted
+#: Cholesky factor (``hsic.centred_gram``; Σ λ and Σ λ² are exact from the pass); above
+#: this rank, from the full centred Gram.
 SPECTRUM_RANK = 200
 
 
 def column_cumulant_sums(kernel, points: np.ndarray) -> np.ndarray:
     """(Σ λ³, Σ λ⁴) of the eigenvalues λ of K̃/n for one column."""
-    n = points.shape[0]
-    G = pivoted_cholesky(kernel, points, SPECTRUM_RANK, rtol=SPECTRUM_RTOL)
-    if G is not None and G.shape[1] > 0:
-        G = G - G.mean(axis=0)
-        values = np.linalg.eigvalsh(G.T @ G) / n
-    else:
-        Kc = kernel.gram(points, points)
-        Kc = Kc - Kc.mean(axis=0) - Kc.mean(axis=1)[:, None] + Kc.mean()
-        values = np.linalg.eigvalsh(Kc) / n
-    values = np.clip(values, 0.0, None)
+    values = centred_gram(kernel, points, SPECTRUM_RANK).eigenvalues() / points.shape[0]
     return np.array([np.sum(values**3), np.sum(values**4)])
 
 
@@ -290,8 +281,7 @@ def _pairs_table(names, kernels, sums, n) -> pd.DataFrame:
     # uncentred Σ K_i∘K_j, then the U-centred inner products (Song et al. 2012, Eq. 5)
     P = G + (2.0 / n) * (r @ r.T) - np.outer(T, T) / n**2
     rbar, Tbar = r - d, T - d.sum(axis=1)
-    U = (P - d @ d.T + np.outer(Tbar, Tbar) / ((n - 1) * (n - 2))
-         - 2.0 / (n - 2) * (rbar @ rbar.T))
+    U = u_centred_inner(P - d @ d.T, Tbar[:, None], Tbar[None, :], rbar @ rbar.T, n)
     mu = (T - d.sum(axis=1)) / (n * (n - 1))
     level = d.mean(axis=1) - mu
     i, j = np.triu_indices(len(names), k=1)

@@ -106,6 +106,13 @@ def u_centred(K: np.ndarray) -> np.ndarray:
     return out
 
 
+def u_centred_inner(cross, k_total, l_total, row_products, n):
+    """⟨K̂, L̂⟩ = Σ K̄∘L̄ + T_K T_L/((n−1)(n−2)) − 2 rᵀs/(n−2) from the sums of the Grams
+    with zero diagonals (Song et al. 2012, Eq. 5 times n(n − 3)); arrays broadcast."""
+    return (cross + k_total * l_total / ((n - 1) * (n - 2))
+            - 2.0 * row_products / (n - 2))
+
+
 def _inner_and_left_out(K: np.ndarray, L: np.ndarray) -> tuple[float, np.ndarray]:
     """⟨K̂, L̂⟩ of the sample, and of the sample without row k for every k, in O(n²).
 
@@ -122,12 +129,9 @@ def _inner_and_left_out(K: np.ndarray, L: np.ndarray) -> tuple[float, np.ndarray
     d = np.einsum("ij,ij->i", Kbar, Lbar)
     cross, tk, tl, rs = d.sum(), r.sum(), s.sum(), r @ s
 
-    def inner(cross, tk, tl, rs, n):
-        return cross + tk * tl / ((n - 1) * (n - 2)) - 2.0 * rs / (n - 2)
-
-    left_out = inner(cross - 2.0 * d, tk - 2.0 * r, tl - 2.0 * s,
+    left_out = u_centred_inner(cross - 2.0 * d, tk - 2.0 * r, tl - 2.0 * s,
                      rs - Lbar @ r - Kbar @ s + d - r * s, n - 1)
-    return float(inner(cross, tk, tl, rs, n)), left_out
+    return float(u_centred_inner(cross, tk, tl, rs, n)), left_out
 
 
 def _ratio(xy, xx, yy):

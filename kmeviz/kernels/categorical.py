@@ -74,14 +74,10 @@ def is_categorical(values) -> bool:
 
 
 def category_codes(values) -> np.ndarray:
-    """The labels of a column as float codes 0, 1, ... (sorted levels; missing values
-    raise), one column: what ``CategoricalKernel`` reads."""
-    series = pd.Series(values)
-    if series.isna().any():
-        raise ValueError("a categorical column has missing values; drop those rows or "
-                         "give them a level of their own")
-    codes, _ = pd.factorize(series, sort=True)
-    return codes.astype(float).reshape(-1, 1)
+    """The labels of a column as float codes 0, 1, ... of its sorted levels (a missing
+    label NaN), one column: what ``CategoricalKernel`` reads."""
+    codes, _ = pd.factorize(pd.Series(values), sort=True)
+    return np.where(codes < 0, np.nan, codes.astype(float)).reshape(-1, 1)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,12 @@ import pandas as pd
 
 from ..independence.measures import default_variable_kernel
 from ..kernels import GaussianKernel
-from ..kernels.categorical import MAX_CODE_LEVELS, group_kernel, is_categorical
+from ..kernels.categorical import (
+    MAX_CODE_LEVELS,
+    category_codes,
+    group_kernel,
+    is_categorical,
+)
 from .files import MAX_BYTES, file_name, listed, read_table
 from .samples import LoadReport, Samples, column_notes, numeric_values, summarised
 
@@ -85,7 +90,7 @@ def grouped_from_frame(frame: pd.DataFrame, groups: dict, standardize: bool,
                              f"{MAX_TEXT_LEVELS}: an identifier or free text, not a "
                              "category; leave it out")
     if text:  # labels as codes (a missing label stays missing: its row is dropped)
-        frame = frame.assign(**{c: _codes(frame[c]) for c in text})
+        frame = frame.assign(**{c: category_codes(frame[c])[:, 0] for c in text})
     values, used, _ = numeric_values(frame, every)
     finite = np.all(np.isfinite(values), axis=1)
     kept = values[finite]
@@ -128,10 +133,6 @@ def group_kernels(report: LoadReport, *samples, scale: float = 1.0) -> list:
         kernels.append(kernel)
     return kernels
 
-
-def _codes(column: pd.Series) -> np.ndarray:
-    codes, _ = pd.factorize(column, sort=True)
-    return np.where(codes < 0, np.nan, codes.astype(float))
 
 
 def conditional_from_frame(frame: pd.DataFrame, *, x, y, z, standardize: bool = True,
