@@ -24,7 +24,7 @@ from .kci import DEFAULT_EPSILON, augmented, default_kci_kernels, residual_grams
 class ConditionalEffect(DependenceEffect):
     """The normalised HSIC of the residuals of X and Y given Z, with its interval."""
 
-    meaning = ("the normalised HSIC of what Z's regression leaves of X and of Y: 0 when "
+    meaning = ("read on what Z's regression leaves of X and of Y: 0 when "
                "Z explains their dependence, 1 when the residuals are equal; on the "
                "kernels' scale")
 

@@ -77,7 +77,7 @@ class DependenceEffect:
         return cls(clip(estimate), clip(low), clip(high), level, rows, size, estimate)
 
     #: What the value means, for a reader of the table.
-    meaning = ("the normalised HSIC, a kernel analogue of distance correlation: 0 for "
+    meaning = ("a kernel analogue of distance correlation: 0 for "
                "independent variables, 1 when Y is X read by the same kernel; on the "
                "kernels' scale, not a correlation of values")
 
