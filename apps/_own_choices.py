@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 
+from kmeviz_apps._own_conditional import CONDITIONAL, MAP, Conditioning, conditional_samples
 from kmeviz_apps._own_data import MAX_LISTED, PLANE_POINTS, offered_choices
 from kmeviz_apps._own_pairs import INDEPENDENCE, paired_kernels, paired_samples
 
@@ -45,7 +46,8 @@ def offer_choices(explorer, group, groups, columns=None) -> None:
         offer = offered_choices(frame, group, groups, columns,
                                 (explorer.x_axis, explorer.y_axis), explorer.columns_y,
                                 candidates=None if upload is None else upload[3],
-                                find=explorer.find_columns, time_column=explorer.time_column)
+                                find=explorer.find_columns, time_column=explorer.time_column,
+                                z_columns=explorer.columns_z)
     if offer is None:
         return
     options, values, explorer._numeric = offer
@@ -67,7 +69,8 @@ def check_table_memory(explorer) -> None:
     value: copies of the values (about 4), and the views' work on at most
     ``PLANE_POINTS`` rows in all d dimensions (about 8 more)."""
     d = len(explorer.columns or explorer._numeric) + (
-        len(explorer.columns_y) if explorer.question == INDEPENDENCE else 0)
+        len(explorer.columns_y) if explorer.question in (INDEPENDENCE, CONDITIONAL) else 0) + (
+        len(explorer.columns_z) if explorer.question == CONDITIONAL else 0)
     rows = len(explorer.frame())
     needed = 8.0 * d * (4 * rows + 8 * min(rows, PLANE_POINTS))
     check_memory(needed, f"this table's {rows:,} rows × {d:,} columns",
@@ -78,11 +81,20 @@ def check_table_memory(explorer) -> None:
 def prepared_samples(explorer):
     """(X, Y, report, kernel) of the explorer's choices: its table, in the order of its
     time column when one is chosen, split by group (or into column groups for the
-    independence question)."""
+    independence and conditional questions: the kernel's slot then holds the
+    ``KernelPair``, or Z as a ``Conditioning``)."""
     check_table_memory(explorer)
     frame = explorer.frame()
     if explorer.time_column:
         frame = in_time_order(frame, explorer.time_column)
+    if explorer.question == MAP:
+        raise ValueError("the dependence map reads the table itself")  # no samples
+    if explorer.question == CONDITIONAL:  # three groups of columns of every row
+        X, Y, Z, report = conditional_samples(
+            frame, explorer.columns or explorer._numeric, explorer.columns_y,
+            explorer.columns_z, standardize=explorer.standardize,
+            sources=explorer.source_names())
+        return X, Y, report, Conditioning(Z)
     if explorer.question == INDEPENDENCE:  # two groups of columns of every row
         X, Y, report = paired_samples(frame, explorer.columns or explorer._numeric,
                                       explorer.columns_y, standardize=explorer.standardize,

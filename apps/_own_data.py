@@ -57,6 +57,8 @@ ROWS = {"check their order": "check", "exchangeable (i.i.d.)": "iid",
         "a time series, in order": "time series"}
 QUESTIONS = {"Do X and Y differ? (two-sample)": "two-sample",
              "Are X's and Y's columns independent?": "independence",
+             "Are X and Y independent given Z?": "conditional",
+             "Which columns depend on which? (map)": "map",
              "Is X standard normal? (fit)": "normal",
              "Is X normal? (fitted normal)": "normal-fitted"}
 
@@ -65,7 +67,9 @@ def compare_samples(X, Y, kernel, *, alpha: float, seed: int, seconds: float,
                     progress, shared_key: tuple | None = None,
                     question: str = "two-sample", rows: str = "check") -> pd.DataFrame:
     """``compare_tests`` of X and Y with ``kernel``, ``compare_independence`` of the paired
-    X and Y (``question="independence"``, ``kernel`` a ``KernelPair``), or (``question`` a
+    X and Y (``question="independence"``, ``kernel`` a ``KernelPair``), ``compare_ci`` of
+    X and Y given Z (``question="conditional"``, ``kernel`` a ``Conditioning``), or
+    (``question`` a
     ``--gof`` target) ``compare_gof`` of X against it, as ``kmeviz compare`` does; within
     ``seconds``
     (and the caller's budget and cancel signal: a job's), each row handed to ``progress`` as it
@@ -73,6 +77,9 @@ def compare_samples(X, Y, kernel, *, alpha: float, seed: int, seconds: float,
     upload), computed once for every session."""
     def compare():
         with time_budget(seconds), quiet_serial_warnings():  # the table shows the check
+            if question == "conditional":
+                return K.compare_ci(X, Y, kernel.Z, alpha=alpha, rng=seed, progress=progress,
+                                    time_budget=min(10.0, seconds), rows=rows)
             if question == "independence":
                 return K.compare_independence(X, Y, kernel_x=kernel.x, kernel_y=kernel.y,
                                               alpha=alpha, rng=seed, progress=progress,
@@ -159,12 +166,15 @@ MAX_LISTED = 100
 
 
 def offered_choices(frame: pd.DataFrame, group, groups, columns, axes: tuple, y_columns,
-                    *, candidates: list | None = None, find: str = "", time_column=""):
+                    *, candidates: list | None = None, find: str = "", time_column="",
+                    z_columns=()):
     """(options, values, numeric) of the "Your data" widgets for ``frame``: the group
     column and its values, the columns (escaped labels: a MultiChoice renders them as
     HTML), Y's columns and the plane's axes, the current choices kept where still
     offered, and every numeric column but the group (a table without a group column: none
-    chosen, for the questions of one sample).
+    chosen, for the questions of one sample). Text columns of at most ``MAX_GROUPS``
+    labels are listed after the numeric ones, none chosen; Z's columns default to the
+    numeric column before Y's.
 
     A table of at most ``MAX_LISTED`` numeric columns lists them all, all chosen. A wider
     one lists the chosen columns and the first ``MAX_LISTED`` whose names contain
@@ -180,17 +190,25 @@ def offered_choices(frame: pd.DataFrame, group, groups, columns, axes: tuple, y_
             groups = (values[0], values[1])
     else:  # no column reads as a group: the user chooses one
         values, groups = [""], ("", "")
-    numeric = [str(c) for c, is_number in zip(frame.columns, numeric_mask(frame), strict=True)
+    mask = numeric_mask(frame)
+    numeric = [str(c) for c, is_number in zip(frame.columns, mask, strict=True)
                if is_number and str(c) != group]
-    offered = set(numeric)
+    # text columns of a few labels (the candidates' non-numeric ones): offered for the
+    # questions of paired columns, read through the categorical kernel
+    position = {str(c): k for k, c in enumerate(frame.columns)}
+    labels = [c for c in candidates if not mask[position[c]]][:MAX_LISTED]
+    offered = set(numeric) | set(labels)
     columns = [c for c in (columns or ()) if c in offered]
     y_chosen = default_y_columns(numeric, columns, y_columns or [])
-    if len(numeric) <= MAX_LISTED:
-        listed, columns = numeric, columns or numeric
+    z_chosen = [c for c in (z_columns or ()) if c in offered and c not in y_chosen] or [
+        c for c in numeric[::-1] if c not in y_chosen and len(numeric) > 2][:1]
+    if len(numeric) + len(labels) <= MAX_LISTED:
+        listed, columns = numeric + labels, columns or numeric
     else:
         needle = find.strip().lower()[:200]  # the box takes 200 characters; a link none
-        found = itertools.islice((c for c in numeric if needle in c.lower()), MAX_LISTED)
-        listed = list(dict.fromkeys([*columns, *y_chosen, *found]))
+        found = itertools.islice((c for c in numeric + labels if needle in c.lower()),
+                                 MAX_LISTED - len(z_chosen))  # Z's beside them
+        listed = list(dict.fromkeys([*columns, *y_chosen, *z_chosen, *found]))
     shown = (columns or listed)[:MAX_LISTED]
     # no numeric column at all: the axes keep the PCs, and the views say what is missing
     plane = ([*PCS, *shown] if len(columns or numeric) > 1 else list(shown) or list(PCS))
@@ -199,12 +217,13 @@ def offered_choices(frame: pd.DataFrame, group, groups, columns, axes: tuple, y_
     options = {"group": ({} if group else {CHOOSE: ""}) | shown_options(groupings),
                "group_x": shown_options(values), "group_y": shown_options(values),
                "columns": markup_safe_options(listed),
-               "columns_y": markup_safe_options(listed), "x_axis": plane, "y_axis": plane,
+               "columns_y": markup_safe_options(listed),
+               "columns_z": markup_safe_options(listed), "x_axis": plane, "y_axis": plane,
                "time_column": {"none (the file's order)": ""} | shown_options(times)}
     chosen = {"group": group, "group_x": groups[0], "group_y": groups[1], "columns": columns,
               "x_axis": axes[0] if axes[0] in plane else plane[0],
               "y_axis": axes[1] if axes[1] in plane else plane[min(1, len(plane) - 1)],
-              "columns_y": y_chosen,
+              "columns_y": y_chosen, "columns_z": z_chosen,
               "time_column": time_column if time_column in times else ""}
     return options, chosen, numeric
 

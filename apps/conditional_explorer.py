@@ -17,6 +17,7 @@ import param
 from kmeviz_apps._cache import shared_cache
 from kmeviz_apps._common import Explorer, Plot, error_message, guarded
 from kmeviz_apps._curve import PowerCurve
+from kmeviz_apps._own_conditional import residuals_given_z
 
 import kmeviz as K
 from kmeviz import viz
@@ -55,11 +56,7 @@ def regression(data_key, epsilon: float):
     """The CME regression of X and of Y on Z (``kmeviz.ConditionalMeanEmbedding`` with
     KCI's kernel on Z and nλ = ε): (residual of X, residual of Y, grid of z, Ê[X | z])."""
     X, Y, Z = make_data(*data_key)
-    n = X.shape[0]
-    kernel_z = default_kci_kernels(n, Z.shape[1]).z  # KCI's kernel on Z
-    cme = K.ConditionalMeanEmbedding(kernel_z, K.GaussianKernel(1.0), reg=epsilon / n)
-    cme.fit(Z, X)
-    rx, ry = X[:, 0] - cme.expectation(X[:, 0], Z), Y[:, 0] - cme.expectation(Y[:, 0], Z)
+    rx, ry, cme = residuals_given_z(X, Y, Z, epsilon)
     grid = np.linspace(Z[:, 0].min(), Z[:, 0].max(), 120)
     points = np.zeros((grid.size, Z.shape[1]))
     points[:, 0] = grid

@@ -15,7 +15,9 @@ import panel as pn
 import param
 from kmeviz_apps._common import Explorer, Plot, error_message, guarded
 from kmeviz_apps._comparison import ComparisonTable
+from kmeviz_apps._map_table import MapTable
 from kmeviz_apps._own_choices import offer_choices, one_restart, prepared_samples
+from kmeviz_apps._own_conditional import CONDITIONAL, MAP, map_columns, map_words, table_map
 from kmeviz_apps._own_data import (
     PCS,
     QUESTIONS,
@@ -23,13 +25,11 @@ from kmeviz_apps._own_data import (
     built_in_frame,
     compare_samples,
     no_group_message,
-    plane_of,
-    witness_on_plane,
 )
-from kmeviz_apps._own_pairs import INDEPENDENCE, kernel_words, paired_witness
+from kmeviz_apps._own_pairs import INDEPENDENCE
+from kmeviz_apps._own_views import null_plot, samples_plot, summary_markdown, witness_plot
 from kmeviz_apps._upload import UploadBox
 from kmeviz_apps._url import plain
-from kmeviz_apps.compare_cli import GOF_TARGETS
 
 import kmeviz as K
 from kmeviz import viz
@@ -40,7 +40,9 @@ UPLOADED = "Uploaded file"
 MAX_FIND = 200
 #: what defines the two samples (the views read them; the comparison, and the bandwidth)
 SAMPLES = ("source", "n", "epsilon", "seed", "upload_key", "group", "group_x", "group_y",
-           "columns", "columns_y", "standardize", "question", "time_column")
+           "columns", "columns_y", "columns_z", "standardize", "question", "time_column")
+#: the questions of column groups of every row: no group column needed
+PAIRED = (INDEPENDENCE, CONDITIONAL, MAP)
 COMPARISON = (*SAMPLES, "bandwidth_log10", "rows")
 SOURCES = {spec.title: name for name, spec in REAL_DATASETS.items()} | {
     "Blob grid (FastMMD Fig. 4)": "blobs", "Rings (FastMMD Sec. 4.2)": "rings",
@@ -89,7 +91,9 @@ class DataExplorer(Explorer):
     group_y = param.Selector(default=None, objects=[], precedence=-1, label="Y: group")
     columns = param.ListSelector(default=[], objects=[], precedence=-1, label="Columns")
     columns_y = param.ListSelector(default=[], objects=[], precedence=-1,
-                                   label="Y: columns (independence)")
+                                   label="Y: columns (independence, conditional)")
+    columns_z = param.ListSelector(default=[], objects=[], precedence=-1,
+                                   label="Z: columns (conditional)")
     # the lists show the columns whose names contain this text (a table wider than them)
     find_columns = param.String(default="", precedence=-1, label="Find columns")
     time_column = param.Selector(default="", objects=[""], precedence=-1,
@@ -98,7 +102,8 @@ class DataExplorer(Explorer):
     y_axis = param.Selector(default=PCS[1], objects=list(PCS), precedence=-1, label="y axis")
     test = param.Selector(default="biased/permutation",
                           objects=list(dict.fromkeys(s.name for s in (
-                              *K.MMD_TESTS, *K.GOF_TESTS, *K.INDEPENDENCE_TESTS))),
+                              *K.MMD_TESTS, *K.GOF_TESTS, *K.INDEPENDENCE_TESTS,
+                              *K.CONDITIONAL_TESTS))),
                           precedence=-1,
                           label="Null distribution of")
     upload_key = param.String(default="", precedence=-1)
@@ -113,6 +118,10 @@ class DataExplorer(Explorer):
         self._memo_lock = threading.Lock()
         self._memo: tuple = (None, None)  # (choices, (X, Y, report, kernel)) of the last call
         self._table = ComparisonTable(self._select_test)
+        self._map = MapTable(self.open_pair)
+        self._map_columns = None  # the map's columns while one of its pairs is open
+        self._cards = pn.Column(self._table.card(), self._map.card,
+                                sizing_mode="stretch_width")
         self._comparison = self.job()  # the table's comparison, one at a time
         self._box = UploadBox(self._show_upload, owner=self)
         # shown for a table wider than the lists (a widget of its own: hiding a widget of
@@ -122,6 +131,7 @@ class DataExplorer(Explorer):
             placeholder="part of a column name", max_length=MAX_FIND)
         self._page_loaded = True  # a served page: from its onload on (``main``)
         self._refresh_choices()
+        self._show_question()
 
     # -- the data ----------------------------------------------------------------------
     def frame(self) -> pd.DataFrame:
@@ -152,6 +162,17 @@ class DataExplorer(Explorer):
         """The generators' own controls (n, ε) only for a generator."""
         for name, kinds in self.GENERATOR_CONTROLS.items():
             self.param[name].precedence = 0 if SOURCES[self.source] in kinds else -1
+
+    @param.depends("question", watch=True)
+    def _show_question(self):
+        """The map's card for the map, the table's otherwise; back on the map after one
+        of its pairs, the map's columns again."""
+        self._cards[0].visible, self._map.card.visible = (self.question != MAP,
+                                                           self.question == MAP)
+        if self.question == MAP and self._map_columns is not None:
+            columns, self._map_columns = self._map_columns, None
+            self.columns = [c for c in columns
+                            if c in self.param.columns.get_range().values()]
 
     @param.depends("source", "n", "epsilon", "seed", "upload_key", watch=True)
     def _refresh_choices(self):
@@ -217,14 +238,17 @@ class DataExplorer(Explorer):
             self._comparison.cancel()
             return
         if SOURCES[self.source] == "upload" and (
-                self._upload is None or not (self.group or self.question == INDEPENDENCE)):
+                self._upload is None or not (self.group or self.question in PAIRED)):
             # nothing to compare until a usable file and its group column: the upload's
             # message (or the summary) says what is missing; no table of other data stays
             self._comparison.cancel()
             self._table.clear(loading=False)
+            self._map.show(None)
             return
         self._table.clear(loading=True)
-        self._comparison.start(self._comparison_work(), self._show_comparison)
+        self._map.show(None, "The map appears when every pair has been tested.")
+        self._comparison.start(self._map_work() if self.question == MAP else
+                               self._comparison_work(), self._show_comparison)
 
     def _comparison_work(self):
         """``compare_samples`` as a job's work: the rows so far as each test finishes, then
@@ -252,11 +276,23 @@ class DataExplorer(Explorer):
             emit((rows, table))
         return work
 
+    def _map_work(self):
+        """``table_map`` of the chosen columns as a job's work (every pair, then shown)."""
+        frame, alpha, seed = self.frame(), self.alpha, self.seed
+        columns = map_columns(self.columns, self._numeric)
+        return lambda emit: emit(([], table_map(frame, columns, alpha=alpha, seed=seed)))
+
     def _show_comparison(self, part, error) -> None:
         if error is not None:
+            self._map.show(None)
             self._table.fail(error_message(error, self).object)
             return
         rows, table = part
+        if self.question == MAP and table is not None:
+            self.comparison = table
+            self._table.clear(loading=False)
+            self._map.show(table, map_words(table))
+            return
         if table is None:
             self._table.show_rows(rows)
             return
@@ -267,12 +303,19 @@ class DataExplorer(Explorer):
     def _relevel(self):
         """The decisions at the current α: only the thresholds move, nothing is rerun."""
         table = self.comparison
-        if table is None:
+        if table is None or self.question == MAP:
             return
         ran = table["p_value"].notna()
         table.loc[ran, "reject"] = table.loc[ran, "p_value"] <= self.alpha
         table.attrs["alpha"] = self.alpha
         self._table.show(table)
+
+    def open_pair(self, x: str, y: str) -> None:
+        """The independence question of one pair of the map: its witness and table."""
+        columns = list(self.columns)
+        with one_restart(self):
+            self.param.update(question=INDEPENDENCE, columns=[x], columns_y=[y])
+        self._map_columns = columns
 
     def _select_test(self, name: str) -> None:
         self.test = name
@@ -283,90 +326,43 @@ class DataExplorer(Explorer):
     @guarded
     def summary_view(self):
         if (SOURCES[self.source] == "upload" and self._upload is not None and not self.group
-                and self.question != INDEPENDENCE):
-            return pn.pane.Markdown(plain(self.no_group_message(), 1200),
-                                    css_classes=["kmeviz-summary"],
-                                    sizing_mode="stretch_width")
-        _, _, report, kernel = self.prepared()
-        lines = [plain(line, 300) for line in str(report).splitlines()]
-        if self.question == INDEPENDENCE:
-            return pn.pane.Markdown("\n\n".join(lines) + "\n\nkernels: X: "
-                                    f"{kernel_words(kernel.x)}; Y: {kernel_words(kernel.y)}",
-                                    css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
-        if self.question != "two-sample":
-            lines.append(plain(f"goodness of fit of X = {report.groups[0]} (Y is not used) "
-                               f"against {GOF_TARGETS[self.question]}", 400))
-        kernel = ("each goodness-of-fit test's default (IMQ c = 1, β = −½; a Gaussian at "
-                  "the median heuristic for fssd-opt)" if self.question != "two-sample" else
-                  f"Gaussian, σ = <span class='kmeviz-bandwidth'>{kernel.bandwidth:.4g}"
-                  "</span>")
-        return pn.pane.Markdown(
-            "\n\n".join(lines) + f"\n\nkernel: {kernel}",
-            css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
-
-    def _plane(self):
-        """``plane_of`` the current samples (a subsample), with their report and kernel."""
-        X, Y, report, kernel = self.prepared()
-        X, Y, U, mean, offset = plane_of(X, Y, (self.x_axis, self.y_axis),
-                                         tuple(map(str, report.columns)), self.seed)
-        return X, Y, report, kernel, U, mean, offset
+                and self.question not in PAIRED):
+            text = plain(self.no_group_message(), 1200)
+        else:
+            text = summary_markdown(self)
+        return pn.pane.Markdown(text, css_classes=["kmeviz-summary"],
+                                sizing_mode="stretch_width")
 
     @param.depends(*SAMPLES, "x_axis", "y_axis")
     @guarded
     def samples_view(self):
-        if self.question == INDEPENDENCE:
-            X, Y, report, _ = self.prepared()
-            return viz.joint_sample_plot(X, Y, title="First column of X against the first "
-                                                     "of Y (every row)")
-        X, Y, report, _, U, _, offset = self._plane()
-        return viz.plane_scatter(X @ U + offset, Y @ U + offset, (self.x_axis, self.y_axis),
-                                 report.groups)
+        return samples_plot(self)
 
     @param.depends(*SAMPLES, "bandwidth_log10", "x_axis", "y_axis")
     @guarded
     def witness_view(self):
-        if self.question == INDEPENDENCE:
-            X, Y, _, kernels = self.prepared()
-            return viz.dependence_witness_plot(*paired_witness(X, Y, kernels), X, Y)
-        X, Y, _, kernel, U, mean, offset = self._plane()
-        P, Q = X @ U + offset, Y @ U + offset
-        xs, ys, values = witness_on_plane(X, Y, kernel, U, mean, offset, P, Q)
-        return viz.witness_map(xs, ys, values, P, Q, (self.x_axis, self.y_axis))
+        return witness_plot(self)
 
     @param.depends("comparison", "test", "alpha", "question")
     @guarded
     def null_view(self):
-        table = self.comparison
-        if table is None:
-            return pn.pane.Markdown("The null distribution appears when the comparison has "
-                                    "finished; click a row of the table to choose the test.")
-        notes = table.set_index("test")["note"]
-        test = self.test if self.test in notes.index else notes.index[0]
-        result = table.attrs["results"].get(test)
-        if result is None:
-            return pn.pane.Markdown(f"**{test}** did not run: {plain(notes[test], 300)}")
-        statistic = {"two-sample": "MMD²", INDEPENDENCE: "HSIC"}.get(self.question, "KSD")
-        result = result.at_level(self.alpha)
-        p_value = result.p_value_text()
-        return viz.null_histogram(result, statistic=statistic).opts(  # a title that fits
-            title=f"{test}: p {p_value if p_value.startswith('<') else '= ' + p_value}, "
-                  f"{'reject' if result.reject else 'keep'} H0")
+        return null_plot(self)
 
     # -- layout --------------------------------------------------------------------------
     def buttons(self) -> list:
         choices = pn.Param(self.param, parameters=["group", "group_x", "group_y",
-                                                   "columns", "columns_y", "time_column",
-                                                   "x_axis", "y_axis", "test"],
+                                                   "columns", "columns_y", "columns_z",
+                                                   "time_column", "x_axis", "y_axis", "test"],
                            display_threshold=-10, show_name=False,
-                           widgets={"columns": pn.widgets.MultiChoice,
-                                    "columns_y": pn.widgets.MultiChoice},
+                           widgets={name: pn.widgets.MultiChoice for name in (
+                               "columns", "columns_y", "columns_z")},
                            sizing_mode="stretch_width")
         return [pn.pane.Markdown("### Upload"), *self._box.widgets(), self._find, choices]
 
     def __panel__(self):
         self._kick_off()
         layout = super().__panel__()
-        layout.insert(len(layout) - 1, pn.Column(self._table.card(), width=viz.NOTEBOOK_WIDTH))
+        layout.insert(len(layout) - 1, pn.Column(self._cards, width=viz.NOTEBOOK_WIDTH))
         return layout
 
     def main(self) -> list:
@@ -375,7 +371,7 @@ class DataExplorer(Explorer):
         self._comparison.cancel()  # what construction began: the onload starts the page's
         self.comparison = None
         pn.state.onload(self._kick_off)
-        return [*super().main(), pn.Row(self._table.card(), sizing_mode="stretch_width")]
+        return [*super().main(), pn.Row(self._cards, sizing_mode="stretch_width")]
 
     def _kick_off(self):  # the first comparison, once the page has loaded
         self._page_loaded = True

@@ -116,8 +116,10 @@ def test_the_plane_directions():
 def test_the_witness_on_the_plane_is_the_witness_in_space():
     explorer = DataExplorer()
     explorer.param.update(x_axis="bill_depth_mm", y_axis="flipper_length_mm")
-    X, Y, _, kernel, U, mean, offset = explorer._plane()
     from kmeviz_apps._own_data import witness_on_plane
+    from kmeviz_apps._own_views import plane
+
+    X, Y, _, kernel, U, mean, offset = plane(explorer)
 
     assert kernel is explorer.prepared()[3]  # the kernel of the tests, computed once
     xs, ys, values = witness_on_plane(X, Y, kernel, U, mean, offset, X @ U + offset,

@@ -19,7 +19,7 @@ from ..chunked import is_dask_array
 from ..independence.hsic import weighted_chi2_draws
 from ..independence.large_scale import nystrom_map, rff_map
 from ..needs import Needs
-from ..registry import CONDITIONAL_TESTS, NullsByEstimator, Outcome
+from ..registry import CONDITIONAL_TESTS, SPECTRAL_FLOPS, NullsByEstimator, Outcome
 from .features import RCOT_RIDGE, FeatureResiduals
 from .kci import (
     augmented,
@@ -34,7 +34,7 @@ RCOT_FREQUENCIES = (3, 50)
 
 
 def _cubic(N, d, B) -> float:
-    return 3.0 * N * N * (2.0 * d + 40) + 8.0 * N**3 / 4
+    return 3.0 * N * N * (2.0 * d + 40) + 8.0 * N**3 / 4 + 2e8
 
 
 def _gamma_outcome(moments: dict, statistic: float, fitted: dict) -> Outcome:
@@ -67,7 +67,8 @@ def kci_gamma(X, Y, Z, kernel, *, estimator, n_resamples, rng, epsilon,
 
 
 @CONDITIONAL_TESTS.register("kci", "spectral", cost="cubic", options=("epsilon",
-                            "eigen_threshold"), work=lambda N, d, B: _cubic(N, d, B) + 9 * N**3,
+                            "eigen_threshold"),
+                            work=lambda N, d, B: _cubic(N, d, B) + 2 * N**3 + SPECTRAL_FLOPS,
                             summary="KCI, weighted χ² null from the eigenvalues of W")
 def kci_spectral(X, Y, Z, kernel, *, estimator, n_resamples, rng, epsilon,
                  eigen_threshold) -> Outcome:
@@ -94,7 +95,10 @@ def _nystrom(X, Y, Z, kernel, epsilon, n_landmarks, rng) -> tuple[FeatureResidua
 
 
 _NYSTROM = {"cost": "linear", "dask": True, "options": ("epsilon", "n_landmarks"),
-            "work": lambda N, d, B: N * (30.0**4 + 2 * 100**2 + 300 * (2 * d + 40))}
+            "work": lambda N, d, B: N * (30.0**4 + 2 * 100**2 + 300 * (2 * d + 40)) + 2e8}
+#: the spectral null's (m_X m_Y)-dimensional eigenproblem and its simulation, on top
+_NYSTROM_SPECTRAL = {**_NYSTROM, "work": lambda N, d, B: 2.5 * _NYSTROM["work"](N, d, B)
+                     + 1.2e9}
 
 
 @CONDITIONAL_TESTS.register("nystrom", "gamma", **_NYSTROM,
@@ -106,7 +110,7 @@ def nystrom_gamma(X, Y, Z, kernel, *, estimator, n_resamples, rng, epsilon,
     return _gamma_outcome(res.gamma_moments(), res.statistic(), fitted)
 
 
-@CONDITIONAL_TESTS.register("nystrom", "spectral", **_NYSTROM,
+@CONDITIONAL_TESTS.register("nystrom", "spectral", **_NYSTROM_SPECTRAL,
                             summary="KCI of Nyström features, weighted χ² null")
 def nystrom_spectral(X, Y, Z, kernel, *, estimator, n_resamples, rng, epsilon,
                      n_landmarks) -> Outcome:
@@ -126,7 +130,7 @@ def _fourier(X, Y, Z, kernel, n_features, rng, condition_y: bool) -> FeatureResi
 
 _RFF_WORK = {"cost": "linear", "dask": True, "options": ("n_features",),
              "needs": Needs.SHIFT_INVARIANT_KERNEL,
-             "work": lambda N, d, B: N * (2.0 * 100**2 + 40.0**2 + 120 * (2 * d + 20))}
+             "work": lambda N, d, B: 3e6 * N}
 
 
 @CONDITIONAL_TESTS.register("rcot", "spectral", **_RFF_WORK,

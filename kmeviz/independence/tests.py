@@ -18,6 +18,8 @@ p-values of simulated nulls are (1 + #{null ≥ statistic}) / (1 + B).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import stats
 
@@ -38,6 +40,7 @@ from ..results import defaults_of, run_registered
 from ..timeseries.serial import check_rows
 from . import dhsic as _dhsic
 from .aggregated import hsicagg_kernels, hsicagg_wild_bootstrap
+from .costs import _pairs, _permutation_work, _spectral_work
 from .hsic import (
     KernelPair,
     centred_grams,
@@ -53,11 +56,6 @@ from .large_scale import block_hsic, default_block_size, feature_hsic, nystrom_m
 from .measures import check_paired, checked_kernel_pair, default_variable_kernel
 
 
-def _pairs(N, d) -> float:
-    """Work of the N² kernel evaluations of both Grams."""
-    return 2.0 * N * N * (2.0 * d + KERNEL_FLOPS)
-
-
 # -- the registered tests ------------------------------------------------------------------
 def _centred_gram_bytes(N, d, B) -> float:
     """Memory of the centred Grams' factors and their products: up to one N × N float64
@@ -66,11 +64,11 @@ def _centred_gram_bytes(N, d, B) -> float:
 
 
 @INDEPENDENCE_TESTS.register("biased", "permutation", cost="quadratic",
-                             work=lambda N, d, B: _pairs(N, d) + 2.0 * N * 64 * 64 * B,
+                             work=_permutation_work,
                              memory=_centred_gram_bytes,
                              summary="permute Y B times, replicates from the centred Grams")
 @INDEPENDENCE_TESTS.register("unbiased", "permutation", cost="quadratic",
-                             work=lambda N, d, B: _pairs(N, d) + 2.0 * N * 64 * 64 * B,
+                             work=_permutation_work,
                              memory=_centred_gram_bytes,
                              summary="HSIC_u (Song et al. 2012), permutations of Y")
 def hsic_permutation(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
@@ -87,7 +85,7 @@ def hsic_permutation(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
 
 
 @INDEPENDENCE_TESTS.register("biased", "gamma", cost="quadratic",
-                             work=lambda N, d, B: 2.0 * _pairs(N, d),
+                             work=lambda N, d, B: 10.0 * _pairs(N, d),
                              summary="Gamma law of HSIC_b (Gretton et al. 2008)")
 def hsic_gamma(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
     """HSIC_b with Gretton et al. 2008's Gamma null (``hsic.gamma_moments``)."""
@@ -101,7 +99,7 @@ def hsic_gamma(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
 
 
 @INDEPENDENCE_TESTS.register("biased", "spectral", cost="quadratic",
-                             work=lambda N, d, B: _pairs(N, d) + 2.0 * N * 64 * 64,
+                             work=_spectral_work,
                              memory=_centred_gram_bytes,
                              summary="eigenvalues of the centred Grams (Gretton et al. 2009)")
 def hsic_spectral(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
@@ -118,7 +116,7 @@ def hsic_spectral(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
 
 @INDEPENDENCE_TESTS.register("hsicagg", "wild-bootstrap", cost="quadratic",
                              needs=Needs.KERNEL_COLLECTION,
-                             work=lambda N, d, B: 25 * N * N * (2.5 * (2.0 * B + 1) + 10.0),
+                             work=lambda N, d, B: 25 * (N * N * (0.8 * (2 * B + 1) + 10) + 1e8),
                              memory=lambda N, d, B: 8.0 * N * (2 * B + 1 + 2 * d),
                              summary="HSICAgg: 5 × 5 bandwidth pairs aggregated (Albert 2022)",
                              **AGGREGATED_RESULT)
@@ -129,7 +127,7 @@ def hsicagg(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcome:
 
 @INDEPENDENCE_TESTS.register("block", "normal", cost="linear", dask=True,
                              options=("block_size",),
-                             work=lambda N, d, B: 2.0 * N * 100 * (2.0 * d + KERNEL_FLOPS),
+                             work=lambda N, d, B: 80.0 * N * 100 * (2.0 * d + KERNEL_FLOPS),
                              summary="mean of block HSIC_u (Zhang et al. 2018), normal null")
 def hsic_block(X, Y, kernel, *, estimator, n_resamples, rng, block_size) -> Outcome:
     """Block HSIC with the normal null of its shuffled blocks (``large_scale``)."""
@@ -159,7 +157,8 @@ def _feature_outcome(map_x, map_y, X, Y, n_resamples, rng, fitted) -> Outcome:
 
 @INDEPENDENCE_TESTS.register("nystrom", "spectral", cost="linear", dask=True,
                              options=("n_landmarks",),
-                             work=lambda N, d, B: 2.0 * N * 200 * (2.0 * d + KERNEL_FLOPS + 400),
+                             work=lambda N, d, B: 2.0 * N * 200 * (2.0 * d + KERNEL_FLOPS + 400)
+                             + 1e8 * 4.0 ** max(d - 2, 0) * math.sqrt(N / 200),
                              summary="Nyström HSIC (Zhang et al. 2018), spectral null")
 def hsic_nystrom(X, Y, kernel, *, estimator, n_resamples, rng, n_landmarks) -> Outcome:
     """Nyström HSIC on m landmarks of each variable (``large_scale.nystrom_map``)."""
@@ -170,7 +169,7 @@ def hsic_nystrom(X, Y, kernel, *, estimator, n_resamples, rng, n_landmarks) -> O
 
 @INDEPENDENCE_TESTS.register("rff", "spectral", cost="linear", dask=True,
                              options=("n_features",), needs=Needs.SHIFT_INVARIANT_KERNEL,
-                             work=lambda N, d, B: 2.0 * N * 512 * (2.0 * d + 520),
+                             work=lambda N, d, B: 4.0 * N * 512 * (2.0 * d + 520) + 1.5e9,
                              summary="random-Fourier-feature HSIC (Zhang et al. 2018), spectral")
 def hsic_rff(X, Y, kernel, *, estimator, n_resamples, rng, n_features) -> Outcome:
     """RFF HSIC with L frequencies per variable (``large_scale.rff_map``)."""

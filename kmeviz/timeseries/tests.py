@@ -62,7 +62,7 @@ def _describe_shift(result) -> str:
 
 @MMD_TESTS.register("biased", "dependent-wild-bootstrap", cost="quadratic",
                     needs=Needs.ORDERED_ROWS, options=("wild_length",),
-                    work=lambda N, d, B: _gram_work(N, d) / 2 + 2.0 * N * N * B,
+                    work=lambda N, d, B: _gram_work(N, d) / 2 + 3.0 * N * N * B,
                     memory=lambda N, d, B: 24.0 * N * B,
                     describe_null=_describe_wild, resample_counts=lambda r: {
                         "n_resamples": r.null_samples.size},
@@ -139,7 +139,7 @@ def _checked_max_lag(estimator, max_lag, n) -> int:
 
 
 def _shift_work(N, d, B) -> float:
-    return _gram_work(N, d) + 30.0 * N * N * math.log2(max(N, 2))
+    return _gram_work(N, d) + 135.0 * N * N * math.log2(max(N, 2))
 
 
 @INDEPENDENCE_TESTS.register("biased", "shift", cost="quadratic", needs=Needs.ORDERED_ROWS,
@@ -207,7 +207,7 @@ GATHER_FLOPS = 600.0
 
 
 def _block_work(N, d, B, lags=0) -> float:
-    return _gram_work(N, d) + N * N * B * (GATHER_FLOPS + 40.0 * lags)
+    return _gram_work(N, d) + 0.7 * N * N * B * (GATHER_FLOPS + 40.0 * lags)
 
 
 def _lagged_block_work(N, d, B) -> float:

@@ -1,0 +1,81 @@
+"""The "Your data" explorer's table of a dependence map: one row per pair of columns,
+strongest first, a click on a row opening that pair, and the download of every pair
+(the columns of ``kmeviz compare FILE --dependence-map --out``)."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+import panel as pn
+from kmeviz_apps._common import with_caption
+from kmeviz_apps._comparison import ReadOnlyTabulator
+from kmeviz_apps._url import neutral, plain
+
+from kmeviz.results import p_value_text
+
+#: file name of the download (fixed: never a user's string)
+DOWNLOAD_NAME = "kmeviz-dependence-map.csv"
+#: the rows a page shows (the download holds every pair)
+SHOWN = 200
+TITLES = {"x": "column", "y": "column", "effect": "normalised HSIC", "p_value": "p-value",
+          "p_bh": "BH p", "p_holm": "Holm p", "depends": "depends (BH)"}
+CAPTION = ("Every pair of the chosen columns, strongest dependence first (at most "
+           f"{SHOWN} shown; the download holds them all). Click a row, or a cell of the "
+           "map, to test that pair with every independence test.")
+
+
+def strongest(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The ``SHOWN`` pairs of strongest dependence, strongest first."""
+    return pairs.sort_values(["effect", "p_value"], ascending=[False, True]).head(SHOWN)
+
+
+def shown_pairs(top: pd.DataFrame) -> pd.DataFrame:
+    """The pairs as displayed: rounded, decisions in words, column names as text that
+    no character reorders (a Tabulator cell shows them as plain text)."""
+    return pd.DataFrame({
+        "x": [neutral(str(c)) for c in top["x"]], "y": [neutral(str(c)) for c in top["y"]],
+        "effect": [f"{v:.3f}" for v in top["effect"]],
+        **{c: [p_value_text(float(v), 0) for v in top[c]] for c in ("p_value", "p_bh",
+                                                                    "p_holm")},
+        "depends": ["yes" if r else "no" for r in top["reject_bh"]]})
+
+
+class MapTable:
+    """The map's card (one Tabulator); ``on_pair(x, y)`` when a row is clicked."""
+
+    def __init__(self, on_pair):
+        self.table = ReadOnlyTabulator(
+            pd.DataFrame(columns=list(TITLES)), disabled=True, show_index=False,
+            selectable=1, sizing_mode="stretch_width", height=380,
+            css_classes=["kmeviz-map-table"], layout="fit_columns", titles=dict(TITLES),
+            configuration={"columnDefaults": {"headerSort": False}})
+        self.table.param.watch(lambda event: self._select(event, on_pair), "selection")
+        self.summary = pn.pane.Markdown("", css_classes=["kmeviz-map-summary"],
+                                        sizing_mode="stretch_width")
+        self.download = pn.widgets.FileDownload(
+            callback=self.csv, filename=DOWNLOAD_NAME, label="Download every pair (CSV)",
+            disabled=True, css_classes=["kmeviz-map-download"], width=240)
+        self.pairs: pd.DataFrame | None = None
+        self._names: list = []  # the shown rows' (x, y), as the table names them
+        self.card = with_caption(pn.Column(self.summary, self.table, self.download,
+                                           sizing_mode="stretch_width"), CAPTION)
+        self.card.visible = False
+
+    def show(self, pairs: pd.DataFrame | None, words: str = "") -> None:
+        """The finished map (None: none yet), with ``words`` (plain text) above it."""
+        self.pairs = pairs
+        top = strongest(pairs) if pairs is not None else None
+        self._names = [] if top is None else list(zip(top["x"], top["y"], strict=True))
+        self.summary.object = plain(words, 1600)
+        self.table.value = (shown_pairs(top) if top is not None
+                            else self.table.value.iloc[0:0])
+        self.download.disabled = pairs is None
+
+    def csv(self) -> io.StringIO:
+        """Every pair, as ``--dependence-map --out`` writes them."""
+        return io.StringIO(self.pairs.to_csv(index=False))
+
+    def _select(self, event, on_pair) -> None:
+        if event.new and 0 <= event.new[0] < len(self._names):
+            on_pair(*map(str, self._names[event.new[0]]))
