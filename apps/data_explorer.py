@@ -65,11 +65,14 @@ class DataExplorer(Explorer):
     EXTENSIONS = ("tabulator", "filedropper")
     PLOTS = (
         Plot("samples_view", "Samples",
-             "The two samples on the chosen plane (two columns, or the first two principal "
-             "components of the pooled, standardized sample)."),
+             "Two samples: on the chosen plane (two columns, or the first two principal "
+             "components of the pooled, standardized sample). Independence and given Z: X's "
+             "first column against Y's. The map: every pair's normalised HSIC."),
         Plot("witness_view", "Witness",
-             "The witness μ̂_X − μ̂_Y on that plane (the other coordinates at the pooled "
-             "mean): red where X has more mass than Y, blue where Y has. Its norm is the MMD."),
+             "Two samples: the witness μ̂_X − μ̂_Y on that plane (the other coordinates at "
+             "the pooled mean), red where X has more mass; its norm is the MMD. "
+             "Independence: the witness of dependence on the first columns. Given Z: the "
+             "residuals of X and Y after KCI's regression on Z."),
         Plot("null_view", "Null distribution",
              "The null distribution of the selected test, with the observed statistic."),
     )
