@@ -10,6 +10,7 @@ import platform
 from . import (
     bench_aggregated,
     bench_apps,
+    bench_budget,
     bench_cme,
     bench_compare,
     bench_conditional,
@@ -41,6 +42,7 @@ bench_mmd.run(quick=args.quick)
 bench_tests.run(quick=args.quick)
 bench_spectral.run(quick=args.quick)
 bench_compare.run(quick=args.quick)
+bench_budget.run(quick=args.quick)
 bench_aggregated.run(quick=args.quick)
 bench_nystrom.run(quick=args.quick)
 bench_cme.run(quick=args.quick)

@@ -131,3 +131,30 @@ def test_the_dependence_map_shows_the_command_lines_numbers_and_opens_a_pair(
            ).to_be_visible(timeout=60_000)
     assert_no_markup(page, dialogs)
     expect(page.get_by_text("Traceback")).to_have_count(0)
+
+
+def test_a_real_table_uploaded_gives_the_command_lines_numbers_for_both_questions(
+        page, server_url, tmp_path):
+    """The Palmer penguins as a user's CSV: given flipper length, do the bills depend on
+    body mass? And the map of its four measurements. The page's defaults are the
+    command's columns (Y the last numeric column, Z the one before)."""
+    import kmeviz as K
+
+    frame = K.load_dataset("penguins")
+    open_data(page, server_url)
+    upload(page, csv_file("penguins.csv", frame))
+    expect(page.locator(".kmeviz-upload-ok")).to_contain_text("Loaded penguins",
+                                                              timeout=TIMEOUT)
+    ask(page, "Are X and Y independent given Z?")
+    expect(page.locator(".kmeviz-summary")).to_contain_text(
+        "Z = Z (flipper_length_mm): 342 rows", timeout=TIMEOUT)
+    cli = cli_table(tmp_path, frame, "--conditional", "--x", "bill_length_mm",
+                    "bill_depth_mm", "--y", "body_mass_g", "--z", "flipper_length_mm")
+    settles_to(page, ".kmeviz-comparison", "p_value",
+               [p_value_text(p, 1000) for p in cli["p_value"]])
+    ask(page, "Which columns depend on which? (map)")
+    cli = cli_table(tmp_path, frame, "--dependence-map", "--columns", "bill_length_mm",
+                    "bill_depth_mm", "flipper_length_mm", "body_mass_g")
+    cli = cli.sort_values(["effect", "p_value"], ascending=[False, True])
+    settles_to(page, ".kmeviz-map-table", "effect", [f"{v:.3f}" for v in cli["effect"]])
+    expect(page.get_by_text("Traceback")).to_have_count(0)
