@@ -12,7 +12,7 @@ import importlib.util
 import json
 import sys
 
-from kmeviz_apps import compare_cli
+from kmeviz_apps import compare_cli, discover_cli
 
 from kmeviz.config import usable_cores
 from kmeviz.loading.files import UPLOAD_LIMITS
@@ -180,9 +180,12 @@ def main(argv=None) -> int:
                      help="replace NAME.csv and NAME.png if they exist (never through a "
                           "symbolic link)")
     compare_cli.add_parser(sub)
+    discover_cli.add_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "compare":
         return compare_cli.main(args)
+    if args.command == "discover":
+        return discover_cli.main(args)
     if args.command == "reproduce":  # imported here: serve needs none of it, and back
         from kmeviz_apps.reproduce import main as reproduce_main
 

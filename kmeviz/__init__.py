@@ -15,6 +15,7 @@ from .conditional_independence import (
     conditional_effect_size,
 )
 from .config import config_context, get_config, set_config
+from .discovery import Knowledge, PCResult, d_separated, dag_to_cpdag, pc
 from .distributions import (
     GaussBernoulliRBM,
     GaussianMixture,
@@ -112,6 +113,11 @@ from .twosample import (
 __version__ = "0.3.0"
 
 __all__ = [
+    "Knowledge",
+    "PCResult",
+    "d_separated",
+    "dag_to_cpdag",
+    "pc",
     "SerialCheck",
     "SerialDependenceWarning",
     "serial_dependence",

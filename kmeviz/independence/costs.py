@@ -22,12 +22,12 @@ def _rank_product(N, d) -> float:
 
 
 def _permutation_work(N, d, B) -> float:
-    """The Grams, then per replicate the permutation's bookkeeping (about 9000 flops of
+    """The Grams, then per replicate the permutation's bookkeeping (about 3000 flops of
     a product per row) and the core: 2 N r_X r_Y by factors, or N² gathers of the whole
-    permuted Gram (memory-bound, about 180 flops each: 11.7 s at N = 2000, d = 6)."""
+    permuted Gram (memory-bound, about 150 flops each: 11.7 s at N = 2000, d = 6)."""
     r = _rank_product(N, d)
-    core = 2.0 * N * r if r <= FACTOR_WORK * N else 180.0 * N * N
-    return _pairs(N, d) + B * (9000.0 * N + core)
+    core = 2.0 * N * r if r <= FACTOR_WORK * N else 150.0 * N * N
+    return _pairs(N, d) + B * (3000.0 * N + core)
 
 
 def _spectral_work(N, d, B) -> float:
