@@ -115,14 +115,38 @@ def nonlinear_chain(n: int, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame({"a": a, "b": b, "c": c, "d": d})
 
 
-def test_with_kci_every_p_value_is_ci_tests_and_operators_are_shared():
+def unconditional_by_hand(x, y):
+    """KCI's unconditional test written out: z-scored columns, Gaussian Grams of width
+    0.5 (the authors' rule at 200 ≤ n < 1200), centred; Gamma law of tr(K̃L̃) with mean
+    tr K̃ tr L̃ / n and variance 2 ΣK̃² ΣL̃² / n² (Zhang et al. 2011, Sec. 4)."""
+    from scipy import stats
+
+    n = len(x)
+    H = np.eye(n) - 1.0 / n
+    grams = []
+    for v in (x, y):
+        v = (v - v.mean()) / v.std(ddof=1)
+        grams.append(H @ np.exp(-((v[:, None] - v[None, :]) ** 2) / (2 * 0.5**2)) @ H)
+    Kc, Lc = grams
+    mean = np.trace(Kc) * np.trace(Lc) / n
+    var = 2 * (Kc**2).sum() * (Lc**2).sum() / n**2
+    return stats.gamma.sf((Kc * Lc).sum(), mean**2 / var, scale=var / mean)
+
+
+def test_with_kci_every_p_value_is_the_direct_tests_and_operators_are_shared():
+    """Given Z, each p-value is ci_test's; given nothing, KCI's unconditional test by
+    hand (the test causal-learn's pc runs there)."""
     frame = nonlinear_chain(500)
     result = pc(frame)
     assert len(result.tests) == result.counts["tests"]
     assert result.counts["factorisations"] < (result.tests["level"] > 0).sum()
     for row in result.tests.itertuples():
-        Z = frame[list(row.given)].to_numpy() if row.given else None
-        direct = K.ci_test(frame[[row.x]].to_numpy(), frame[[row.y]].to_numpy(), Z,
+        x, y = frame[row.x].to_numpy(), frame[row.y].to_numpy()
+        if not row.given:
+            assert row.p_value == pytest.approx(unconditional_by_hand(x, y), rel=1e-8,
+                                                abs=1e-300)
+            continue
+        direct = K.ci_test(x[:, None], y[:, None], frame[list(row.given)].to_numpy(),
                            estimator="kci", null="gamma", rows="iid")
         assert row.p_value == pytest.approx(direct.p_value, rel=1e-8, abs=1e-12)
     edges = {(e.source, e.target, e.kind) for e in result.edges().itertuples()}
@@ -167,3 +191,13 @@ def test_missing_values_are_refused_by_name():
     frame.loc[3, "b"] = np.nan
     with pytest.raises(ValueError, match="missing or infinite"):
         pc(frame)
+
+
+@pytest.mark.parametrize("orientation", ["standard", "causal-learn"])
+@pytest.mark.parametrize("seed", range(10))
+def test_every_collider_rule_finds_the_true_cpdag_with_an_oracle(seed, orientation):
+    rng = np.random.default_rng(900 + seed)
+    p = int(rng.integers(5, 10))
+    dag = random_dag(p, 0.35, rng)
+    result = pc(np.zeros((10, p)), test=oracle(dag), alpha=0.5, orientation=orientation)
+    np.testing.assert_array_equal(result.graph, dag_to_cpdag(dag))

@@ -111,6 +111,22 @@ def orient_v_structures(M: np.ndarray, is_collider) -> list:
     return conflicts
 
 
+def orient_existing_first(M: np.ndarray, is_collider) -> list:
+    """Colliders one at a time in the order of (i, k, j), an existing one kept: i → k ← j
+    unless k → i or k → j is already there (causal-learn's ``uc_priority=2``; the result
+    depends on the order). Returns the triples it skipped."""
+    skipped = []
+    for i, k, j in sorted(unshielded_triples(M)):
+        if not is_collider(i, k, j):
+            continue
+        if directed(M, k, i) or directed(M, k, j):
+            skipped.append((i, k, j))
+            continue
+        M[k, i] = M[k, j] = 0
+        M[i, k] = M[j, k] = 1
+    return skipped
+
+
 def meek_rules(M: np.ndarray) -> np.ndarray:
     """Orient undirected edges by Meek's rules R1–R4 until none applies (Meek 1995,
     Sec. 2.2): no new v-structure (R1), no directed cycle (R2, R3), and R4 for

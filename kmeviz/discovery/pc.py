@@ -16,7 +16,13 @@ from .._validation import check_choice, check_in_interval
 from ..conditional_independence.api import DEFAULT_EPSILON, standardised
 from ..kernels.categorical import category_codes
 from ..registry import CONDITIONAL_TESTS
-from .graph import adjacent, directed, meek_rules, orient_v_structures
+from .graph import (
+    adjacent,
+    directed,
+    meek_rules,
+    orient_existing_first,
+    orient_v_structures,
+)
 from .knowledge import Knowledge
 from .shared import SharedTests
 
@@ -35,7 +41,7 @@ class PCResult:
         Every CI test run, in order: ``x, y, given, level, statistic, p_value,
         independent``.
     sepsets : dict
-        frozenset({i, j}) → the conditioning set that separated i and j.
+        frozenset({i, j}) → the list of conditioning sets that separated i and j.
     alpha : float
     counts : dict
         ``tests`` run, ``factorisations`` of K̃_Z + εI, ``cache_hits``.
@@ -88,7 +94,7 @@ class PCResult:
 def pc(table, *, test="kci", alpha: float = 0.05, columns=None,
        max_condition_size: int | None = None, stable: bool = True,
        knowledge: Knowledge | None = None, orientation: str = "majority",
-       epsilon: float = DEFAULT_EPSILON, rng=0,
+       epsilon: float = DEFAULT_EPSILON, eigen_threshold: float | None = None, rng=0,
        progress: Callable | None = None) -> PCResult:
     """The PC algorithm with kernel CI tests: which variables of a table cause which, up to
     Markov equivalence.
@@ -100,7 +106,9 @@ def pc(table, *, test="kci", alpha: float = 0.05, columns=None,
         reads an uploaded one.
     test : str or callable
         ``"kci"`` (KCI with the Gamma null, sharing each conditioning set's residual
-        operator across the pairs tested given it), ``"estimator/null"`` of
+        operator across the pairs tested given it; given no variable, KCI's
+        unconditional test with the authors' widths, as causal-learn's ``pc``),
+        ``"estimator/null"`` of
         ``CONDITIONAL_TESTS`` (e.g. ``"kci/spectral"``, ``"rcot/spectral"``), or
         ``test(i, j, S) -> p-value`` on column indices (an oracle, e.g. d-separation).
     alpha : float in (0, 1)
@@ -121,8 +129,12 @@ def pc(table, *, test="kci", alpha: float = 0.05, columns=None,
         and of j is tested (the tests are cached), and k is a collider when it is in
         fewer than half of the sets that separate i and j; with ``stable=True`` the
         whole output, orientations included, does not depend on the column order.
-    epsilon : float
-        KCI's ε (``ci_test``).
+        "causal-learn": causal-learn's ``pc`` (``uc_rule=0, uc_priority=2``) step for
+        step: every conditioning set of a level tried, the union of the separating ones
+        kept from each side, colliders in its triple order, an existing collider kept.
+    epsilon, eigen_threshold : float
+        KCI's ε and eigenvalue cut (``ci_test``; the authors' code and causal-learn
+        drop eigen-components below 10⁻⁵ of the largest: ``eigen_threshold=1e-5``).
     rng : int or None
         Seeds the tests with a simulated null (one stream per (X, Y, Z)).
     progress : callable, optional
@@ -153,41 +165,51 @@ def pc(table, *, test="kci", alpha: float = 0.05, columns=None,
     if len(names) < 2:
         raise ValueError("columns: PC needs at least 2 variables")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
-    check_choice(orientation, "orientation", ("majority", "standard"))
+    check_choice(orientation, "orientation", ("majority", "standard", "causal-learn"))
     knowledge = knowledge or Knowledge()
     knowledge.check(names)
-    ci = _tester(frame, names, test, epsilon, rng)
+    ci = _tester(frame, names, test, epsilon, eigen_threshold, rng)
     p = len(names)
     M = np.ones((p, p), dtype=int) - np.eye(p, dtype=int)
     for a, b in knowledge.absent_pairs(names):
         M[a, b] = M[b, a] = 0
     sepsets, rows, tested = {}, [], set()
+    exhaustive = orientation == "causal-learn"
     limit = p - 2 if max_condition_size is None else int(max_condition_size)
     for level in range(limit + 1):
         frozen = {i: [k for k in range(p) if M[i, k]] for i in range(p)}
         if all(len(frozen[i]) - 1 < level for i in range(p)):
             break
+        removed = set()  # causal-learn's rule: every set tried, edges removed at the end
         for i in range(p):
             for j in list(frozen[i] if stable else np.flatnonzero(M[i])):
                 if not M[i, j] or knowledge.kept(names[i], names[j]):
                     continue
                 neighbours = [k for k in (frozen[i] if stable else np.flatnonzero(M[i]))
                               if k != j]
+                union = set()
                 for S in itertools.combinations(sorted(neighbours), level):
                     statistic, p_value = ci(i, j, S)
                     independent = p_value > alpha
                     key = (min(i, j), max(i, j), S)
-                    if key in tested:  # asked again from j's side: one row per test
-                        continue
-                    tested.add(key)
-                    rows.append({"x": names[min(i, j)], "y": names[max(i, j)],
-                                 "given": tuple(names[k] for k in S), "level": level,
-                                 "statistic": statistic, "p_value": p_value,
-                                 "independent": independent})
-                    if independent:
+                    if key not in tested:  # asked again from j's side: one row per test
+                        tested.add(key)
+                        rows.append({"x": names[min(i, j)], "y": names[max(i, j)],
+                                     "given": tuple(names[k] for k in S), "level": level,
+                                     "statistic": statistic, "p_value": p_value,
+                                     "independent": independent})
+                    if independent and exhaustive:
+                        removed.add(frozenset((i, j)))
+                        union |= set(S)
+                    elif independent:
                         M[i, j] = M[j, i] = 0
-                        sepsets[frozenset((i, j))] = set(S)
+                        sepsets[frozenset((i, j))] = [set(S)]
                         break
+                if frozenset((i, j)) in removed:
+                    sepsets.setdefault(frozenset((i, j)), []).append(union)
+        for pair in removed:
+            a, b = tuple(pair)
+            M[a, b] = M[b, a] = 0
         if progress is not None:
             progress(level, len(rows))
     knowledge.orient(M, names)
@@ -195,8 +217,11 @@ def pc(table, *, test="kci", alpha: float = 0.05, columns=None,
         is_collider = _majority(M, ci, sepsets, alpha, rows, tested, names)
     else:
         def is_collider(i, k, j):
-            return k not in sepsets.get(frozenset((i, j)), ())
-    conflicts = orient_v_structures(M, is_collider)
+            return all(k not in S for S in sepsets.get(frozenset((i, j)), [set()]))
+    if exhaustive:
+        conflicts = orient_existing_first(M, is_collider)
+    else:
+        conflicts = orient_v_structures(M, is_collider)
     knowledge.orient(M, names)
     meek_rules(M)
     tests = pd.DataFrame(rows, columns=["x", "y", "given", "level", "statistic", "p_value",
@@ -224,7 +249,7 @@ def _majority(M, ci, sepsets, alpha, rows, tested, names):
                                      "independent": p_value > alpha})
                     if p_value > alpha and set(S) not in found:
                         found.append(set(S))
-        return found or [sepsets.get(frozenset((i, j)), set())]
+        return found or sepsets.get(frozenset((i, j)), [set()])
 
     def is_collider(i, k, j):
         sets = separating_sets(i, j)
@@ -232,7 +257,7 @@ def _majority(M, ci, sepsets, alpha, rows, tested, names):
     return is_collider
 
 
-def _tester(frame, names, test, epsilon, rng):
+def _tester(frame, names, test, epsilon, eigen_threshold, rng):
     """``(i, j, S) -> (statistic, p-value)`` of the chosen test on the z-scored columns."""
     if callable(test):
         def oracle(i, j, S):
@@ -253,4 +278,5 @@ def _tester(frame, names, test, epsilon, rng):
         raise ValueError("the table has missing or infinite values: drop those rows first")
     data = np.column_stack([standardised(values[:, [k]], str(name))[:, 0]
                             for k, name in enumerate(names)])
-    return SharedTests(data, estimator=estimator, null=null or None, epsilon=epsilon, rng=rng)
+    return SharedTests(data, estimator=estimator, null=null or None, epsilon=epsilon,
+                       eigen_threshold=eigen_threshold, rng=rng)

@@ -18,13 +18,36 @@ from ..conditional_independence.kci import (
     ResidualGrams,
     Residualiser,
     augmented,
+    centred,
     centred_factor,
     default_kci_kernels,
 )
+from ..kernels import GaussianKernel
 
 #: Residual operators (one Cholesky factor each) kept at once, and residual Grams.
 KEPT_OPERATORS = 32
 KEPT_GRAMS = 256
+
+
+def unconditional_kernel(n: int, d: int = 1) -> GaussianKernel:
+    """The authors' Gaussian for KCI's unconditional test on z-scored data: width
+    w(n)/√d with w = 0.8 (n < 200), 0.5 (n < 1200), 0.3 beyond (their code's
+    ``hsic`` widths; causal-learn's ``set_width_empirical_hsic``)."""
+    w = 0.8 if n < 200 else 0.5 if n < 1200 else 0.3
+    return GaussianKernel(w / np.sqrt(d))
+
+
+def kci_unconditional(Kx: np.ndarray, Ky: np.ndarray) -> tuple[float, float]:
+    """(statistic, p-value) of KCI's unconditional test from two centred Grams: the
+    statistic tr(K̃_X K̃_Y) (n² HSIC_b) against the Gamma law with mean tr K̃_X tr K̃_Y / n
+    and variance 2 ‖K̃_X‖²_F ‖K̃_Y‖²_F / n² (Zhang et al. 2011, Sec. 4, the unconditional
+    case; the authors' code)."""
+    n = Kx.shape[0]
+    statistic = float(np.einsum("ij,ij->", Kx, Ky))
+    mean = np.trace(Kx) * np.trace(Ky) / n
+    variance = 2.0 * np.einsum("ij,ij->", Kx, Kx) * np.einsum("ij,ij->", Ky, Ky) / n**2
+    return statistic, float(stats.gamma(mean**2 / variance, scale=variance / mean).sf(
+        statistic))
 
 
 class _Kept(OrderedDict):
@@ -49,14 +72,17 @@ class SharedTests:
 
     ``estimator="kci"`` with the Gamma null computes R_S = ε(K̃_S + εI)⁻¹ once per S
     (Zhang et al. 2011, Eq. 11) and R_S K̃ R_S once per (variable, S), exactly as
-    ``ci_test(estimator="kci", null="gamma")`` does for one triple; any other
-    estimator/null runs ``ci_test``. ``counts`` says how many tests ran and how many
+    ``ci_test(estimator="kci", null="gamma")`` does for one triple, and for S = ∅ runs
+    KCI's unconditional test (``kci_unconditional``, each variable's centred Gram once);
+    any other estimator/null runs ``ci_test``. ``counts`` says how many tests ran and how many
     Cholesky factorisations of K̃_S + εI they needed.
     """
 
     def __init__(self, data: np.ndarray, *, estimator: str = "kci", null: str | None = None,
-                 epsilon: float = DEFAULT_EPSILON, rng=None):
+                 epsilon: float = DEFAULT_EPSILON, eigen_threshold: float | None = None,
+                 rng=None):
         self.data, self.estimator, self.null = data, estimator, null
+        self.eigen_threshold = eigen_threshold
         self.epsilon, self.rng = float(epsilon), rng
         self.shared = estimator == "kci" and null in (None, "gamma")
         self.results: dict = {}  # (i, j, S) -> (statistic, p-value)
@@ -74,11 +100,15 @@ class SharedTests:
         self.counts["tests"] += 1
         if self.shared and S:
             out = self._kci_gamma(i, j, S)
+        elif self.shared:
+            out = self._kci_unconditional(i, j)
         else:
             column = self.data[:, [i]], self.data[:, [j]]
             result = ci_test(*column, self.data[:, list(S)] if S else None,
                              estimator=self.estimator, null=self.null,
-                             epsilon=self.epsilon, rows="iid", rng=self._seed(key))
+                             epsilon=self.epsilon, rows="iid", rng=self._seed(key),
+                             **({"eigen_threshold": self.eigen_threshold}
+                                if self.estimator == "kci" else {}))
             out = (float(result.statistic), float(result.p_value))
         self.results[key] = out
         return out
@@ -111,8 +141,20 @@ class SharedTests:
             return self._operator(S).residual_gram(gram)
         return self._grams.get_or_make((role, v, S), make)
 
+    def _kci_unconditional(self, i: int, j: int) -> tuple[float, float]:
+        grams = [self._grams.get_or_make(("u", v), lambda v=v: centred(
+            unconditional_kernel(self.data.shape[0]).gram(self.data[:, [v]],
+                                                          self.data[:, [v]])))
+                 for v in (i, j)]
+        return kci_unconditional(*grams)
+
     def _kci_gamma(self, i: int, j: int, S: tuple) -> tuple[float, float]:
         grams = ResidualGrams(self._residual_gram("x", i, S), self._residual_gram("y", j, S))
-        statistic, moments = grams.statistic(), grams.gamma_moments()
+        statistic = grams.statistic()
+        if self.eigen_threshold:  # each Gram's cut once per (variable, S), as its Gram
+            grams = ResidualGrams(*(self._grams.get_or_make(
+                ("cut", role, v, S), lambda g=g: g.truncated(self.eigen_threshold))
+                for role, v, g in (("x", i, grams.x), ("y", j, grams.y))))
+        moments = grams.gamma_moments()
         p_value = float(stats.gamma(moments["shape"], scale=moments["scale"]).sf(statistic))
         return statistic, p_value
