@@ -19,7 +19,8 @@ DOWNLOAD_NAME = "kmeviz-dependence-map.csv"
 #: the rows a page shows (the download holds every pair)
 SHOWN = 200
 TITLES = {"x": "column", "y": "column", "effect": "normalised HSIC", "p_value": "p-value",
-          "p_bh": "BH p", "p_holm": "Holm p", "depends": "depends (BH)"}
+          "p_bh": "BH p", "p_holm": "Holm p", "depends": "depends (BH)",
+          "given": "given", "level": "|given|", "independent": "separated"}
 CAPTION = ("Every pair of the chosen columns, strongest dependence first (at most "
            f"{SHOWN} shown; the download holds them all). Click a row, or a cell of the "
            "map, to test that pair with every independence test.")
@@ -72,10 +73,27 @@ class MapTable:
                             else self.table.value.iloc[0:0])
         self.download.disabled = pairs is None
 
+    def show_graph(self, result, words: str = "") -> None:
+        """The tests of a PC run (``kmeviz.pc``), in order; the download holds the graph's
+        edges, as ``kmeviz discover --out graph.csv`` writes them."""
+        tests = result.tests
+        self.pairs = result.edges()
+        self._names = [(x, y, tuple(g)) for x, y, g in zip(tests["x"], tests["y"],
+                                                             tests["given"], strict=True)]
+        self.summary.object = plain(words, 1600)
+        self.table.value = pd.DataFrame({
+            "x": [neutral(str(c)) for c in tests["x"]],
+            "y": [neutral(str(c)) for c in tests["y"]],
+            "given": [neutral(", ".join(map(str, g))) for g in tests["given"]],
+            "level": tests["level"].to_numpy(),
+            "p_value": [p_value_text(float(v), 0) for v in tests["p_value"]],
+            "independent": ["yes: edge removed" if v else "no" for v in tests["independent"]]})
+        self.download.disabled = False
+
     def csv(self) -> io.StringIO:
-        """Every pair, as ``--dependence-map --out`` writes them."""
+        """Every pair, as ``--dependence-map --out`` writes them (a graph: its edges)."""
         return io.StringIO(self.pairs.to_csv(index=False))
 
     def _select(self, event, on_pair) -> None:
         if event.new and 0 <= event.new[0] < len(self._names):
-            on_pair(*map(str, self._names[event.new[0]]))
+            on_pair(*self._names[event.new[0]])

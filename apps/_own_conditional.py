@@ -16,6 +16,7 @@ from kmeviz.loading.paired import conditional_from_frame
 #: The question values of ``_own_data.QUESTIONS`` for these two.
 CONDITIONAL = "conditional"
 MAP = "map"
+GRAPH = "graph"
 #: the residual views read at most this many rows (the regression is cubic in them)
 RESIDUAL_POINTS = 1500
 
@@ -93,3 +94,31 @@ def map_words(pairs) -> str:
             f"{alpha:g} (Holm). Colour: the normalised HSIC (0 independent, 1 the same "
             "information); click a cell to test that pair. "
             f"{pairs.attrs.get('note', '')}").strip()
+
+
+def table_graph(frame, columns, *, alpha: float, seed: int):
+    """``kmeviz.pc`` of ``columns`` on the rows complete in them, as ``kmeviz discover FILE
+    --columns .. --alpha α --rng seed`` runs it."""
+    if len(columns) < 2:
+        raise ValueError("choose at least two columns for the graph (Columns)")
+    return K.pc(frame[list(columns)].dropna(), alpha=alpha, rng=seed)
+
+
+def graph_words(result) -> str:
+    """What PC found, in a sentence."""
+    edges = result.edges()
+    found = "; ".join(f"{e.source} {'→' if e.kind == '-->' else '—'} {e.target}"
+                      for e in edges.itertuples()) or "no edge"
+    return (f"PC with KCI at α = {result.alpha:g} on {len(result.names)} columns: "
+            f"{found}. {result.counts.get('tests', len(result.tests))} CI tests, "
+            f"{result.counts.get('factorisations', 0)} factorisations of a conditioning "
+            "set's Gram; → a direction every graph of the class shares, — one the data "
+            "cannot decide. Click a test to run every conditional test on it.")
+
+
+def whole_table_work(explorer):
+    """The map (or the PC graph) of the explorer's chosen columns as a job's work."""
+    frame, alpha, seed = explorer.frame(), explorer.alpha, explorer.seed
+    columns = map_columns(explorer.columns, explorer._numeric)
+    whole = table_graph if explorer.question == GRAPH else table_map
+    return lambda emit: emit(([], whole(frame, columns, alpha=alpha, seed=seed)))

@@ -59,6 +59,7 @@ QUESTIONS = {"Do X and Y differ? (two-sample)": "two-sample",
              "Are X's and Y's columns independent?": "independence",
              "Are X and Y independent given Z?": "conditional",
              "Which columns depend on which? (map)": "map",
+             "What causes what? (PC graph)": "graph",
              "Is X standard normal? (fit)": "normal",
              "Is X normal? (fitted normal)": "normal-fitted"}
 

@@ -6,19 +6,23 @@ from __future__ import annotations
 
 import holoviews as hv
 import panel as pn
-from kmeviz_apps._own_conditional import CONDITIONAL, MAP, residual_sample
+from kmeviz_apps._own_conditional import CONDITIONAL, GRAPH, MAP, residual_sample
 from kmeviz_apps._own_data import plane_of, witness_on_plane
 from kmeviz_apps._own_pairs import INDEPENDENCE, kernel_words, paired_witness
 from kmeviz_apps._url import plain
 from kmeviz_apps.compare_cli import GOF_TARGETS
 
 from kmeviz import viz
+from kmeviz.viz.discovery import causal_graph_plot
 
 #: the statistic each question's null distribution is of
 STATISTICS = {"two-sample": "MMD²", INDEPENDENCE: "HSIC", CONDITIONAL: "T_CI"}
 #: what the views of the map say before a cell is clicked
 MAP_HINT = ("Click a cell of the dependence map, or a row of its table, to test that pair "
             "with every independence test: its witness, table and null distributions.")
+GRAPH_HINT = ("The table under the graph lists every CI test PC ran, in order: an edge is "
+              "removed by the first test that separates its ends. Click a test to run every "
+              "conditional test on it, with its residuals and null distributions.")
 #: the kernels of the conditional question, in words (``compare_ci``'s defaults)
 CONDITIONAL_KERNELS = ("each conditional test's own: KCI and Nyström KCI a Gaussian of "
                        "width w(n)·√d_Z on the z-scored columns (Zhang et al.'s; a text "
@@ -30,6 +34,11 @@ CONDITIONAL_KERNELS = ("each conditional test's own: KCI and Nyström KCI a Gaus
 def summary_markdown(explorer) -> str:
     """The summary of the current question: what was read, and the kernels."""
     question = explorer.question
+    if question == GRAPH:
+        columns = len(explorer.columns or explorer._numeric)
+        return (f"PC on {columns} columns: KCI for every conditional test (the authors' "
+                "widths, each conditioning set's factorisation shared), stable skeleton, "
+                "colliders by the majority rule; a text column enters as its label codes.")
     if question == MAP:
         columns = len(explorer.columns or explorer._numeric)
         return (f"Dependence map of {columns} columns: HSIC with its spectral null for "
@@ -50,6 +59,13 @@ def summary_markdown(explorer) -> str:
         words = ("kernel: Gaussian, σ = <span class='kmeviz-bandwidth'>"
                  f"{kernel.bandwidth:.4g}</span>")
     return "\n\n".join([*lines, words])
+
+
+def graph_plot(result):
+    """The graph PC found (``viz.causal_graph_plot``)."""
+    if result is None or not hasattr(result, "edges"):
+        return pn.pane.Markdown("The graph appears when PC has run its tests.")
+    return causal_graph_plot(result)
 
 
 def map_plot(pairs, on_pair):
@@ -83,7 +99,10 @@ def plane(explorer):
 
 
 def samples_plot(explorer):
-    """The samples: the map itself; X against Y; or the two samples on the plane."""
+    """The samples: the map itself (the graph); X against Y; or the two samples on the
+    plane."""
+    if explorer.question == GRAPH:
+        return pn.panel(pn.bind(graph_plot, explorer.param.comparison))
     if explorer.question == MAP:
         return pn.panel(pn.bind(map_plot, explorer.param.comparison, explorer.open_pair))
     if explorer.question in (CONDITIONAL, INDEPENDENCE):
@@ -100,6 +119,8 @@ def samples_plot(explorer):
 def witness_plot(explorer):
     """Where the question's answer shows: the residuals given Z, the witness of
     dependence, or the witness of the two samples on the plane."""
+    if explorer.question == GRAPH:
+        return pn.pane.Markdown(GRAPH_HINT)
     if explorer.question == MAP:
         return pn.pane.Markdown(MAP_HINT)
     if explorer.question == CONDITIONAL:
@@ -117,8 +138,8 @@ def witness_plot(explorer):
 def null_plot(explorer):
     """The selected test's null distribution, with the observed statistic."""
     table = explorer.comparison
-    if explorer.question == MAP:
-        return pn.pane.Markdown(MAP_HINT)
+    if explorer.question in (MAP, GRAPH):
+        return pn.pane.Markdown(MAP_HINT if explorer.question == MAP else GRAPH_HINT)
     if table is None:
         return pn.pane.Markdown("The null distribution appears when the comparison has "
                                 "finished; click a row of the table to choose the test.")

@@ -17,7 +17,14 @@ from kmeviz_apps._common import Explorer, Plot, error_message, guarded
 from kmeviz_apps._comparison import ComparisonTable
 from kmeviz_apps._map_table import MapTable
 from kmeviz_apps._own_choices import offer_choices, one_restart, prepared_samples
-from kmeviz_apps._own_conditional import CONDITIONAL, MAP, map_columns, map_words, table_map
+from kmeviz_apps._own_conditional import (
+    CONDITIONAL,
+    GRAPH,
+    MAP,
+    graph_words,
+    map_words,
+    whole_table_work,
+)
 from kmeviz_apps._own_data import (
     PCS,
     QUESTIONS,
@@ -42,7 +49,9 @@ MAX_FIND = 200
 SAMPLES = ("source", "n", "epsilon", "seed", "upload_key", "group", "group_x", "group_y",
            "columns", "columns_y", "columns_z", "standardize", "question", "time_column")
 #: the questions of column groups of every row: no group column needed
-PAIRED = (INDEPENDENCE, CONDITIONAL, MAP)
+PAIRED = (INDEPENDENCE, CONDITIONAL, MAP, GRAPH)
+#: the questions of the whole table: their own card, no comparison table
+WHOLE = (MAP, GRAPH)
 COMPARISON = (*SAMPLES, "bandwidth_log10", "rows")
 SOURCES = {spec.title: name for name, spec in REAL_DATASETS.items()} | {
     "Blob grid (FastMMD Fig. 4)": "blobs", "Rings (FastMMD Sec. 4.2)": "rings",
@@ -170,9 +179,9 @@ class DataExplorer(Explorer):
     def _show_question(self):
         """The map's card for the map, the table's otherwise; back on the map after one
         of its pairs, the map's columns again."""
-        self._cards[0].visible, self._map.card.visible = (self.question != MAP,
-                                                           self.question == MAP)
-        if self.question == MAP and self._map_columns is not None:
+        self._cards[0].visible, self._map.card.visible = (self.question not in WHOLE,
+                                                           self.question in WHOLE)
+        if self.question in WHOLE and self._map_columns is not None:
             columns, self._map_columns = self._map_columns, None
             self.columns = [c for c in columns
                             if c in self.param.columns.get_range().values()]
@@ -250,7 +259,7 @@ class DataExplorer(Explorer):
             return
         self._table.clear(loading=True)
         self._map.show(None, "The map appears when every pair has been tested.")
-        self._comparison.start(self._map_work() if self.question == MAP else
+        self._comparison.start(whole_table_work(self) if self.question in WHOLE else
                                self._comparison_work(), self._show_comparison)
 
     def _comparison_work(self):
@@ -279,22 +288,19 @@ class DataExplorer(Explorer):
             emit((rows, table))
         return work
 
-    def _map_work(self):
-        """``table_map`` of the chosen columns as a job's work (every pair, then shown)."""
-        frame, alpha, seed = self.frame(), self.alpha, self.seed
-        columns = map_columns(self.columns, self._numeric)
-        return lambda emit: emit(([], table_map(frame, columns, alpha=alpha, seed=seed)))
-
     def _show_comparison(self, part, error) -> None:
         if error is not None:
             self._map.show(None)
             self._table.fail(error_message(error, self).object)
             return
         rows, table = part
-        if self.question == MAP and table is not None:
+        if self.question in WHOLE and table is not None:
             self.comparison = table
             self._table.clear(loading=False)
-            self._map.show(table, map_words(table))
+            if self.question == GRAPH:
+                self._map.show_graph(table, graph_words(table))
+            else:
+                self._map.show(table, map_words(table))
             return
         if table is None:
             self._table.show_rows(rows)
@@ -306,18 +312,21 @@ class DataExplorer(Explorer):
     def _relevel(self):
         """The decisions at the current α: only the thresholds move, nothing is rerun."""
         table = self.comparison
-        if table is None or self.question == MAP:
+        if table is None or self.question in WHOLE:
             return
         ran = table["p_value"].notna()
         table.loc[ran, "reject"] = table.loc[ran, "p_value"] <= self.alpha
         table.attrs["alpha"] = self.alpha
         self._table.show(table)
 
-    def open_pair(self, x: str, y: str) -> None:
-        """The independence question of one pair of the map: its witness and table."""
+    def open_pair(self, x: str, y: str, given: tuple = ()) -> None:
+        """One pair of the map (or one test of the graph, given its set): the independence
+        or conditional question with every test, its witness and table."""
         columns = list(self.columns)
         with one_restart(self):
-            self.param.update(question=INDEPENDENCE, columns=[x], columns_y=[y])
+            self.param.update(question=CONDITIONAL if given else INDEPENDENCE,
+                              columns=[x], columns_y=[y],
+                              **({"columns_z": list(given)} if given else {}))
         self._map_columns = columns
 
     def _select_test(self, name: str) -> None:

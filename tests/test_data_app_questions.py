@@ -3,6 +3,10 @@
 compare --conditional`` / ``--dependence-map``, a text column is offered and used, and a
 click on the map opens that pair (the browser tests: tests/ui/test_data_questions.py)."""
 
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,7 +16,9 @@ from kmeviz.distributions.causal import causal_structure
 from tests.test_compare_cli import kmeviz
 
 pytest.importorskip("panel")
+from kmeviz_apps._own_conditional import whole_table_work  # noqa: E402
 from kmeviz_apps.data_explorer import DataExplorer  # noqa: E402
+
 from tests.test_data_app import Drop  # noqa: E402
 
 SEED = 4
@@ -36,7 +42,7 @@ def page_with(frame, **choices):
 
 def page_result(explorer):
     parts = []
-    (explorer._map_work() if explorer.question == "map" else
+    (whole_table_work(explorer) if explorer.question in ("map", "graph") else
      explorer._comparison_work())(parts.append)
     return parts[-1][1]
 
@@ -100,7 +106,7 @@ def test_the_map_gives_the_numbers_of_the_command_line_and_a_click_opens_a_pair(
                   "--rng", SEED, "--out", out)
     assert done.returncode == 0, done.stderr
     cli = pd.read_csv(out)
-    assert list(zip(cli.x, cli.y)) == list(zip(pairs.x, pairs.y))
+    assert list(zip(cli.x, cli.y, strict=True)) == list(zip(pairs.x, pairs.y, strict=True))
     for column in ("effect", "hsic", "p_value", "p_holm", "p_bh"):
         np.testing.assert_allclose(cli[column], pairs[column], rtol=1e-9, err_msg=column)
     python = K.dependence_map(frame, ["x", "y", "z", "site", "noise"], rng=SEED)
@@ -144,3 +150,31 @@ def test_a_click_on_a_cell_of_the_map_opens_that_pair_and_the_diagonal_nothing()
     taps[0].event(x="z", y="x")
     taps[0].event(x="y", y="y")  # a column against itself: no test
     assert opened == [("z", "x")]
+
+
+def test_the_pc_graph_gives_the_numbers_of_kmeviz_discover_and_a_test_opens(tmp_path):
+    frame = fork_table()
+    path, out = tmp_path / "fork.csv", tmp_path / "graph.json"
+    frame.to_csv(path, index=False)
+    explorer = page_with(frame, question="graph", columns=["x", "y", "z", "noise"])
+    result = page_result(explorer)
+    done = subprocess.run([sys.executable, "-m", "kmeviz_apps", "discover", str(path),
+                           "--columns", "x", "y", "z", "noise", "--rng", str(SEED),
+                           "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    cli = json.loads(out.read_text())
+    assert cli["edges"] == result.edges().to_dict(orient="records")
+    np.testing.assert_allclose([t["p_value"] for t in cli["tests"]],
+                               result.tests["p_value"], rtol=1e-12)
+    edges = {frozenset((e.source, e.target)) for e in result.edges().itertuples()}
+    assert edges == {frozenset(("x", "z")), frozenset(("y", "z"))}  # the fork, no x — y
+    explorer._show_comparison(([], result), None)
+    assert explorer._map.card.visible and "x — z" in explorer._map.summary.object
+    assert explorer.failures() == {}
+    # a click on a test given a set opens the conditional question on it
+    given = int(np.flatnonzero(result.tests["given"].map(len) > 0)[0])
+    explorer._map.table.selection = [given]
+    row = result.tests.iloc[given]
+    assert explorer.question == "conditional"
+    assert (explorer.columns, explorer.columns_y, explorer.columns_z) == (
+        [row.x], [row.y], list(row.given))

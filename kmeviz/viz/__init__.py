@@ -13,6 +13,7 @@ from .conditional import (
 )
 from .conditional_independence import cme_fit_plot, residual_plot
 from .data import TABLE_TITLES, comparison_table_text, plane_scatter, witness_map, witness_window
+from .discovery import causal_graph_plot
 from .embeddings import (
     ESTIMATOR_COLORS,
     effective_dimension_plot,
@@ -69,6 +70,7 @@ __all__ = [
     "COLOR_ACCENT", "COLOR_X", "COLOR_Y", "ESTIMATOR_COLORS", "LABEL_X", "LABEL_Y",
     "NOTEBOOK_WIDTH", "SIZINGS",
     "TABLE_TITLES", "circle_plot", "cme_data_plot", "comparison_table_text", "plane_scatter",
+    "causal_graph_plot",
     "dependence_heatmap", "dependence_witness_plot", "independence_power_plot",
     "joint_sample_plot",
     "witness_map",
