@@ -101,10 +101,11 @@ def plane(explorer):
 def samples_plot(explorer):
     """The samples: the map itself (the graph); X against Y; or the two samples on the
     plane."""
-    if explorer.question == GRAPH:
-        return pn.panel(pn.bind(graph_plot, explorer.param.comparison))
+    if explorer.question == GRAPH:  # a fixed height: the plot arrives after the layout
+        return pn.Column(pn.bind(graph_plot, explorer.param.comparison), height=520)
     if explorer.question == MAP:
-        return pn.panel(pn.bind(map_plot, explorer.param.comparison, explorer.open_pair))
+        return pn.Column(pn.bind(map_plot, explorer.param.comparison, explorer.open_pair),
+                         height=600)
     if explorer.question in (CONDITIONAL, INDEPENDENCE):
         X, Y = explorer.prepared()[:2]
         return viz.joint_sample_plot(X, Y, title="First column of X against the first of Y"

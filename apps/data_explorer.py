@@ -76,7 +76,8 @@ class DataExplorer(Explorer):
         Plot("samples_view", "Samples",
              "Two samples: on the chosen plane (two columns, or the first two principal "
              "components of the pooled, standardized sample). Independence and given Z: X's "
-             "first column against Y's. The map: every pair's normalised HSIC."),
+             "first column against Y's. The map: every pair's normalised HSIC. The graph: "
+             "what PC found (→ a direction every graph of its class shares)."),
         Plot("witness_view", "Witness",
              "Two samples: the witness μ̂_X − μ̂_Y on that plane (the other coordinates at "
              "the pooled mean), red where X has more mass; its norm is the MMD. "

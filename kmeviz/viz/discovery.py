@@ -78,7 +78,8 @@ def causal_graph_plot(result, *, truth: np.ndarray | None = None,
             layers.append(hv.Polygons(heads).opts(color=colour, line_color=colour))
     points = hv.Points(nodes, ["x", "y"], ["name"]).opts(
         size=34, color="white", line_color=COLOR_ACCENT, line_width=2, tools=["hover"])
-    labels = hv.Labels(nodes, ["x", "y"], "name").opts(text_font_size="9pt")
+    labels = hv.Labels(nodes.assign(y=nodes["y"] - 0.16), ["x", "y"], "name").opts(
+        text_font_size="9pt", text_color="#222")
     return hv.Overlay([*layers, points, labels]).opts(
         title=title, xaxis=None, yaxis=None, xlim=(-1.4, 1.4), ylim=(-1.3, 1.3),
         show_legend=truth is not None, **size(460))
