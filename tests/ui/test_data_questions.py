@@ -158,3 +158,36 @@ def test_a_real_table_uploaded_gives_the_command_lines_numbers_for_both_question
     cli = cli.sort_values(["effect", "p_value"], ascending=[False, True])
     settles_to(page, ".kmeviz-map-table", "effect", [f"{v:.3f}" for v in cli["effect"]])
     expect(page.get_by_text("Traceback")).to_have_count(0)
+
+
+def test_the_pc_graph_of_an_upload_draws_and_a_test_opens(page, server_url, tmp_path):
+    """Issue 58: the PC graph of an uploaded table, the tests it ran in the table with
+    `kmeviz discover`'s p-values, and a test given a set opening the conditional
+    question on it."""
+    import json
+
+    frame = fork_frame()[["x", "noise", "z", "y"]]
+    open_data(page, server_url)
+    upload(page, csv_file("fork.csv", frame))
+    expect(page.locator(".kmeviz-upload-ok")).to_contain_text("Loaded fork",
+                                                              timeout=TIMEOUT)
+    ask(page, "What causes what? (PC graph)")
+    expect(page.locator(".kmeviz-map-summary")).to_contain_text("CI tests", timeout=60_000)
+    path, out = tmp_path / "fork.csv", tmp_path / "graph.json"
+    frame.to_csv(path, index=False)
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "kmeviz_apps", "discover", str(path),
+                           "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    cli = json.loads(out.read_text())
+    settles_to(page, ".kmeviz-map-table", "p_value",
+               [p_value_text(t["p_value"], 0) for t in cli["tests"]])
+    expect(page.locator(".kmeviz-plots canvas").first).to_be_visible(timeout=TIMEOUT)
+    given = next(k for k, t in enumerate(cli["tests"]) if t["given"])
+    page.locator(".kmeviz-map-table .tabulator-row").nth(given).click()
+    test = cli["tests"][given]
+    expect(page.locator(".kmeviz-summary")).to_contain_text(
+        f"Z = Z ({', '.join(test['given'])})", timeout=TIMEOUT)
+    expect(page.get_by_text("Traceback")).to_have_count(0)
