@@ -19,6 +19,7 @@ import numpy as np
 
 import kmeviz as K
 from kmeviz.discovery import dag_to_cpdag, random_dag
+from kmeviz.discovery.graph import structural_hamming_distance
 from kmeviz.discovery.models import structural_sample
 
 from ._util import print_table
@@ -61,13 +62,6 @@ def peer_key(row, names) -> str:
     return f"{x};{y}|{given}" if given else f"{x};{y}"
 
 
-def shd(a: np.ndarray, b: np.ndarray) -> int:
-    """Structural Hamming distance of two graphs in pc's marks: pairs that differ."""
-    p = a.shape[0]
-    return sum((a[i, j], a[j, i]) != (b[i, j], b[j, i])
-               for i in range(p) for j in range(i + 1, p))
-
-
 def one_model(n: int, seed: int, p: int = 8) -> list:
     rng = np.random.default_rng(seed)
     dag = random_dag(p, 0.3, rng)
@@ -77,7 +71,8 @@ def one_model(n: int, seed: int, p: int = 8) -> list:
     seconds = time.perf_counter() - t0
     names = list(ours.names)
     row = [n, seed, int(dag.sum()), f"{seconds:.2f}", ours.counts["tests"],
-           ours.counts["factorisations"], shd(ours.graph, dag_to_cpdag(dag))]
+           ours.counts["factorisations"],
+           structural_hamming_distance(ours.graph, dag_to_cpdag(dag))]
     theirs = peer(data)
     if theirs is None or "error" in theirs:
         return row + ["-", "-", "-", "-", "set KMEVIZ_PEER_PYTHON" if theirs is None

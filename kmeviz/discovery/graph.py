@@ -210,3 +210,11 @@ def random_dag(p: int, density: float, rng) -> np.ndarray:
         if rng.random() < density:
             dag[order[a], order[b]] = 1
     return dag
+
+
+def structural_hamming_distance(graph: np.ndarray, truth: np.ndarray) -> int:
+    """The pairs of nodes whose edge differs between two graphs in these marks: missing,
+    extra, or oriented otherwise (Tsamardinos, Brown & Aliferis 2006, Sec. 6)."""
+    p = graph.shape[0]
+    return sum((graph[i, j], graph[j, i]) != (truth[i, j], truth[j, i])
+               for i in range(p) for j in range(i + 1, p))
