@@ -9,6 +9,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import pandas as pd
 
 from .registry import GOF_TESTS, MMD_TESTS
 
@@ -170,3 +171,17 @@ def check_choice(value, name: str, choices) -> str:
         options = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {options}, got {value!r}")
     return value
+
+
+def table_and_columns(table, columns, what: str):
+    """(a DataFrame of ``table`` — an array's columns named x0, x1, ... —, the chosen
+    column names, at least 2 and all in it); ``what`` names the caller in the message."""
+    frame = table if isinstance(table, pd.DataFrame) else pd.DataFrame(
+        np.asarray(table)).rename(columns=lambda j: f"x{j}")
+    names = list(frame.columns) if columns is None else list(columns)
+    missing = [c for c in names if c not in frame.columns]
+    if missing:
+        raise ValueError(f"columns {missing} are not in the table")
+    if len(names) < 2:
+        raise ValueError(f"columns: {what} needs at least 2 columns")
+    return frame, names

@@ -179,7 +179,7 @@ def test_background_knowledge_orients_and_removes():
     ({"test": 3}, TypeError, "test must be a name or a callable"),
     ({"alpha": 2.0}, ValueError, "alpha"),
     ({"columns": ["a", "nope"]}, ValueError, "not in the table"),
-    ({"columns": ["a"]}, ValueError, "at least 2 variables"),
+    ({"columns": ["a"]}, ValueError, "PC needs at least 2 columns"),
 ])
 def test_bad_arguments_are_named(kwargs, error, words):
     with pytest.raises(error, match=words):

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice, check_in_interval
+from .._validation import check_choice, check_in_interval, table_and_columns
 from ..conditional_independence.api import DEFAULT_EPSILON, standardised
 from ..kernels.categorical import category_codes
 from ..registry import CONDITIONAL_TESTS
@@ -156,14 +156,7 @@ def pc(table, *, test="kci", alpha: float = 0.05, columns=None,
 
     (Spirtes et al. 2000, Sec. 5.4.2; Colombo & Maathuis 2014, Alg. 4.1; Meek 1995.)
     """
-    frame = table if isinstance(table, pd.DataFrame) else pd.DataFrame(
-        np.asarray(table, dtype=float)).rename(columns=lambda j: f"x{j}")
-    names = list(frame.columns) if columns is None else list(columns)
-    missing = [c for c in names if c not in frame.columns]
-    if missing:
-        raise ValueError(f"columns {missing} are not in the table")
-    if len(names) < 2:
-        raise ValueError("columns: PC needs at least 2 variables")
+    frame, names = table_and_columns(table, columns, "PC")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
     check_choice(orientation, "orientation", ("majority", "standard", "causal-learn"))
     knowledge = knowledge or Knowledge()

@@ -37,7 +37,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validation import check_choice, check_in_interval, check_positive_int, check_rng
+from .._validation import (
+    check_choice,
+    check_in_interval,
+    check_positive_int,
+    check_rng,
+    table_and_columns,
+)
 from ..budget import check_budget
 from ..compare import holm
 from ..config import get_config
@@ -172,14 +178,7 @@ def dependence_map(table, columns=None, *, alpha: float = 0.05, max_rows: int = 
     (Gretton et al. 2009 and Liu et al. 2009, Sec. 2, for each pair's p-value; Song et
     al. 2012, Eq. 5, for R.)
     """
-    frame = table if isinstance(table, pd.DataFrame) else pd.DataFrame(
-        np.asarray(table)).rename(columns=lambda j: f"x{j}")
-    names = list(frame.columns) if columns is None else list(columns)
-    missing = [c for c in names if c not in frame.columns]
-    if missing:
-        raise ValueError(f"columns {missing} are not in the table")
-    if len(names) < 2:
-        raise ValueError("columns: a dependence map needs at least 2 columns")
+    frame, names = table_and_columns(table, columns, "a dependence map")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
     max_rows = check_positive_int(max_rows, "max_rows", minimum=6)
     check_choice(null, "null", ("spectral", "gamma"))
