@@ -28,6 +28,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import time
@@ -49,6 +50,7 @@ from .costs import _FASTEST, estimated_seconds, flops_per_second  # noqa: F401
 from .gof.ksd_tests import checked_ksd_test
 from .kernels import check_kernel
 from .kernels.defaults import default_gof_kernel, default_mmd_kernel
+from .kernels.engine import single_threaded_blas
 from .needs import Needs
 from .registry import GOF_TESTS, MMD_TESTS, TestRegistry, TestSpec
 from .timeseries.serial import (
@@ -67,6 +69,10 @@ FAST_SECONDS = 1.0
 #: stopped (and the table, before no more tests start): a busy machine runs the planned
 #: tests slower, not fewer, up to this factor.
 SLOWDOWN_ALLOWED = 3.0
+#: Tests estimated under this many seconds run with BLAS on one thread: their matrices are
+#: too small for BLAS's threads, whose wake-ups made them take 1-5× their time by chance
+#: (RFF HSIC at n = 200: 0.019-0.020 s alone, 0.023-0.128 s with BLAS's threads).
+SMALL_SECONDS = 0.1
 #: Tests estimated to hold more than this many bytes at once are not run.
 MEMORY_LIMIT = 2 * 1024**3
 #: The columns of the comparison table, in order.
@@ -289,7 +295,8 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
             try:
                 with time_budget(None if estimate <= FAST_SECONDS else
                                  min(limit, SLOWDOWN_ALLOWED * budget - elapsed)), \
-                        rows_checked():
+                        rows_checked(), (single_threaded_blas() if estimate < SMALL_SECONDS
+                                         else contextlib.nullcontext()):
                     result = run(spec, np.random.default_rng(seeds[spec.name]))
             except Cancelled:
                 raise  # nobody wants the rest (the page closed, or a newer request came)

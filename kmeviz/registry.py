@@ -28,9 +28,9 @@ KERNEL_FLOPS = 40
 #: costs about as long as this many flops of a matrix product (37 ns at 100 Gflop/s).
 RESAMPLE_FLOPS = 3000
 #: A call's fixed cost (checks, the result object, the thread pool's start), in the same
-#: unit: about 4 ms, added to every test's ``work`` (without it the estimates of the
+#: unit: 1.5-3 ms, added to every test's ``work`` (without it the estimates of the
 #: linear-time tests at n = 200 were 10–800× below their measured time).
-CALL_FLOPS = 2e8
+CALL_FLOPS = 1.2e8
 #: The fixed cost of a spectral null's eigendecomposition and simulation, in that unit.
 SPECTRAL_FLOPS = 2e8
 

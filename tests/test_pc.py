@@ -153,6 +153,39 @@ def test_with_kci_every_p_value_is_the_direct_tests_and_operators_are_shared():
     assert edges == {("a", "b", "---"), ("b", "d", "-->"), ("c", "d", "-->")}
 
 
+@pytest.mark.parametrize("orientation", ["majority", "causal-learn", "standard"])
+def test_the_threads_change_nothing(orientation):
+    """A level's pairs (and the majority rule's triples) run in the engine's threads:
+    the same tests in the same order, the same p-values and graph as on one thread, and
+    each test run once."""
+    frame = nonlinear_chain(450, seed=2)
+    with K.config_context(n_threads=1):
+        alone = pc(frame, orientation=orientation)
+    with K.config_context(n_threads=2):
+        threaded = pc(frame, orientation=orientation)
+    pd.testing.assert_frame_equal(alone.tests, threaded.tests)
+    assert np.array_equal(alone.graph, threaded.graph)
+    assert alone.counts == threaded.counts
+    assert threaded.counts["tests"] == len(threaded.tests)
+
+
+def test_the_kept_grams_stay_under_the_memory_budget():
+    """Residual Grams are kept up to the budget's memory limit (least recently used
+    dropped): the run's answer is the same, its held arrays under the limit."""
+    from kmeviz.budget import memory_budget
+    from kmeviz.discovery.shared import SharedTests
+
+    data = nonlinear_chain(450, seed=2).to_numpy()
+    data = (data - data.mean(0)) / data.std(0, ddof=1)
+    with memory_budget(4 * 450**2 * 8):
+        small = SharedTests(data)
+    free = SharedTests(data)
+    for S in [(), (1,), (2,), (1, 2), (0, 1), (0, 2), (2, 3)]:
+        for i, j in itertools.combinations([v for v in range(4) if v not in S], 2):
+            assert small(i, j, S) == pytest.approx(free(i, j, S), rel=1e-12)
+    assert small._grams._bytes <= 3 * 450**2 * 8 < free._grams._bytes
+
+
 def test_other_registered_tests_and_the_outputs():
     frame = nonlinear_chain(400, seed=1)
     result = pc(frame, test="rcot/spectral", rng=3)

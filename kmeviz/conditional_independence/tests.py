@@ -18,6 +18,7 @@ from scipy import stats
 from ..chunked import is_dask_array
 from ..independence.hsic import weighted_chi2_draws
 from ..independence.large_scale import nystrom_map, rff_map
+from ..kernels.engine import single_threaded_blas
 from ..needs import Needs
 from ..registry import CONDITIONAL_TESTS, SPECTRAL_FLOPS, NullsByEstimator, Outcome
 from .features import RCOT_RIDGE, FeatureResiduals
@@ -95,10 +96,10 @@ def _nystrom(X, Y, Z, kernel, epsilon, n_landmarks, rng) -> tuple[FeatureResidua
 
 
 _NYSTROM = {"cost": "linear", "dask": True, "options": ("epsilon", "n_landmarks"),
-            "work": lambda N, d, B: N * (30.0**4 + 2 * 100**2 + 300 * (2 * d + 40)) + 2e8}
+            "work": lambda N, d, B: N * (30.0**4 + 2 * 100**2 + 300 * (2 * d + 40)) + 1e8}
 #: the spectral null's (m_X m_Y)-dimensional eigenproblem and its simulation, on top
 _NYSTROM_SPECTRAL = {**_NYSTROM, "work": lambda N, d, B: 2.5 * _NYSTROM["work"](N, d, B)
-                     + 1.2e9}
+                     + 8e8}
 
 
 @CONDITIONAL_TESTS.register("nystrom", "gamma", **_NYSTROM,
@@ -121,6 +122,9 @@ def nystrom_spectral(X, Y, Z, kernel, *, estimator, n_resamples, rng, epsilon,
 
 
 def _fourier(X, Y, Z, kernel, n_features, rng, condition_y: bool) -> FeatureResiduals:
+    """RCoT's residual features (its callers hold BLAS to one thread: the products are
+    n × 100 and the eigendecompositions 100 × 100, too small for BLAS's threads, whose
+    wake-ups made the whole test take 0.01 s or 0.2 s by chance at n = 2000)."""
     L_xy, L_z = n_features or RCOT_FREQUENCIES
     Yc = _joined(Y, Z) if condition_y else Y
     maps = (rff_map(kernel.x, X, L_xy, rng), rff_map(kernel.y, Yc, L_xy, rng),
@@ -130,7 +134,7 @@ def _fourier(X, Y, Z, kernel, n_features, rng, condition_y: bool) -> FeatureResi
 
 _RFF_WORK = {"cost": "linear", "dask": True, "options": ("n_features",),
              "needs": Needs.SHIFT_INVARIANT_KERNEL,
-             "work": lambda N, d, B: 3e6 * N}
+             "work": lambda N, d, B: 1.8e5 * N}  # fitted at n = 2000 and 20 000
 
 
 @CONDITIONAL_TESTS.register("rcot", "spectral", **_RFF_WORK,
@@ -140,18 +144,20 @@ _RFF_WORK = {"cost": "linear", "dask": True, "options": ("n_features",),
 def fourier_spectral(X, Y, Z, kernel, *, estimator, n_resamples, rng,
                      n_features) -> Outcome:
     """RCIT or RCoT with the weighted χ² null of the product features' covariance."""
-    res = _fourier(X, Y, Z, kernel, n_features, rng, condition_y=estimator == "rcit")
-    return _spectral_outcome(res.spectral_weights(), res.statistic(), n_resamples, rng,
-                             {"n_features": n_features or RCOT_FREQUENCIES})
+    with single_threaded_blas():
+        res = _fourier(X, Y, Z, kernel, n_features, rng, condition_y=estimator == "rcit")
+        return _spectral_outcome(res.spectral_weights(), res.statistic(), n_resamples,
+                                 rng, {"n_features": n_features or RCOT_FREQUENCIES})
 
 
 @CONDITIONAL_TESTS.register("rcot", "gamma", **_RFF_WORK,
                             summary="RCoT, Satterthwaite–Welch Gamma null")
 def rcot_gamma(X, Y, Z, kernel, *, estimator, n_resamples, rng, n_features) -> Outcome:
     """RCoT with the Gamma law of the same mean and variance."""
-    res = _fourier(X, Y, Z, kernel, n_features, rng, condition_y=False)
-    return _gamma_outcome(res.gamma_moments(), res.statistic(),
-                          {"n_features": n_features or RCOT_FREQUENCIES})
+    with single_threaded_blas():
+        res = _fourier(X, Y, Z, kernel, n_features, rng, condition_y=False)
+        return _gamma_outcome(res.gamma_moments(), res.statistic(),
+                              {"n_features": n_features or RCOT_FREQUENCIES})
 
 
 #: Estimator -> the nulls that are valid for it (a live view of the registry).

@@ -22,6 +22,7 @@ from .graph import (
     meek_rules,
     orient_existing_first,
     orient_v_structures,
+    unshielded_triples,
 )
 from .knowledge import Knowledge
 from .shared import SharedTests
@@ -44,7 +45,7 @@ class PCResult:
         frozenset({i, j}) → the list of conditioning sets that separated i and j.
     alpha : float
     counts : dict
-        ``tests`` run, ``factorisations`` of K̃_Z + εI, ``cache_hits``.
+        ``tests`` run and ``factorisations`` of K̃_Z + εI.
     conflicts : list
         Unshielded colliders that contradicted an earlier orientation (kept as first set).
 
@@ -174,6 +175,9 @@ def pc(table, *, test="kci", alpha: float = 0.05, columns=None,
         if all(len(frozen[i]) - 1 < level for i in range(p)):
             break
         removed = set()  # causal-learn's rule: every set tried, edges removed at the end
+        if stable and hasattr(ci, "prefetch"):  # the level's pairs at once, in threads
+            ci.prefetch(_level_sequences(M, frozen, level, knowledge, names, exhaustive),
+                        alpha)
         for i in range(p):
             for j in list(frozen[i] if stable else np.flatnonzero(M[i])):
                 if not M[i, j] or knowledge.kept(names[i], names[j]):
@@ -222,26 +226,47 @@ def pc(table, *, test="kci", alpha: float = 0.05, columns=None,
     return PCResult(names, M, tests, sepsets, alpha, getattr(ci, "counts", {}), conflicts)
 
 
+def _level_sequences(M, frozen, level, knowledge, names, exhaustive) -> list:
+    """The tests PC's loop will ask of each pair at this level, in its order: the sides
+    (i, j, sets, stop) of ``SharedTests.prefetch``, i's side first for i < j."""
+    sequences = []
+    for a, b in itertools.combinations(range(len(names)), 2):
+        if not M[a, b] or knowledge.kept(names[a], names[b]):
+            continue
+        sequences.append([(i, j, list(itertools.combinations(
+            sorted(k for k in frozen[i] if k != j), level)), not exhaustive)
+            for i, j in ((a, b), (b, a))])
+    return sequences
+
+
+def _subsets_of_neighbours(M, i, j, side):
+    """Every subset of ``side``'s neighbours other than i and j, smallest first."""
+    others = sorted(v for v in np.flatnonzero(M[side] + M[:, side]) if v not in (i, j))
+    return [S for size in range(len(others) + 1)
+            for S in itertools.combinations(others, size)]
+
+
 def _majority(M, ci, sepsets, alpha, rows, tested, names):
     """``is_collider`` of the majority rule: the separating sets of i and j among all
     subsets of their neighbours in the skeleton (each test run once, its row added)."""
+    if hasattr(ci, "prefetch"):  # every triple's tests at once, in threads
+        ci.prefetch([[(i, j, _subsets_of_neighbours(M, i, j, side), False)
+                      for side in (i, j)] for i, _, j in unshielded_triples(M)], alpha)
+
     def separating_sets(i, j):
         found = []
         for side in (i, j):
-            others = sorted(v for v in np.flatnonzero(M[side] + M[:, side])
-                            if v not in (i, j))
-            for size in range(len(others) + 1):
-                for S in itertools.combinations(others, size):
-                    key = (min(i, j), max(i, j), S)
-                    statistic, p_value = ci(i, j, S)
-                    if key not in tested:
-                        tested.add(key)
-                        rows.append({"x": names[key[0]], "y": names[key[1]],
-                                     "given": tuple(names[k] for k in S), "level": size,
-                                     "statistic": statistic, "p_value": p_value,
-                                     "independent": p_value > alpha})
-                    if p_value > alpha and set(S) not in found:
-                        found.append(set(S))
+            for S in _subsets_of_neighbours(M, i, j, side):
+                key = (min(i, j), max(i, j), S)
+                statistic, p_value = ci(i, j, S)
+                if key not in tested:
+                    tested.add(key)
+                    rows.append({"x": names[key[0]], "y": names[key[1]],
+                                 "given": tuple(names[k] for k in S), "level": len(S),
+                                 "statistic": statistic, "p_value": p_value,
+                                 "independent": p_value > alpha})
+                if p_value > alpha and set(S) not in found:
+                    found.append(set(S))
         return found or sepsets.get(frozenset((i, j)), [set()])
 
     def is_collider(i, k, j):

@@ -5,12 +5,14 @@ p-value equal to ``ci_test``'s on the same columns; the other registered tests t
 
 from __future__ import annotations
 
+import contextvars
+import threading
 from collections import OrderedDict
 
 import numpy as np
 from scipy import stats
 
-from ..budget import check_budget
+from ..budget import check_budget, memory_limit
 from ..conditional_independence.api import DEFAULT_EPSILON, ci_test
 from ..conditional_independence.kci import (
     FACTOR_MIN_N,
@@ -22,11 +24,14 @@ from ..conditional_independence.kci import (
     centred_factor,
     default_kci_kernels,
 )
+from ..config import get_config
 from ..kernels import GaussianKernel
+from ..kernels.engine import run_tasks
 
-#: Residual operators (one Cholesky factor each) kept at once, and residual Grams.
-KEPT_OPERATORS = 32
-KEPT_GRAMS = 256
+#: Bytes of residual operators and Grams kept at once (least recently used dropped first):
+#: a dense residual Gram is 8n² bytes (8 MB at n = 1000, 32 MB at 2000); the budget's
+#: memory limit, where one is set, is used instead.
+KEPT_BYTES = 1024**3
 
 
 def unconditional_kernel(n: int, d: int = 1) -> GaussianKernel:
@@ -50,21 +55,51 @@ def kci_unconditional(Kx: np.ndarray, Ky: np.ndarray) -> tuple[float, float]:
         statistic))
 
 
-class _Kept(OrderedDict):
-    """A least-recently-used map of at most ``limit`` entries."""
+def _nbytes(value) -> int:
+    """The bytes of the arrays a cached value holds (its attributes, one level deep)."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, tuple):
+        return sum(_nbytes(v) for v in value)
+    return sum(_nbytes(v) for v in vars(value).values()) if hasattr(value, "__dict__") \
+        else 0
 
-    def __init__(self, limit: int):
-        super().__init__()
+
+class _Kept:
+    """A thread-safe least-recently-used map holding at most ``limit`` bytes of arrays; a
+    value asked for by two threads at once is made once (the second waits for it)."""
+
+    def __init__(self, limit: int | None):
         self.limit = limit
+        self._values: OrderedDict = OrderedDict()
+        self._making: dict = {}
+        self._lock = threading.Lock()
+        self._bytes = 0
 
     def get_or_make(self, key, make):
-        if key in self:
-            self.move_to_end(key)
-            return self[key]
-        value = self[key] = make()
-        if len(self) > self.limit:
-            self.popitem(last=False)
-        return value
+        while True:
+            with self._lock:
+                if key in self._values:
+                    self._values.move_to_end(key)
+                    return self._values[key][0]
+                waiting = self._making.get(key)
+                if waiting is None:
+                    self._making[key] = threading.Event()
+                    break
+            waiting.wait()  # made by another thread: then taken from the map (or remade)
+        try:
+            value = make()
+            with self._lock:
+                size = _nbytes(value)
+                self._values[key] = (value, size)
+                self._bytes += size
+                while self.limit is not None and self._bytes > self.limit \
+                        and len(self._values) > 1:
+                    self._bytes -= self._values.popitem(last=False)[1][1]
+            return value
+        finally:
+            with self._lock:
+                self._making.pop(key).set()
 
 
 class SharedTests:
@@ -85,19 +120,49 @@ class SharedTests:
         self.eigen_threshold = eigen_threshold
         self.epsilon, self.rng = float(epsilon), rng
         self.shared = estimator == "kci" and null in (None, "gamma")
-        self.results: dict = {}  # (i, j, S) -> (statistic, p-value)
-        self._operators, self._grams = _Kept(KEPT_OPERATORS), _Kept(KEPT_GRAMS)
-        self.counts = {"tests": 0, "factorisations": 0, "cache_hits": 0}
+        self.results = _Kept(None)  # (i, j, S) -> (statistic, p-value)
+        kept = memory_limit() or KEPT_BYTES
+        self._operators, self._grams = _Kept(kept // 4), _Kept(kept - kept // 4)
+        self.counts = {"tests": 0, "factorisations": 0}
+        self._count_lock = threading.Lock()
+
+    def _count(self, what: str) -> None:
+        with self._count_lock:
+            self.counts[what] += 1
 
     def __call__(self, i: int, j: int, S: tuple) -> tuple[float, float]:
         """(statistic, p-value) of X_min(i,j) ⫫ X_max(i,j) | X_S, computed once."""
         i, j, S = min(i, j), max(i, j), tuple(sorted(S))
+        return self.results.get_or_make((i, j, S), lambda: self._test(i, j, S))
+
+    def prefetch(self, sequences: list, alpha: float) -> None:
+        """Run, in the engine's threads, the tests of independent sequences, each a list
+        of sides ``(i, j, [S, ...], stop)``: a side's sets in order until one separates
+        (p > α) when ``stop``, and a sequence's next side only if no stopping side
+        separated — the order of PC's loop for one pair, whose later requests then find
+        every result made. The budget follows each task into its thread."""
+        def run(task):
+            context, sides = task
+            return context.run(self._run_sides, sides, alpha)
+
+        tasks = [(contextvars.copy_context(), sides) for sides in sequences]
+        run_tasks(run, tasks, get_config()["n_threads"])
+
+    def _run_sides(self, sides, alpha) -> None:
+        for i, j, sets, stop in sides:
+            separated = False
+            for S in sets:
+                if self(i, j, S)[1] > alpha:
+                    separated = True
+                    if stop:
+                        break
+            if separated and stop:
+                return
+
+    def _test(self, i: int, j: int, S: tuple) -> tuple[float, float]:
         key = (i, j, S)
-        if key in self.results:
-            self.counts["cache_hits"] += 1
-            return self.results[key]
         check_budget()
-        self.counts["tests"] += 1
+        self._count("tests")
         if self.shared and S:
             out = self._kci_gamma(i, j, S)
         elif self.shared:
@@ -110,7 +175,6 @@ class SharedTests:
                              **({"eigen_threshold": self.eigen_threshold}
                                 if self.estimator == "kci" else {}))
             out = (float(result.statistic), float(result.p_value))
-        self.results[key] = out
         return out
 
     def _seed(self, key) -> int | None:
@@ -128,7 +192,7 @@ class SharedTests:
 
     def _operator(self, S: tuple) -> Residualiser:
         def make():
-            self.counts["factorisations"] += 1
+            self._count("factorisations")
             Z = self.data[:, list(S)]
             return Residualiser(centred_factor(self._kernel(S), Z, self._cap()), self.epsilon)
         return self._operators.get_or_make(S, make)

@@ -23,10 +23,11 @@ def _rank_product(N, d) -> float:
 
 def _permutation_work(N, d, B) -> float:
     """The Grams, then per replicate the permutation's bookkeeping (about 3000 flops of
-    a product per row) and the core: 2 N r_X r_Y by factors, or N² gathers of the whole
-    permuted Gram (memory-bound, about 150 flops each: 11.7 s at N = 2000, d = 6)."""
+    a product per row) and the core: 2.5 N r_X r_Y by factors, or N² gathers of the whole
+    permuted Gram (memory-bound, about 100 flops each: 11.7 s at N = 2000, d = 6 on a
+    45 GFLOP/s core; gathers cost 1.5-2.5× more flops on a machine of faster products)."""
     r = _rank_product(N, d)
-    core = 2.0 * N * r if r <= FACTOR_WORK * N else 150.0 * N * N
+    core = 2.5 * N * r if r <= FACTOR_WORK * N else 100.0 * N * N
     return _pairs(N, d) + B * (3000.0 * N + core)
 
 

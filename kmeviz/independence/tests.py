@@ -18,8 +18,6 @@ p-values of simulated nulls are (1 + #{null ≥ statistic}) / (1 + B).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from scipy import stats
 
@@ -158,7 +156,7 @@ def _feature_outcome(map_x, map_y, X, Y, n_resamples, rng, fitted) -> Outcome:
 @INDEPENDENCE_TESTS.register("nystrom", "spectral", cost="linear", dask=True,
                              options=("n_landmarks",),
                              work=lambda N, d, B: 2.0 * N * 200 * (2.0 * d + KERNEL_FLOPS + 400)
-                             + 1e8 * 4.0 ** max(d - 2, 0) * math.sqrt(N / 200),
+                             + 1e8 * 4.0 ** max(d - 2, 0),
                              summary="Nyström HSIC (Zhang et al. 2018), spectral null")
 def hsic_nystrom(X, Y, kernel, *, estimator, n_resamples, rng, n_landmarks) -> Outcome:
     """Nyström HSIC on m landmarks of each variable (``large_scale.nystrom_map``)."""
