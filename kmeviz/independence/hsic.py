@@ -180,14 +180,16 @@ def pivoted_cholesky(kernel, X: np.ndarray, max_rank: int,
     residual = np.asarray(kernel.diag(X), dtype=np.float64).copy()
     total = residual.sum()
     G = np.zeros((n, min(max_rank, n)))
+    rows, column = kernel.prepare_validated(X), np.empty((n, 1))  # X prepared once
     for r in range(G.shape[1] + 1):
         if residual.sum() <= rtol * total:
             return G[:, :r]
         if r == G.shape[1]:
             return None
         p = int(np.argmax(residual))
-        column = kernel.gram(X, X[p : p + 1])[:, 0] - G[:, :r] @ G[p, :r]
-        G[:, r] = column / math.sqrt(residual[p])
+        kernel.tile_into(rows, kernel.prepare_validated(X[p : p + 1]), column)
+        column[:, 0] -= G[:, :r] @ G[p, :r]
+        G[:, r] = column[:, 0] / math.sqrt(residual[p])
         residual -= G[:, r] ** 2
         residual[p] = 0.0
         np.clip(residual, 0.0, None, out=residual)
