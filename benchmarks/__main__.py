@@ -22,6 +22,8 @@ from . import (
     bench_ksd,
     bench_mmd,
     bench_nystrom,
+    bench_pc,
+    bench_pc_accuracy,
     bench_power,
     bench_sessions,
     bench_spectral,
@@ -51,6 +53,8 @@ bench_independence.run(quick=args.quick)
 bench_conditional.run(quick=args.quick)
 bench_timeseries.run(quick=args.quick)
 bench_dependence_map.run(quick=args.quick)
+bench_pc.run(quick=args.quick)
+bench_pc_accuracy.run(quick=args.quick)
 bench_power.run(quick=args.quick)
 bench_apps.run(quick=args.quick)
 bench_fuzz.run(quick=args.quick)

@@ -353,3 +353,36 @@ SOLUTIONS.update({
     "check_two_stretch_test": (lambda: "biased/dependent-wild-bootstrap",
                                lambda: "biased/permutation"),
 })
+
+
+def colliders(skeleton, separating):
+    p = skeleton.shape[0]
+    arrow = np.zeros((p, p), dtype=int)
+    for k in range(p):
+        neighbours = np.flatnonzero(skeleton[k])
+        for a in range(len(neighbours)):
+            for b in range(a + 1, len(neighbours)):
+                i, j = sorted((neighbours[a], neighbours[b]))
+                if not skeleton[i, j] and k not in separating[(i, j)]:
+                    arrow[i, k] = arrow[j, k] = 1
+    return arrow
+
+
+def colliders_inverted(skeleton, separating):  # wrong: k in the separating set
+    p = skeleton.shape[0]
+    arrow = np.zeros((p, p), dtype=int)
+    for k in range(p):
+        neighbours = np.flatnonzero(skeleton[k])
+        for a in range(len(neighbours)):
+            for b in range(a + 1, len(neighbours)):
+                i, j = sorted((neighbours[a], neighbours[b]))
+                if not skeleton[i, j] and k in separating[(i, j)]:
+                    arrow[i, k] = arrow[j, k] = 1
+    return arrow
+
+
+SOLUTIONS.update({
+    "check_colliders": (lambda: colliders, lambda: colliders_inverted),
+    # "four orientations of two edges": only the collider is told apart
+    "check_chain_class_size": (lambda: 3, lambda: 4),
+})

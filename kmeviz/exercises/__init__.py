@@ -19,6 +19,7 @@ from .conditional_independence import (
     collider_data,
     residual_data,
 )
+from .discovery import check_chain_class_size, check_colliders, collider_cases
 from .embeddings import (
     HALVING_SPECTRUM,
     LANDMARK_COUNTS,
@@ -102,6 +103,9 @@ from .timeseries import (
 
 __all__ = [
     "Feedback",
+    "check_chain_class_size",
+    "check_colliders",
+    "collider_cases",
     "SPLIT_DRAWS",
     "check_cross_mmd",
     "check_power_criterion",

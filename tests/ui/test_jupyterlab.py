@@ -30,7 +30,7 @@ from .helpers import widget
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 COURSE = ("02_two_sample_tests", "08_your_own_data", "10_independence",
           "11_conditional_independence", "12_learning_the_kernel",
-          "13_rows_that_are_not_independent")
+          "13_rows_that_are_not_independent", "14_causal_graphs")
 #: The notebooks run whole; the others from their explorer's cell on.
 WHOLE = ("02_two_sample_tests",)
 
@@ -230,4 +230,19 @@ def test_the_time_series_notebook_runs_and_its_explorer_draws(page, lab):
                                                              timeout=120_000)
     expect(page.locator(".kmeviz-error")).to_have_count(0)
     expect(page.get_by_text("replace None with one of ['0', 'alpha', '1']")).to_be_visible(
+        timeout=120_000)
+
+
+def test_the_causal_graph_notebook_runs_and_its_explorer_draws(page, lab):
+    run_all_cells(page, lab, "14_causal_graphs")
+    # the explorer near the end: the chain's marginal plot and its verdict, then the
+    # count exercise's hint
+    page.wait_for_function(
+        "() => typeof Bokeh !== 'undefined' && Bokeh.documents.flatMap(d => "
+        "[...d.all_models]).some(m => m.constructor.__name__ === 'Title' && "
+        "String(m.text).startsWith('X → Z → Y: X against Y'))", timeout=300_000)
+    expect(page.locator(".kmeviz-conditional").first).to_have_text("keep H0",
+                                                                    timeout=120_000)
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
+    expect(page.get_by_text("replace None with your number of DAGs").first).to_be_visible(
         timeout=120_000)

@@ -1,0 +1,47 @@
+"""The Conditional-independence explorer's "Causal graph (PC)" tab in real Chromium
+(issue 58, point 5): it draws PC's graph against the truth, a heavy run does not block
+another session, and closing the page stops the run."""
+
+from __future__ import annotations
+
+import time
+
+from playwright.sync_api import expect
+
+from .helpers import TIMEOUT, TITLE_MATCH_JS, show_tab
+from .test_conditional_app import open_explorer, verdicts
+from .test_data_trust import assert_closing_stops_it
+
+#: ten variables, dense, n = 2000: PC runs hundreds of KCI tests on 2000 rows (minutes)
+HEAVY = "?graph_nodes=10&graph_density=0.6&n=2000"
+
+
+def open_graph(page, server_url: str, query: str) -> None:
+    open_explorer(page, server_url, query)
+    show_tab(page, "Causal graph (PC)")
+
+
+def test_the_graph_tab_draws_pc_against_the_true_graph(page, server_url):
+    open_graph(page, server_url, "?graph_nodes=5&n=300")
+    page.wait_for_function(TITLE_MATCH_JS, arg="PC with KCI: ", timeout=60_000)
+    page.wait_for_function(TITLE_MATCH_JS, arg="differ (SHD)", timeout=TIMEOUT)
+    expect(page.get_by_text("Traceback")).to_have_count(0)
+
+
+def test_a_heavy_pc_run_does_not_block_another_session(page, server_url, browser):
+    open_graph(page, server_url, HEAVY)
+    page.wait_for_timeout(2000)  # the run has started
+    other = browser.new_context().new_page()
+    t0 = time.monotonic()
+    open_explorer(other, server_url, "?structure=fork")
+    assert verdicts(other)[1] == "keep H0" and time.monotonic() - t0 < 30
+    other.context.close()
+
+
+def test_closing_the_page_stops_a_pc_run(browser):
+    def heavy_graph(url):
+        page = browser.new_page()
+        open_graph(page, url, HEAVY)
+        return page
+
+    assert_closing_stops_it(heavy_graph)
