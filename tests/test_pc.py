@@ -234,3 +234,16 @@ def test_every_collider_rule_finds_the_true_cpdag_with_an_oracle(seed, orientati
     dag = random_dag(p, 0.35, rng)
     result = pc(np.zeros((10, p)), test=oracle(dag), alpha=0.5, orientation=orientation)
     np.testing.assert_array_equal(result.graph, dag_to_cpdag(dag))
+
+
+def test_a_terminal_gets_a_progress_bar_and_a_callback_replaces_it(monkeypatch, capsys):
+    import sys
+
+    frame = nonlinear_chain(200, seed=3)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    pc(frame)
+    assert "PC" in capsys.readouterr().err
+    seen = []
+    pc(frame, progress=lambda level, tests: seen.append((level, tests)))
+    assert capsys.readouterr().err == "" and [s[0] for s in seen] == list(range(len(seen)))
+    assert seen[-1][1] > 0

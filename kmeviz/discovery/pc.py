@@ -6,11 +6,13 @@ tests), the v-structures from the separating sets, then Meek's rules (Meek 1995)
 from __future__ import annotations
 
 import itertools
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from tqdm import tqdm
 
 from .._validation import check_choice, check_in_interval, table_and_columns
 from ..conditional_independence.api import DEFAULT_EPSILON, standardised
@@ -139,7 +141,8 @@ def pc(table, *, test="kci", alpha: float = 0.05, columns=None,
     rng : int or None
         Seeds the tests with a simulated null (one stream per (X, Y, Z)).
     progress : callable, optional
-        ``progress(level, tests_so_far)`` after each level.
+        ``progress(level, tests_so_far)`` after each level; without one, a call from a
+        terminal (stderr a TTY) draws a ``tqdm`` bar of the levels there.
 
     Returns
     -------
@@ -169,6 +172,10 @@ def pc(table, *, test="kci", alpha: float = 0.05, columns=None,
         M[a, b] = M[b, a] = 0
     sepsets, rows, tested = {}, [], set()
     exhaustive = orientation == "causal-learn"
+    bar = None
+    if progress is None and sys.stderr.isatty():
+        bar = tqdm(unit="level", desc="PC", file=sys.stderr)
+        progress = lambda level, tests: bar.update(1) or bar.set_postfix(tests=tests)  # noqa: E731
     limit = p - 2 if max_condition_size is None else int(max_condition_size)
     for level in range(limit + 1):
         frozen = {i: [k for k in range(p) if M[i, k]] for i in range(p)}
@@ -209,6 +216,8 @@ def pc(table, *, test="kci", alpha: float = 0.05, columns=None,
             M[a, b] = M[b, a] = 0
         if progress is not None:
             progress(level, len(rows))
+    if bar is not None:
+        bar.close()
     knowledge.orient(M, names)
     if orientation == "majority":
         is_collider = _majority(M, ci, sepsets, alpha, rows, tested, names)
