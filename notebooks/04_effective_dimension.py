@@ -173,8 +173,21 @@ assert np.isclose(K.effective_dimension(toy, 0.01), 2.8604, atol=1e-4)
 # term is the empirical embedding's own error; the others are the price of projecting on
 # m landmarks. That price is below 1/√n once m exceeds about √(n N(λ(m)) log(m/δ))
 # (and √n, for the middle term): the fewer directions matter at scale λ(m), the fewer
-# landmarks are needed. (The third term is √(3λ(m)) · √(N log/m) in the proof of App. C,
-# which is √(log · N)/m once λ(m) is put in.)
+# landmarks are needed. (Where the third term comes from: the proof of App. C bounds it
+# by a constant times √(3λ(m)) · √(N(λ) log(12/δ)/m); with λ(m) = 12K² log(m/δ)/m,
+# √(3λ(m)) = 6K √(log(m/δ)/m), so the product is 6K √(log(12/δ)) · √(log(m/δ) N)/m —
+# the displayed term, the factors that do not depend on m gathered in c₃. Two different
+# logarithms meet here: log(m/δ) from λ(m) stays in the rate, log(12/δ) goes into the
+# constant; a check cell of this notebook verifies the algebra.)
+
+# %% tags=["check", "remove-cell"]
+for m_, delta_, K_, N_ in ((100, 0.05, 1.0, 3.0), (5000, 0.01, 2.0, 17.5)):
+    lam_ = 12 * K_**2 * np.log(m_ / delta_) / m_
+    third = np.sqrt(3 * lam_) * np.sqrt(N_ * np.log(12 / delta_) / m_)
+    displayed = 6 * K_ * np.sqrt(np.log(12 / delta_)) * np.sqrt(np.log(m_ / delta_) * N_) / m_
+    assert np.isclose(third, displayed, rtol=1e-12), (third, displayed)
+
+# %% [markdown]
 # [Cor. 4.1](https://arxiv.org/abs/2201.13055) turns a decay assumption on N into a count: about √n
 # log n landmarks when N grows like a logarithm (exponential decay), n^{1/(2−γ)} log n when it
 # grows like λ^{−γ}.

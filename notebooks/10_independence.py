@@ -123,7 +123,7 @@ assert abs(by_formula - by_kmeviz) < 1e-10 * by_formula
 # μ_XY − μ_X ⊗ μ_Y is the **cross-covariance operator** C_XY = E[(φ(X) − μ_X) ⊗ (ψ(Y) −
 # μ_Y)]: the covariance of the features of X with those of Y, every feature against
 # every feature. Its squared Hilbert–Schmidt norm (the sum of its squared entries in any
-# basis) is HSIC; with linear kernels it is the squared covariance, so HSIC with a
+# orthonormal basis) is HSIC; with linear kernels it is the squared covariance, so HSIC with a
 # characteristic kernel sees every kind of dependence, the covariance only the linear
 # one.
 #
@@ -169,8 +169,10 @@ assert W[15, 15] > 0 and W[15, 45] < 0  # red at (−π/2, −π/2), blue at (�
 #   closed forms in the Grams ([Gretton et al. 2008](https://papers.nips.cc/paper/3201));
 #   asymptotic, fast;
 # - **spectral**: n·HSIC_b tends to Σ νₐ ν'_b z²_ab, z i.i.d. 𝒩(0, 1), with νₐ and ν'_b the
-#   eigenvalues of K̃/n and L̃/n ([Gretton et al. 2009](https://papers.nips.cc/paper/3738));
-#   simulated from the eigenvalues, asymptotic.
+#   eigenvalues of K̃/n and L̃/n (for HSIC: [Zhang et al.
+#   2011](https://arxiv.org/abs/1202.3775), the unconditional case of KCI, as [Gretton et
+#   al. 2009](https://papers.nips.cc/paper/3738) did for MMD); simulated from the
+#   eigenvalues, asymptotic.
 #
 # The null distributions on the sinusoid, with the statistic:
 
@@ -197,25 +199,31 @@ size = independence_size_table(n=20, n_repeats=400, rng=5,
 size[["test", "rate", "ci_low", "ci_high"]].round(3)
 
 # %% [markdown]
-# All three keep α = 0.05 inside their intervals here; the permutation test does so by
-# construction, the other two because n·HSIC_b is already close to its limit. At a given
-# n, the Gamma and spectral nulls are approximations that a permutation test does not
+# All three keep α = 0.05 inside their intervals here. The permutation test does so by
+# construction. The Gamma and spectral nulls are asymptotic, and the table says only that
+# at n = 20 their rates are within these intervals, which at 400 draws span about ±0.03
+# (a size near 0.07 would pass): it does not show that n·HSIC_b has reached its limit.
+# At a given n, the Gamma and spectral nulls are approximations that a permutation test does not
 # need, and they are worth it only when B permutations cost too much.
 
 # %% tags=["check", "remove-cell"]
 thresholds = [res.threshold for res in tests.values()]
 assert max(thresholds) / min(thresholds) < 1.3, thresholds
 assert size["within_interval"].all(), size
+assert ((size["ci_high"] - size["ci_low"]) / 2).between(0.02, 0.035).all(), size  # "±0.03"
 
 # %% [markdown]
 # ## 5. Power against the frequency ℓ, and the bandwidth
 #
 # The sinusoid p(x, y) ∝ 1 + sin(ℓx) sin(ℓy) ([Sejdinovic et al.
 # 2013](https://doi.org/10.1214/13-AOS1140)) hides its dependence in a checkerboard of
-# cells π/ℓ wide: the higher ℓ, the finer. It is the benchmark of HSICAgg ([Albert et al.
-# 2022](https://doi.org/10.1214/21-AOS2103)), which aggregates 25 bandwidth pairs (2ⁱ
-# times the median distance, i = −2, …, 2, on each variable) with MMDAgg's level
-# correction. *Predict first:* which frequency is hardest for a Gaussian kernel at the
+# cells π/ℓ wide: the higher ℓ, the finer. It is the benchmark of the aggregated HSIC
+# test ([Albert et al. 2022](https://doi.org/10.1214/21-AOS2103), with permutations and
+# their own collections). kmeviz's HSICAgg takes the defaults of Schrab et al.'s code
+# (`agginc`, [Schrab et al. 2022](https://arxiv.org/abs/2206.09194)): 25 bandwidth pairs
+# (λ = 2ⁱ times the median distance in exp(−d²/λ²), i = −2, …, 2, on each variable),
+# MMDAgg's level correction, and a wild bootstrap of the full centred Grams (agginc's
+# null, without its incomplete U-statistic). *Predict first:* which frequency is hardest for a Gaussian kernel at the
 # median heuristic (about 1.8 here)?
 
 # %%
@@ -227,18 +235,33 @@ power.pivot(index="test", columns="frequency", values="rate")
 
 # %% [markdown]
 # At ℓ = 1 every test rejects almost always. At ℓ = 2 the median-heuristic test falls to
-# its level: a Gaussian of width σ weighs the frequency ℓ by exp(−σ²ℓ²/2), about 0.001
-# for σ = 1.8, ℓ = 2, so the pattern is smoothed away. HSICAgg's smallest bandwidth sees
-# it. At ℓ = 4 the cells are finer still: HSICAgg keeps a little power, the
-# median-heuristic test is at its level.
+# its level: a Gaussian exp(−d²/(2σ²)) weighs the frequency ℓ of one variable by
+# exp(−σ²ℓ²/2), about 0.0015 for σ = 1.8, ℓ = 2, and HSIC sees the term sin(ℓx) sin(ℓy)
+# through both kernels, weighed by the product of the two, about 2 · 10⁻⁶: the pattern is
+# smoothed away. HSICAgg's smallest bandwidth pair sees it: its λ = median/4 in
+# exp(−d²/λ²) is σ = λ/√2 ≈ 0.32, a weight of about 0.8 per variable, 0.66 for both. At ℓ = 4 the cells are finer still, and the two tests cannot be told apart: each
+# rejects a few of the 40 draws, a difference within the sampling error of 40 draws
+# (the check below bounds it).
 
 # %% tags=["check", "remove-cell"]
 rate = power.set_index(["test", "frequency"])["rate"]
 assert rate[("biased/permutation", 1)] > 0.9 and rate[("hsicagg/wild-bootstrap", 1)] > 0.9
 assert rate[("biased/permutation", 2)] < 0.3 < 0.8 < rate[("hsicagg/wild-bootstrap", 2)]
 assert rate[("hsicagg/wild-bootstrap", 4)] < 0.4 and rate[("biased/permutation", 4)] < 0.3
+# "cannot be told apart": a difference of rates under 0.2 at 40 draws each (Fisher's exact
+# test of two such counts is far from significant)
+assert abs(rate[("hsicagg/wild-bootstrap", 4)] - rate[("biased/permutation", 4)]) < 0.2
 median = K.median_heuristic(sinusoid(200, 2.0, rng=3)[0])
 assert abs(median - 1.8) < 0.1
+
+
+def weight(sigma, frequency=2.0):  # a Gaussian exp(−d²/(2σ²)) on the frequency ℓ
+    return np.exp(-(sigma**2) * frequency**2 / 2)
+
+
+assert abs(weight(median) - 0.0015) < 0.0005 and 1e-6 < weight(median) ** 2 < 4e-6
+smallest = median / (4 * np.sqrt(2))  # λ = median/4 in exp(−d²/λ²)
+assert abs(smallest - 0.32) < 0.02 and abs(weight(smallest) ** 2 - 0.66) < 0.04
 assert 0.0005 < np.exp(-(median**2) * 2**2 / 2) < 0.002  # "about 0.001"
 
 # %% [markdown]

@@ -212,9 +212,11 @@ print("a narrow kernel on Z (bandwidth 0.02)\n", narrow.to_string(index=False, f
 # near 5 % and the power near one half. At ε = 1000 the level breaks: R_Z is nearly the
 # identity, Z is not removed, and the chain's marginal dependence rejects a true H0 in
 # every draw. Too small an ε shows with a narrow kernel on Z, whose Gram is
-# nearly full rank: at ε = 10⁻⁷ the regression interpolates, the residuals shrink to a
-# small share of Y and the power falls. (The narrow kernel breaks the level at every ε:
-# it cannot regress Z out smoothly.) `ci_test(..., epsilon="cv")` picks ε by the
+# nearly full rank: at ε = 10⁻⁷ the regression interpolates and the residuals shrink to a
+# small share of Y. With that kernel the test is invalid at every ε (it rejects the
+# chain's true H0 in at least 10 of 60 draws: it cannot regress Z out smoothly),
+# so its rejection rate on the collider is not a power: it only shows that interpolation
+# leaves less of Y to test. `ci_test(..., epsilon="cv")` picks ε by the
 # cross-validation of notebook 06.
 
 # %% tags=["check", "remove-cell"]
@@ -240,7 +242,8 @@ rejections = sum(K.ci_test(*causal_structure("fork", 400, link="threshold", rng=
 print(f"threshold fork: KCI rejects a true H0 in {rejections} of 20 draws")
 
 # %% [markdown]
-# Heavy tails (a chain of squares: Z = X² − 1 spreads far beyond where points are dense)
+# Skewed variables with long tails (a chain of squares: Z = X² − 1 is a shifted χ²₁,
+# skewed with exponential tails, spread far beyond where points are dense)
 # and fast oscillations (sin 2t links) strain the regression too: try them in the
 # explorer. A conditional test is only as good as its regression on Z.
 
@@ -252,10 +255,16 @@ assert rejections >= 15, rejections
 #
 # KCI costs O(n³). With m-dimensional features instead of Grams (Nyström features of the
 # same kernels, or random Fourier features), R_Z acts on n × m matrices and the statistic
-# is ‖AᵀB‖² / n for the residual features A, B: O(n m²) time, O(m²) memory beside the
-# sample, dask arrays read chunk by chunk. **RCoT** ([Strobl et al.
-# 2019](https://doi.org/10.1515/jci-2018-0017)) uses 6 Fourier features for X and for Y
-# and 100 for Z; RCIT conditions on Ÿ = (Y, Z) instead of Y.
+# is ‖AᵀB‖² / n for the residual features A, B (m_X and m_Y columns): the statistic in
+# O(n m²) time and O(m²) memory beside the sample, dask arrays read chunk by chunk. The
+# spectral null needs more: the covariance of the m_X·m_Y products of residual features,
+# an (m_X m_Y)² matrix and O(n (m_X m_Y)²) time, which is why RCoT keeps the features of
+# X and Y few. **RCoT** ([Strobl et al.
+# 2019](https://doi.org/10.1515/jci-2018-0017)) uses, in the authors' code, 5 random
+# Fourier features (cosines with random phases, `num_f2 = 5`) for X and for Y and 100
+# (`num_f = 100`) for Z; kmeviz's default is its own choice of the same size: 3
+# frequencies with their cosine and sine (6 features) for X and Y, 50 (100 features) for
+# Z (`RCOT_FREQUENCIES`). RCIT conditions on Ÿ = (Y, Z) instead of Y.
 
 # %%
 import time

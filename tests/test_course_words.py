@@ -87,7 +87,7 @@ def test_every_cited_author_year_is_in_the_bibliography(source):
 
 def test_the_readme_counts_the_notebooks_that_exist():
     words = {6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven",
-             12: "twelve", 13: "thirteen"}
+             12: "twelve", 13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen"}
     readme = (ROOT / "README.md").read_text()
     assert f"Open the {words[len(SOURCES)]} teaching notebooks" in readme
     assert f"`01_*.py` … `{SOURCES[-1].name[:2]}_*.py`" in readme

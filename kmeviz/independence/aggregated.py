@@ -6,8 +6,10 @@ The collection is the authors' default: Gaussian kernels exp(−||·||²/λ²) w
 λ = 2^i · (median distance) for i = −2, …, 2 on each variable (the median of the first
 500 rows), all 25 pairs weighted uniformly.
 
-The null is the wild bootstrap of the centred statistic (Chwialkowski, Sejdinovic &
-Gretton 2014, Sec. 4; HSICAggInc's choice): for each pair, with K̃ = HKH and L̃ = HLH,
+The null is a wild bootstrap of the centred statistic on the full Grams (Chwialkowski,
+Sejdinovic & Gretton 2014, Sec. 4): the null agginc uses (Schrab et al. 2022), without
+its incomplete U-statistic, where Albert et al. permute. For each pair, with K̃ = HKH and
+L̃ = HLH,
 the statistic is Σ_{i≠j} K̃_ij L̃_ij / n² (HSIC_b without its diagonal, which no
 relabelling changes) and its replicates Σ_{i≠j} ε_i ε_j K̃_ij L̃_ij / n², ε i.i.d.
 Rademacher. All 1 + B1 + B2 sign vectors of all 25 pairs are quadratic forms of the
