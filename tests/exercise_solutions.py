@@ -355,7 +355,7 @@ SOLUTIONS.update({
 })
 
 
-def colliders(skeleton, separating):
+def colliders(skeleton, separating, *, backwards=False):
     p = skeleton.shape[0]
     arrow = np.zeros((p, p), dtype=int)
     for k in range(p):
@@ -363,22 +363,13 @@ def colliders(skeleton, separating):
         for a in range(len(neighbours)):
             for b in range(a + 1, len(neighbours)):
                 i, j = sorted((neighbours[a], neighbours[b]))
-                if not skeleton[i, j] and k not in separating[(i, j)]:
+                if not skeleton[i, j] and (k in separating[(i, j)]) == backwards:
                     arrow[i, k] = arrow[j, k] = 1
     return arrow
 
 
 def colliders_inverted(skeleton, separating):  # wrong: k in the separating set
-    p = skeleton.shape[0]
-    arrow = np.zeros((p, p), dtype=int)
-    for k in range(p):
-        neighbours = np.flatnonzero(skeleton[k])
-        for a in range(len(neighbours)):
-            for b in range(a + 1, len(neighbours)):
-                i, j = sorted((neighbours[a], neighbours[b]))
-                if not skeleton[i, j] and k in separating[(i, j)]:
-                    arrow[i, k] = arrow[j, k] = 1
-    return arrow
+    return colliders(skeleton, separating, backwards=True)
 
 
 SOLUTIONS.update({

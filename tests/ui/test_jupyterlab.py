@@ -196,7 +196,12 @@ def test_the_independence_notebook_runs_and_its_explorer_draws(page, lab):
 
 def test_the_conditional_independence_notebook_runs_and_its_explorer_draws(page, lab):
     run_all_cells(page, lab, "11_conditional_independence")
-    # the explorer near the end draws the chain's marginal plot and its two verdicts
+    conditional_explorer_drew(page, "replace None with one of ['reject', 'keep']")
+
+
+def conditional_explorer_drew(page, last_hint: str) -> None:
+    """The Conditional-independence explorer near the notebook's end drew the chain's
+    marginal plot and its verdict, and the last exercise's checker answered."""
     page.wait_for_function(
         "() => typeof Bokeh !== 'undefined' && Bokeh.documents.flatMap(d => "
         "[...d.all_models]).some(m => m.constructor.__name__ === 'Title' && "
@@ -204,8 +209,7 @@ def test_the_conditional_independence_notebook_runs_and_its_explorer_draws(page,
     expect(page.locator(".kmeviz-conditional").first).to_have_text("keep H0",
                                                                     timeout=120_000)
     expect(page.locator(".kmeviz-error")).to_have_count(0)
-    expect(page.get_by_text("replace None with one of ['reject', 'keep']").first).to_be_visible(
-        timeout=120_000)
+    expect(page.get_by_text(last_hint).first).to_be_visible(timeout=120_000)
 
 
 def test_the_learning_notebook_runs_and_its_explorer_draws(page, lab):
@@ -235,14 +239,4 @@ def test_the_time_series_notebook_runs_and_its_explorer_draws(page, lab):
 
 def test_the_causal_graph_notebook_runs_and_its_explorer_draws(page, lab):
     run_all_cells(page, lab, "14_causal_graphs")
-    # the explorer near the end: the chain's marginal plot and its verdict, then the
-    # count exercise's hint
-    page.wait_for_function(
-        "() => typeof Bokeh !== 'undefined' && Bokeh.documents.flatMap(d => "
-        "[...d.all_models]).some(m => m.constructor.__name__ === 'Title' && "
-        "String(m.text).startsWith('X → Z → Y: X against Y'))", timeout=300_000)
-    expect(page.locator(".kmeviz-conditional").first).to_have_text("keep H0",
-                                                                    timeout=120_000)
-    expect(page.locator(".kmeviz-error")).to_have_count(0)
-    expect(page.get_by_text("replace None with your number of DAGs").first).to_be_visible(
-        timeout=120_000)
+    conditional_explorer_drew(page, "replace None with your number of DAGs")
