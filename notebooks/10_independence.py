@@ -223,8 +223,8 @@ assert ((size["ci_high"] - size["ci_low"]) / 2).between(0.02, 0.035).all(), size
 # (`agginc`, [Schrab et al. 2022](https://arxiv.org/abs/2206.09194)): 25 bandwidth pairs
 # (λ = 2ⁱ times the median distance in exp(−d²/λ²), i = −2, …, 2, on each variable),
 # MMDAgg's level correction, and a wild bootstrap of the full centred Grams (agginc's
-# null, without its incomplete U-statistic). *Predict first:* which frequency is hardest for a Gaussian kernel at the
-# median heuristic (about 1.8 here)?
+# null, without its incomplete U-statistic). *Predict first:* which frequency is hardest
+# for a Gaussian kernel at the median heuristic (about 1.8 here)?
 
 # %%
 from kmeviz.experiments import sinusoid_power_table
@@ -239,7 +239,8 @@ power.pivot(index="test", columns="frequency", values="rate")
 # exp(−σ²ℓ²/2), about 0.0015 for σ = 1.8, ℓ = 2, and HSIC sees the term sin(ℓx) sin(ℓy)
 # through both kernels, weighed by the product of the two, about 2 · 10⁻⁶: the pattern is
 # smoothed away. HSICAgg's smallest bandwidth pair sees it: its λ = median/4 in
-# exp(−d²/λ²) is σ = λ/√2 ≈ 0.32, a weight of about 0.8 per variable, 0.66 for both. At ℓ = 4 the cells are finer still, and the two tests cannot be told apart: each
+# exp(−d²/λ²) is σ = λ/√2 ≈ 0.32, a weight of about 0.8 per variable, 0.66 for both.
+# At ℓ = 4 the cells are finer still, and the two tests cannot be told apart: each
 # rejects a few of the 40 draws, a difference within the sampling error of 40 draws
 # (the check below bounds it).
 

@@ -82,8 +82,6 @@ print(f"largest MMD²_u at σ = {best_mmd:.3g}; largest Ĵ at σ = {best_J:.3g}"
 # rejections over 40 fresh draws of 300 points a sample, at each of the two bandwidths.
 
 # %%
-from scipy import stats
-
 decisions = {"largest MMD²": [], "largest Ĵ": []}
 for r in range(40):
     g = np.random.default_rng(800 + r)
@@ -93,8 +91,8 @@ for r in range(40):
                                           n_resamples=199, rng=r).reject)
 hits = {name: int(sum(d)) for name, d in decisions.items()}
 # the same 40 draws for both: only the draws where the two decisions differ compare them
-only_J = sum(j and not m for m, j in zip(*decisions.values()))
-only_mmd = sum(m and not j for m, j in zip(*decisions.values()))
+only_J = sum(j and not m for m, j in zip(*decisions.values(), strict=True))
+only_mmd = sum(m and not j for m, j in zip(*decisions.values(), strict=True))
 mcnemar = stats.binomtest(only_J, only_J + only_mmd).pvalue  # exact McNemar test
 print("rejections in 40 draws:", hits, f"— discordant draws: {only_J} for Ĵ, {only_mmd} "
       f"for MMD²; McNemar p = {mcnemar:.2f}")

@@ -91,7 +91,7 @@ assert table["a ⫫ c"].tolist() == [False, False, True]
 # %%
 cpdags = {name: dag_to_cpdag(dag) for name, dag in shapes.items()}
 {name: ("directed: " + ", ".join(f"{'abc'[i]} → {'abc'[j]}" for i, j in zip(*np.nonzero(
-    g * (1 - g.T))))) if (g * (1 - g.T)).any() else "every edge undirected"
+    g * (1 - g.T)), strict=True))) if (g * (1 - g.T)).any() else "every edge undirected"
  for name, g in cpdags.items()}
 
 # %% tags=["check", "remove-cell"]
