@@ -207,12 +207,15 @@ def test_repeat_holds_the_budget(browser):
 STOP_SECONDS = 1 + 2 + 1
 #: what the server logs when it stops the work of a page that closed (apps/_jobs.py)
 STOPPED = "as its page closed"
+#: ... and what it logs when a view's computation is cancelled for the same reason
+VIEW_CANCELLED = "cancelled (its page closed)"
 
 
-def assert_closing_stops_it(start_work) -> None:
+def assert_closing_stops_it(start_work, logged: str = STOPPED) -> None:
     """``start_work(browser_url)`` opens a page whose job runs for long. Once the server is
     busy with it, the page closes; the server is idle within STOP_SECONDS and its log says
-    the work stopped because the page closed (work that ended by itself says nothing)."""
+    the work stopped because the page closed (``logged``; work that ended by itself says
+    nothing)."""
     with running_server(args=("--time-budget", "120")) as url:  # only the close stops it
         pid = server_pid(int(url.rsplit(":", 1)[1].strip("/")))
         page = start_work(url)
@@ -220,7 +223,7 @@ def assert_closing_stops_it(start_work) -> None:
         page.close()
         assert _idle_within(pid, STOP_SECONDS)
         deadline = time.monotonic() + 2.0
-        while not any(STOPPED in line for line in SERVER_LOGS[url]):
+        while not any(logged in line for line in SERVER_LOGS[url]):
             assert time.monotonic() < deadline, "the server did not log the work stopping"
             time.sleep(0.1)
 

@@ -4,13 +4,14 @@ another session, and closing the page stops the run."""
 
 from __future__ import annotations
 
+import re
 import time
 
 from playwright.sync_api import expect
 
-from .helpers import TIMEOUT, TITLE_MATCH_JS, show_tab
+from .helpers import TITLE_MATCH_JS, show_tab
 from .test_conditional_app import open_explorer, verdicts
-from .test_data_trust import assert_closing_stops_it
+from .test_data_trust import VIEW_CANCELLED, assert_closing_stops_it
 
 #: ten variables, dense, n = 2000: PC runs hundreds of KCI tests on 2000 rows (minutes)
 HEAVY = "?graph_nodes=10&graph_density=0.6&n=2000"
@@ -21,10 +22,20 @@ def open_graph(page, server_url: str, query: str) -> None:
     show_tab(page, "Causal graph (PC)")
 
 
+#: the graph's title once drawn: "PC with KCI: N tests, S of the true pattern's pairs differ"
+GRAPH_TITLE_JS = (
+    "() => Bokeh.documents.flatMap(d => [...d.all_models]).filter(m => "
+    "m.constructor.__name__ === 'Title' && String(m.text).startsWith('PC with KCI: '))"
+    ".map(m => String(m.text))")
+
+
 def test_the_graph_tab_draws_pc_against_the_true_graph(page, server_url):
     open_graph(page, server_url, "?graph_nodes=5&n=300")
     page.wait_for_function(TITLE_MATCH_JS, arg="PC with KCI: ", timeout=60_000)
-    page.wait_for_function(TITLE_MATCH_JS, arg="differ (SHD)", timeout=TIMEOUT)
+    title = page.evaluate(GRAPH_TITLE_JS)[0]
+    assert re.fullmatch(r"PC with KCI: \d+ tests, \d+ of the true pattern's pairs differ "
+                        r"\(SHD\)", title), title
+    expect(page.locator(".kmeviz-error")).to_have_count(0)
     expect(page.get_by_text("Traceback")).to_have_count(0)
 
 
@@ -44,4 +55,4 @@ def test_closing_the_page_stops_a_pc_run(browser):
         open_graph(page, url, HEAVY)
         return page
 
-    assert_closing_stops_it(heavy_graph)
+    assert_closing_stops_it(heavy_graph, logged=VIEW_CANCELLED)
