@@ -12,6 +12,7 @@ fork are dependent but conditionally independent; the collider is the reverse.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import panel as pn
 import param
 from kmeviz_apps._cache import shared_cache
@@ -26,7 +27,7 @@ from kmeviz.conditional_independence.api import (
     cross_validated_epsilon,
 )
 from kmeviz.conditional_independence.kci import default_kci_kernels
-from kmeviz.discovery import dag_to_cpdag, random_dag
+from kmeviz.discovery import PCResult, dag_to_cpdag, random_dag
 from kmeviz.discovery.graph import structural_hamming_distance
 from kmeviz.discovery.models import structural_sample
 from kmeviz.distributions.causal import LINKS, MARGINALLY_INDEPENDENT, STRUCTURES, causal_structure
@@ -64,6 +65,18 @@ def regression(data_key, epsilon: float):
     points = np.zeros((grid.size, Z.shape[1]))
     points[:, 0] = grid
     return rx, ry, grid, cme.expectation(X[:, 0], points)
+
+
+#: the columns of the table of removed edges
+REMOVED_COLUMNS = ["x", "y", "given", "level", "p_value"]
+
+
+def removed_by(result) -> pd.DataFrame:
+    """For each pair PC separated, the first of its tests that found them independent
+    (the one that removed the edge from the complete graph), in PC's order."""
+    first = result.tests[result.tests["independent"]].drop_duplicates(["x", "y"])
+    return first.assign(given=first["given"].map(lambda g: ", ".join(map(str, g)) or "∅"),
+                        p_value=first["p_value"].map(lambda p: f"{p:.3g}"))[REMOVED_COLUMNS]
 
 
 @shared_cache(maxsize=8)
@@ -126,8 +139,9 @@ class ConditionalExplorer(Explorer):
              "Z, the size (≈ α) where they do not."),
         Plot("graph_view", "Causal graph (PC)",
              "The PC algorithm on KCI, on a random non-linear model of k variables (n, "
-             "noise, seed and α as set): each edge of the graph it found coloured against "
-             "the true CPDAG — correct, wrongly oriented, extra; missing edges dashed."),
+             "noise, seed and α as set): the true DAG beside the graph PC found, each of "
+             "its edges coloured against the true CPDAG — correct, wrongly oriented, extra; "
+             "missing edges dashed — and the test that removed each absent edge."),
     )
 
     structure = param.Selector(default="chain", objects=list(STRUCTURES), label="structure")
@@ -237,9 +251,18 @@ class ConditionalExplorer(Explorer):
                                   float(self.alpha), float(self.epsilon))
         truth = dag_to_cpdag(dag)
         wrong = structural_hamming_distance(result.graph, truth)
-        return viz.causal_graph_plot(result, truth=truth, title=(
-            f"PC with KCI: {len(result.tests)} tests, {wrong} of the true pattern's pairs "
-            "differ (SHD)"))
+        found = viz.causal_graph_plot(  # SHD: the pairs whose edge differs from the truth's
+            result, truth=truth, title=f"PC with KCI: {len(result.tests)} tests, SHD {wrong}")
+        true_dag = PCResult(result.names, dag, result.tests.iloc[:0], {}, result.alpha)
+        graphs = [pn.pane.HoloViews(plot, sizing_mode="stretch_width") for plot in (
+            viz.causal_graph_plot(true_dag, title="The true DAG"), found)]
+        return pn.Column(
+            pn.Row(*graphs, sizing_mode="stretch_width"),
+            pn.pane.Markdown("**The test that removed each edge** (the first of the pair's "
+                             "tests with p > α)"),
+            pn.pane.DataFrame(removed_by(result), index=False, sizing_mode="stretch_width",
+                              max_rows=60),
+            sizing_mode="stretch_width")
 
     @param.depends("power_result")
     def power_view(self):
