@@ -259,8 +259,9 @@ def _majority(M, ci, sepsets, alpha, rows, tested, names):
     """``is_collider`` of the majority rule: the separating sets of i and j among all
     subsets of their neighbours in the skeleton (each test run once, its row added)."""
     if hasattr(ci, "prefetch"):  # every triple's tests at once, in threads
+        pairs = sorted({(i, j) for i, _, j in unshielded_triples(M)})  # one task a pair
         ci.prefetch([[(i, j, _subsets_of_neighbours(M, i, j, side), False)
-                      for side in (i, j)] for i, _, j in unshielded_triples(M)], alpha)
+                      for side in (i, j)] for i, j in pairs], alpha)
 
     def separating_sets(i, j):
         found = []

@@ -56,7 +56,8 @@ def kci_unconditional(Kx: np.ndarray, Ky: np.ndarray) -> tuple[float, float]:
 
 
 def _nbytes(value) -> int:
-    """The bytes of the arrays a cached value holds (its attributes, one level deep)."""
+    """The bytes of the arrays a cached value holds: an array, or those in its tuples and
+    its objects' attributes."""
     if isinstance(value, np.ndarray):
         return value.nbytes
     if isinstance(value, tuple):
