@@ -47,6 +47,7 @@ def check_residual_operator(function) -> Feedback:
                         "add εI before solving"),
     ]
     return _implementation(function, "residual", cases, truth, mistakes, rtol=1e-8,
+                           refused=("conditional_independence", "conditional"),
                            why="R_Z = I − K̃_Z(K̃_Z + εI)⁻¹ = ε(K̃_Z + εI)⁻¹: KCI's residual "
                                "operator is the CME's regression residual")
 

@@ -59,6 +59,7 @@ def check_colliders(function) -> Feedback:
     ]
     return _implementation(function, "collider orientation", cases,
                            [_arrowheads(*c) for c in cases], mistakes,
+                           refused=("discovery",),
                            why="when k did not separate i and j, k cannot be a chain or "
                                "fork node between them (those are separated by k), so "
                                "both edges point into k")

@@ -19,23 +19,30 @@ from ..kernels import GaussianKernel, median_heuristic
 from ..kernels.stein import SteinKernel
 from ..twosample import mmd2, mmd2_block, mmd2_linear, mmd_witness
 from ._feedback import Feedback
+from ._own_code import run_refusing_own_code
 from .embeddings import nystrom_data
 from .mmd import mmd_data
 from .stein_cme import cme_data, stein_data
 
 RTOL = 1e-6
+TWOSAMPLE = ("twosample",)  # kmeviz subpackages an answer may not call
+TESTS = ("twosample", "independence", "gof", "timeseries")
+STEIN = ("gof", "kernels.stein")
 
 
-def _call(function, args, name: str):
-    """The function's output as a float array, or a Feedback saying what went wrong."""
+def _call(function, args, name: str, refused: tuple[str, ...] = ()):
+    """The function's output as a float array, or a Feedback saying what went wrong
+    (among which: it ran kmeviz's own code of the subpackages ``refused``)."""
     if function is None:
         return Feedback(False, f"write {name} and pass the function itself (no brackets)")
     if not callable(function):
         return Feedback(False, f"pass the function {name}, got {type(function).__name__}")
-    try:
-        out = function(*args)
-    except Exception as exc:  # noqa: BLE001 - told to the student in one line
-        return Feedback(False, f"your function raised {type(exc).__name__}: {exc}")
+    out, error, entered = run_refusing_own_code(function, args, refused)
+    if entered:
+        return Feedback(False, f"your function calls kmeviz's own {entered[0]}: the "
+                        f"exercise is to write the {name} yourself (numpy is enough)")
+    if error is not None:
+        return Feedback(False, f"your function raised {type(error).__name__}: {error}")
     if out is None:
         return Feedback(False, "your function returns None: end it with return …")
     try:
@@ -45,18 +52,19 @@ def _call(function, args, name: str):
 
 
 def _implementation(function, name: str, cases, truth, mistakes=(), why: str = "",
-                    rtol: float = RTOL, view=None) -> Feedback:
+                    rtol: float = RTOL, view=None, refused: tuple[str, ...] = ()) -> Feedback:
     """Run ``function`` on each of ``cases`` (argument tuples); right when it matches
     ``truth(*case)`` (or ``truth[i]``, kmeviz's answers computed beforehand) on all of
     them, both seen through ``view(case, output)`` when given.
     ``mistakes`` are (wrong implementation, hint): the first one the output matches gives
-    its hint."""
+    its hint. A function that runs code of kmeviz's subpackages ``refused`` (or of
+    ``kmeviz.exercises``) is refused, whatever it returns."""
     def seen(case, output):
         output = np.asarray(output, dtype=float)
         return output if view is None else np.asarray(view(case, output), dtype=float)
 
     for index, case in enumerate(cases):
-        out = _call(function, case, name)
+        out = _call(function, case, name, refused)
         if isinstance(out, Feedback):
             return out
         expected = np.asarray(truth[index] if isinstance(truth, list) else truth(*case),
@@ -99,7 +107,7 @@ def check_mmd2_from_grams(function) -> Feedback:
          "sums, not means: divide each block by its number of pairs (m², n², mn)"),
     ]
     cases, truth = _gram_cases()
-    return _implementation(function, "biased MMD²", cases, truth, mistakes,
+    return _implementation(function, "biased MMD²", cases, truth, mistakes, refused=TWOSAMPLE,
                            why="three means of three Gram blocks, O(n²) in all")
 
 
@@ -111,7 +119,7 @@ def check_permutation_test_function(function) -> Feedback:
 
     X = np.random.default_rng(11).standard_normal((30, 2))
     Y = np.random.default_rng(12).standard_normal((30, 2)) + 5.0  # 5 SD away
-    p = _call(function, (X, Y, mean_gap, 99, 0), "permutation_test")
+    p = _call(function, (X, Y, mean_gap, 99, 0), "permutation_test", TESTS)
     if isinstance(p, Feedback):
         return p
     if p.shape != ():
@@ -126,7 +134,8 @@ def check_permutation_test_function(function) -> Feedback:
     if not np.isclose(p, 1 / 100):
         return Feedback(False, "with B = 99 and samples this far apart, no permutation "
                         "reaches T: p should be the smallest possible value, 1/(1 + B)")
-    tied = _call(function, (X, Y, lambda A, B: 1.0, 99, 0), "permutation_test")
+    tied = _call(function, (X, Y, lambda A, B: 1.0, 99, 0), "permutation_test",
+                  TESTS)
     if isinstance(tied, Feedback):
         return tied
     if not np.isclose(tied, 1.0):
@@ -136,7 +145,7 @@ def check_permutation_test_function(function) -> Feedback:
     p_values = []
     for seed in range(30):
         value = _call(function, (same[:20], same[20:], mean_gap, 49, seed),
-                      "permutation_test")
+                      "permutation_test", TESTS)
         if isinstance(value, Feedback):
             return value
         p_values.append(float(value))
@@ -162,6 +171,7 @@ def check_nystrom_weights(function) -> Feedback:
     mistakes = [(lambda a, b: np.linalg.pinv(a, hermitian=True) @ b.sum(axis=1),
                  "the empirical embedding is an average: divide by n")]
     return _implementation(function, "Nyström weights", cases, truth, mistakes, rtol=1e-5,
+                           refused=("embeddings",),
                            view=lambda case, alpha: case[0] @ alpha,
                            why="the weights of the projection of μ̂ on the landmarks' span")
 
@@ -177,7 +187,8 @@ def check_effective_dimension_function(function) -> Feedback:
                 (lambda s, lam: float(np.sum(s > lam)),
                  "that counts the eigenvalues above λ; N(λ) weighs each by νᵢ/(νᵢ + λ)")]
     return _implementation(function, "effective dimension", cases,
-                           lambda s, lam: effective_dimension(s, lam), mistakes)
+                           lambda s, lam: effective_dimension(s, lam), mistakes,
+                           refused=("embeddings",))
 
 
 def _stein_gaussian(X, Y, score_X, score_Y, sigma, trace=True, sign=1.0):
@@ -205,7 +216,7 @@ def check_stein_kernel_gaussian(function) -> Feedback:
                  "∇ₓ k = −∇ᵧ k for a radial kernel")]
     truth = [SteinKernel(GaussianKernel(case[4]), target).gram(case[0], case[1])
              for case in cases]
-    return _implementation(function, "Stein kernel", truth=truth, cases=cases,
+    return _implementation(function, "Stein kernel", truth=truth, cases=cases, refused=STEIN,
                            mistakes=mistakes,
                            why="four terms, each from the score or from a derivative of k; "
                            "its mean under p is zero")
@@ -222,7 +233,7 @@ def check_ksd2_unbiased_from_stein_gram(function) -> Feedback:
     mistakes = [(lambda H: H.mean(), "that is the V-statistic: leave out the diagonal i = j"),
                 (lambda H: (H.sum() - np.trace(H)) / len(H) ** 2,
                  "n(n − 1) off-diagonal terms remain: divide by that, not by n²")]
-    return _implementation(function, "unbiased KSD²", cases, truth, mistakes)
+    return _implementation(function, "unbiased KSD²", cases, truth, mistakes, refused=STEIN)
 
 
 def check_cme_weights(function) -> Feedback:
@@ -239,7 +250,8 @@ def check_cme_weights(function) -> Feedback:
 
     mistakes = [(lambda K, kx, lam: np.linalg.solve(K + lam * np.eye(len(K)), kx),
                  "the regulariser is nλ: the objective averages its n squared errors")]
-    return _implementation(function, "CME weights", cases, truth, mistakes, rtol=1e-5)
+    return _implementation(function, "CME weights", cases, truth, mistakes, rtol=1e-5,
+                           refused=("conditional",))
 
 
 def _paired_gaussian(sigma: float = 1.0):
@@ -261,7 +273,8 @@ def check_linear_mmd2(function) -> Feedback:
     mistakes = [(overlapping, "use disjoint pairs (x₁, x₂), (x₃, x₄), …: overlapping pairs "
                               "make the terms dependent")]
     return _implementation(function, "linear-time MMD²", cases,
-                           lambda A, B, kf: mmd2_linear(A, B, GaussianKernel(1.0)), mistakes)
+                           lambda A, B, kf: mmd2_linear(A, B, GaussianKernel(1.0)), mistakes,
+                           refused=TWOSAMPLE)
 
 
 def check_block_mmd2(function) -> Feedback:
@@ -280,7 +293,7 @@ def check_block_mmd2(function) -> Feedback:
                                 "(estimator='unbiased'): the biased floor would add up")]
     return _implementation(function, "B-test statistic", cases,
                            lambda A, B, kern, size: mmd2_block(A, B, kern, block_size=size),
-                           mistakes)
+                           mistakes, refused=("twosample.mmd.mmd2_block",))
 
 
 def check_witness_function(function) -> Feedback:
@@ -294,7 +307,8 @@ def check_witness_function(function) -> Feedback:
                 (lambda A, B, kern, P: kern(P, B).mean(1) - kern(P, A).mean(1),
                  "the witness is μ̂_X − μ̂_Y: positive where X has more mass")]
     return _implementation(function, "witness", cases,
-                           lambda A, B, kern, P: mmd_witness(A, B, kern, P), mistakes)
+                           lambda A, B, kern, P: mmd_witness(A, B, kern, P), mistakes,
+                           refused=TWOSAMPLE)
 
 
 def check_median_heuristic_function(function) -> Feedback:
@@ -313,4 +327,5 @@ def check_median_heuristic_function(function) -> Feedback:
                                         ** 2),
                  "that is a median of squared distances: σ is a distance")]
     return _implementation(function, "median heuristic", cases,
-                           lambda A, B: median_heuristic(A, B), mistakes)
+                           lambda A, B: median_heuristic(A, B), mistakes,
+                           refused=("kernels.radial",))

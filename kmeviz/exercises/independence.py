@@ -48,6 +48,7 @@ def check_hsic_b_from_grams(function) -> Feedback:
         (over_n_minus_1, "the biased (V-statistic) HSIC divides by n², not (n − 1)²"),
     ]
     return _implementation(function, "biased HSIC", cases, truth, mistakes,
+                           refused=("independence",),
                            why="two centrings and one trace: HSIC_b is the squared norm of "
                                "the empirical cross-covariance operator")
 

@@ -41,6 +41,7 @@ def check_power_criterion(function) -> Feedback:
                  "that is MMD²_u alone: the criterion divides it by its standard deviation "
                  "under H1, σ̂_H1")]
     return _implementation(function, "criterion", cases, _criterion, mistakes, rtol=1e-6,
+                           refused=("twosample",),
                            why="the test's power is ≈ Φ(√n MMD²/σ_H1 − c/(√n σ_H1)); for "
                                "large n only the ratio MMD²/σ_H1 matters")
 
@@ -73,6 +74,7 @@ def check_cross_mmd(function) -> Feedback:
                  "that is x̂MMD² itself: divide by its estimated standard deviation "
                  "√(var g(X₁)/n₁ + var g(Y₁)/m₁) so that the null is 𝒩(0, 1)")]
     return _implementation(function, "cross-MMD", cases, _cross, mistakes, rtol=1e-8,
+                           refused=("twosample",),
                            why="g(x₁ᵢ) are independent given the second halves, so their "
                                "mean difference is asymptotically normal: no permutations")
 

@@ -49,6 +49,7 @@ def check_multiplier_process(function) -> Feedback:
     ]
     return _implementation(function, "multiplier process", cases,
                            [truth(*c) for c in cases], mistakes,
+                           refused=("timeseries",),
                            why="an AR(1) process of unit variance and correlation "
                                "e^(−|s−t|/ℓ): its products W_i W_j weigh pairs of rows "
                                "about as much as the data's own serial dependence does")
