@@ -55,6 +55,8 @@ def free_port() -> int:
 
 #: the last LOG_LINES lines each running server printed, by URL
 SERVER_LOGS: dict[str, collections.deque] = {}
+#: each running server's process (its group holds the --num-procs children)
+SERVER_PROCESSES: dict[str, subprocess.Popen] = {}
 LOG_LINES = 120
 
 
@@ -107,11 +109,34 @@ def running_server(*, timeout: float = 60.0, args: tuple = (), command: tuple | 
         # keep reading the server's log (a full pipe would block the server's writes); its
         # tail is shown with a failed browser test (tests/ui/conftest.py)
         log = SERVER_LOGS[url] = collections.deque(printed.splitlines(), maxlen=LOG_LINES)
+        SERVER_PROCESSES[url] = proc
         threading.Thread(target=_follow, args=(proc.stdout, log), daemon=True).start()
         yield url
     finally:  # the server and the processes it forked (--num-procs), none left running
+        SERVER_PROCESSES.pop(url, None)
         _signal_group(proc, signal.SIGTERM)
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             _signal_group(proc, signal.SIGKILL)
+
+
+def wait_until_idle(url: str, *, busy_share: float = 0.15, window: float = 0.5,
+                    timeout: float = 90.0) -> float:
+    """Wait until the server at ``url`` uses less than ``busy_share`` of one core over
+    ``window`` seconds; return the seconds waited. Raises AssertionError (naming the wait)
+    when it is still busy after ``timeout``: work that outlived its page."""
+    import psutil
+
+    process = psutil.Process(SERVER_PROCESSES[url].pid)
+    start = time.monotonic()
+    while True:
+        tree = [process, *process.children(recursive=True)]
+        before = sum(sum(p.cpu_times()[:2]) for p in tree if p.is_running())
+        time.sleep(window)
+        after = sum(sum(p.cpu_times()[:2]) for p in tree if p.is_running())
+        if after - before < busy_share * window:
+            return time.monotonic() - start
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"the server at {url} was still busy {timeout:.0f} s after "
+                                 "the previous test: work outlived its page")

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from ..browser import CHROMIUM, CHROMIUM_ARGS, SERVER_LOGS, running_server
+from ..browser import CHROMIUM, CHROMIUM_ARGS, SERVER_LOGS, running_server, wait_until_idle
 
 # Titles of every Bokeh plot in the page (Bokeh draws them on a canvas, not in the DOM).
 BOKEH_TITLES_JS = """() => {
@@ -55,10 +55,21 @@ def browser_type_launch_args(browser_type_launch_args):
 
 
 @pytest.fixture(scope="session")
-def server_url():
+def shared_server():
     """``python -m kmeviz_apps serve`` on a free loopback port, for the whole session."""
     with running_server() as url:
         yield url
+
+
+@pytest.fixture
+def server_url(shared_server, request):
+    """The shared server's URL once it is idle: a test starts on a quiet server whatever
+    the one before it left running (a wait longer than 90 s fails, naming the leftover
+    work); a wait over 2 s is printed, so CI's log shows which test left work behind."""
+    waited = wait_until_idle(shared_server)
+    if waited > 2:
+        print(f"\n[{request.node.name}] waited {waited:.1f} s for the shared server to idle")
+    return shared_server
 
 
 @pytest.fixture
