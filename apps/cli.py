@@ -3,7 +3,8 @@
 [--prefix /PATH] [--basic-auth PASSWORD|FILE] [--cookie-secret S] [--admin [--admin-user N]]
 [--warm] [--reuse-sessions] [--oauth-provider P --oauth-key K --oauth-secret S ...]`` and
 ``kmeviz reproduce list | all | NAME [--quick] [--out DIR] [--rng SEED] [--workers N]`` and
-``kmeviz compare FILE [FILE2] [--group COL --groups A B] ...`` (``compare_cli``)."""
+``kmeviz compare FILE [FILE2] [--group COL --groups A B] ...`` (``compare_cli``) and
+``kmeviz course student|instructor|grade DIR`` (``course_cli``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import importlib.util
 import json
 import sys
 
-from kmeviz_apps import compare_cli, discover_cli
+from kmeviz_apps import compare_cli, course_cli, discover_cli
 
 from kmeviz.config import usable_cores
 from kmeviz.loading.files import UPLOAD_LIMITS
@@ -181,11 +182,14 @@ def main(argv=None) -> int:
                           "symbolic link)")
     compare_cli.add_parser(sub)
     discover_cli.add_parser(sub)
+    course_cli.add_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "compare":
         return compare_cli.main(args)
     if args.command == "discover":
         return discover_cli.main(args)
+    if args.command == "course":
+        return course_cli.run(args)
     if args.command == "reproduce":  # imported here: serve needs none of it, and back
         from kmeviz_apps.reproduce import main as reproduce_main
 

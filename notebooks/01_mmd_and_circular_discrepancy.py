@@ -475,7 +475,7 @@ assert explorer.failures() == {} and explorer.n_frequencies == 256
 # **1.** With `X, Y = mmd_data()` (two samples of 200 points: 𝒩(0, I₂) and 𝒩((0.5, 0),
 # I₂)), compute the biased MMD² with a Gaussian kernel of bandwidth 1.
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import (
     check_mmd2,
     check_narrow_kernel_floor,
@@ -495,7 +495,7 @@ check_mmd2(answer)
 # the *same* law. What does that tell you about ranking bandwidths by the raw biased
 # value?
 
-# %%
+# %% tags=["exercise"]
 answer = None  # your predicted biased MMD² at σ = 0.1
 check_narrow_kernel_floor(answer)
 
@@ -504,7 +504,7 @@ check_narrow_kernel_floor(answer)
 # sign of the witness f̂ = μ̂_X − μ̂_Y (σ = 1) at the origin, and at (3, 0). Then compute
 # f̂ at the origin with `K.mmd_witness(X, Y, K.GaussianKernel(1.0), np.zeros((1, 2)))`.
 
-# %%
+# %% tags=["exercise"]
 answer = None  # the witness at the origin (one number)
 check_witness_at_origin(answer)
 
@@ -514,7 +514,7 @@ check_witness_at_origin(answer)
 # Kxx = [k(xᵢ, xⱼ)], Kyy and Kxy (section 3's formula, with means). The checker runs your
 # function on two pairs of samples and compares it with `K.mmd2`.
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_mmd2_from_grams
 
 
@@ -524,3 +524,48 @@ def answer(Kxx, Kyy, Kxy):
 
 
 check_mmd2_from_grams(answer)
+
+# %% [markdown]
+# ## Problems
+# Derivations to do on paper, one step at a time; the instructor edition of the course has the
+# worked solutions.
+#
+# **P1. The biased estimate's floor.** Write $\mathrm{MMD}^2(P, Q) = \|\mu_P - \mu_Q\|^2$ as
+# $\mathbb{E}\,k(X, X') + \mathbb{E}\,k(Y, Y') - 2\,\mathbb{E}\,k(X, Y)$ and show that the biased
+# estimate of §3, from samples of $n_X$ and $n_Y$ points, has expectation
+#
+# $$
+# \mathbb{E}\,\widehat{\mathrm{MMD}}{}^2_b = \mathrm{MMD}^2 + \frac{\mathbb{E}\,k(X, X) -
+# \mathbb{E}\,k(X, X')}{n_X} + \frac{\mathbb{E}\,k(Y, Y) - \mathbb{E}\,k(Y, Y')}{n_Y}.
+# $$
+#
+# What does it tend to for a Gaussian kernel whose bandwidth tends to 0, whatever $P$ and $Q$?
+#
+# **P2. MMD as an average of circular discrepancies.** Using Bochner's theorem, $k(x, y) = \int
+# e^{i\omega^\top (x - y)}\,d\Lambda(\omega)$ with $\Lambda = \mathcal{N}(0, \sigma^{-2} I)$ for
+# the Gaussian kernel, show $\mathrm{MMD}^2 = \int |\varphi_P(\omega) -
+# \varphi_Q(\omega)|^2\,d\Lambda(\omega)$, with $\varphi$ the characteristic function, and read
+# $|\varphi_P(\omega) - \varphi_Q(\omega)|$ as a distance between two points of the plane built
+# from the samples wrapped on the unit circle (§6).
+
+# %% [markdown] tags=["solution"]
+# ### Solutions (instructor edition)
+# **P1.** By the reproducing property $\langle \mu_P, \mu_Q \rangle = \mathbb{E}\,k(X, Y)$, so
+# expanding the square gives the three terms. Of the $n_X^2$ terms of $\frac{1}{n_X^2}\sum_{i,j}
+# k(x_i, x_j)$, $n_X$ lie on the diagonal, each with mean $\mathbb{E}\,k(X, X)$, and $n_X(n_X-1)$
+# off it, each with mean $\mathbb{E}\,k(X, X')$; so its expectation is $\mathbb{E}\,k(X, X') +
+# (\mathbb{E}\,k(X, X) - \mathbb{E}\,k(X, X'))/n_X$. The same holds for $Y$, and the cross term
+# is unbiased. For a Gaussian kernel $k(x, x) = 1$ and $\mathbb{E}\,k(X, X') \to 0$ as the
+# bandwidth tends to 0, so the expectation tends to $1/n_X + 1/n_Y$ whatever $P$ and $Q$: the
+# floor of exercise 2.
+#
+# **P2.** $\mathbb{E}\,k(X, Y) = \int \mathbb{E}\,e^{i\omega^\top
+# X}\,\overline{\mathbb{E}\,e^{i\omega^\top Y}}\,d\Lambda = \int \varphi_P
+# \overline{\varphi_Q}\,d\Lambda$ (Fubini; the integrand is bounded). The three terms combine to
+# $\int (|\varphi_P|^2 + |\varphi_Q|^2 - 2\,\mathrm{Re}\,\varphi_P\overline{\varphi_Q})\,d\Lambda
+# = \int |\varphi_P - \varphi_Q|^2\,d\Lambda$. For one $\omega$, $e^{i\omega^\top x} = (\cos
+# \omega^\top x, \sin \omega^\top x)$ is the projection $\omega^\top x$ wrapped on the unit
+# circle, and $\varphi_P(\omega)$ the mean of the wrapped points: $|\varphi_P(\omega) -
+# \varphi_Q(\omega)|^2$ is the squared distance between the two samples' means on the circle, the
+# circular discrepancy. Averaging it over $L$ draws $\omega_\ell \sim \Lambda$ is FastMMD's
+# estimate (Zhao & Meng, Alg. 1).

@@ -374,7 +374,7 @@ assert explorer.failures() == {} and (explorer.epsilon, explorer.n) == (4.0, 300
 # MMD test with a Gaussian kernel of bandwidth 1, the permutation null, B = 999 and
 # `rng=0`. What is its p-value? (Try all 200 points too: why is the p-value then 1/1000?)
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import (
     check_gamma_size_small_n,
     check_permutation_p_value,
@@ -391,7 +391,7 @@ check_permutation_p_value(answer)
 # 0.06. Predict: is that evidence that its level is wrong? Then compute the upper end of
 # the 95 % confidence interval of its type-I error.
 
-# %%
+# %% tags=["exercise"]
 answer = None  # the upper end of the interval
 check_size_interval_upper(answer)
 
@@ -402,7 +402,7 @@ check_size_interval_upper(answer)
 # `rejection_rates(null_sampler(30), {"gamma": {"kernel": K.GaussianKernel(0.2),
 # "null": "gamma"}}, n_repeats=200, rng=4)` and read `.rate`.
 
-# %%
+# %% tags=["exercise"]
 answer = None  # the measured rejection rate
 check_gamma_size_small_n(answer)
 
@@ -414,7 +414,7 @@ check_gamma_size_small_n(answer)
 # of the pooled sample (`np.random.default_rng(rng)`). The checker tries samples far apart,
 # a constant statistic and samples of one law.
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_permutation_test_function
 
 
@@ -424,3 +424,36 @@ def answer(X, Y, statistic, n_resamples, rng):
 
 
 check_permutation_test_function(answer)
+
+# %% [markdown]
+# ## Problems
+# Derivations to do on paper, one step at a time; the instructor edition of the course has the
+# worked solutions.
+#
+# **P1. Why the permutation test is exact.** Under $H_0$ the pooled sample is exchangeable. Show
+# that the p-value $p = (1 + \#\{b : T_b \ge T\})/(1 + B)$ of §3 satisfies $\Pr(p \le \alpha) \le
+# \alpha$ for every $n$, every $B$ and every $\alpha \in (0, 1)$.
+#
+# **P2. Why the null is not normal.** Write $\widehat{\mathrm{MMD}}{}^2_u$ ($n_X = n_Y = n$) as a
+# U-statistic $\frac{1}{n(n-1)}\sum_{i \ne j} h(z_i, z_j)$ of the pairs $z_i = (x_i, y_i)$, with
+# $h(z, z') = k(x, x') + k(y, y') - k(x, y') - k(x', y)$. Compute its first projection $h_1(z) =
+# \mathbb{E}\,h(z, Z')$ and show that $h_1 \equiv 0$ when $P = Q$. What does that imply for the
+# order of its variance under $H_0$, and for the scale at which it has a limit?
+
+# %% [markdown] tags=["solution"]
+# ### Solutions (instructor edition)
+# **P1.** Let $T_0 = T$ and $T_1, \dots, T_B$ the permuted statistics. Given the pooled values
+# (as a multiset), every arrangement is equally likely under $H_0$, so $(T_0, \dots, T_B)$ is
+# exchangeable and the rank of $T_0$ among them is uniform (ties broken at random). Now $p \le
+# \alpha$ requires at most $\lfloor \alpha(B + 1) \rfloor - 1$ of the $T_b$ to reach $T_0$, i.e.
+# $T_0$ among the $\lfloor \alpha(B+1) \rfloor$ largest, which has probability at most $\lfloor
+# \alpha(B + 1) \rfloor/(B + 1) \le \alpha$; counting ties as $T_b \ge T$ only makes $p$ larger.
+#
+# **P2.** $h_1(z) = \mu_P(x) + \mu_Q(y) - \mu_Q(x) - \mu_P(y)$, which vanishes when $\mu_P =
+# \mu_Q$. By Hoeffding's decomposition $\mathrm{Var}\,U =
+# \frac{4(n-2)}{n(n-1)}\mathrm{Var}\,h_1(Z) + \frac{2}{n(n-1)}\mathrm{Var}\,h$: under $H_0$ the
+# first term is zero, the variance is $O(1/n^2)$, and $n\,\widehat{\mathrm{MMD}}{}^2_u$ (not
+# $\sqrt{n}$ times it) has a limit, the weighted sum $\sum_\ell \nu_\ell (z_\ell^2 - 2)$ of
+# centred chi-squares (Gretton et al. 2012, Thm 12) that the Gamma and spectral nulls
+# approximate. Under $H_1$, $h_1 \ne 0$ and the statistic is asymptotically normal at scale
+# $\sqrt{n}$ (notebook 12).

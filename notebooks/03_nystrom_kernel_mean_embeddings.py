@@ -369,7 +369,7 @@ assert explorer.failures() == {} and explorer.m_view == 30
 # **1.** With `mixture, X, kernel = nystrom_data()`, fit a Nyström KME with m = 50
 # landmarks and `rng=0`. What is the sum of its weights α? (Why need it not be 1?)
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import (
     LANDMARK_COUNTS,
     check_landmarks_for_error,
@@ -388,7 +388,7 @@ check_weight_sum(answer)
 # the smallest whose Nyström KME (`rng=0`) has an exact error `mixture.error_of(...)`
 # below 0.02; then compute the errors and explain why the smaller counts miss.
 
-# %%
+# %% tags=["exercise"]
 print("candidates:", LANDMARK_COUNTS)
 answer = None  # one of them
 check_landmarks_for_error(answer)
@@ -400,7 +400,7 @@ check_landmarks_for_error(answer)
 # with the n points (`np.linalg.pinv` is the pseudo-inverse). The checker compares the
 # embedding your weights give with `K.NystromKME`'s.
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_nystrom_weights
 
 
@@ -410,3 +410,32 @@ def answer(K_mm, K_mn):
 
 
 check_nystrom_weights(answer)
+
+# %% [markdown]
+# ## Problems
+# Derivations to do on paper, one step at a time; the instructor edition of the course has the
+# worked solutions.
+#
+# **P1. The Nyström weights.** Among the functions $\sum_j \alpha_j k(z_j, \cdot)$ of the
+# landmarks' span, find the one nearest to $\hat\mu = \frac1n \sum_i k(x_i, \cdot)$: show that
+# every minimiser solves $K_{mm}\alpha = \frac1n K_{mn}\mathbf{1}$, that $\alpha = \frac1n
+# K_{mm}^{+} K_{mn}\mathbf{1}$ is one, and that all minimisers give the same function (Chatalic
+# et al. 2022, Eq. 5).
+#
+# **P2. Its error.** Show that $\|\hat\mu - P_m\hat\mu\|^2 = \frac{1}{n^2}\mathbf{1}^\top(K_{nn} -
+# K_{nm}K_{mm}^{+}K_{mn})\mathbf{1}$, and that adding a landmark never increases it.
+
+# %% [markdown] tags=["solution"]
+# ### Solutions (instructor edition)
+# **P1.** $\|\hat\mu - \sum_j \alpha_j k(z_j, \cdot)\|^2 = \|\hat\mu\|^2 - \frac2n \alpha^\top
+# K_{mn}\mathbf{1} + \alpha^\top K_{mm}\alpha$, a convex quadratic in $\alpha$ whose gradient
+# vanishes when $K_{mm}\alpha = \frac1n K_{mn}\mathbf{1}$. The right side lies in the range of
+# $K_{mm}$ (it is $K_{mn}$ applied to a vector, and $K_{mn}$'s columns are in that range for a
+# PSD kernel matrix of landmarks and points), so the pseudo-inverse solves it. Two solutions
+# differ by $c \in \ker K_{mm}$, and $\|\sum_j c_j k(z_j, \cdot)\|^2 = c^\top K_{mm} c = 0$: the
+# function is the same.
+#
+# **P2.** Put the minimiser back: $\|\hat\mu\|^2 - \alpha^\top K_{mm}\alpha =
+# \frac{1}{n^2}\mathbf{1}^\top K_{nn}\mathbf{1} - \frac{1}{n^2}\mathbf{1}^\top
+# K_{nm}K_{mm}^{+}K_{mn}\mathbf{1}$. A landmark more makes the span larger, and the distance to a
+# larger subspace is no larger (the old best function is still available).

@@ -301,7 +301,7 @@ assert explorer.failures() == {} and (explorer.d, explorer.n) == (10, 1000)
 # **1.** With `mixture, X, kernel = nystrom_data()`, compute the effective dimension
 # N(λ) at λ = 10⁻³ of the Gram spectrum of the first 500 points.
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import (
     check_effective_dimension,
     check_halving_effective_dimension,
@@ -317,7 +317,7 @@ check_effective_dimension(answer)
 # of them). Predict N(λ) at λ = 0.01 by counting the eigenvalues above λ, then compute it
 # exactly with `K.effective_dimension`. Is your count above or below, and why?
 
-# %%
+# %% tags=["exercise"]
 answer = None  # N(0.01) of the halving spectrum
 check_halving_effective_dimension(answer)
 
@@ -326,7 +326,7 @@ check_halving_effective_dimension(answer)
 # **3. Implement.** Write N(λ) = Σᵢ νᵢ/(νᵢ + λ) from an array of eigenvalues and
 # one λ, and say in a sentence what each term counts.
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_effective_dimension_function
 
 
@@ -336,3 +336,34 @@ def answer(eigenvalues, lam):
 
 
 check_effective_dimension_function(answer)
+
+# %% [markdown]
+# ## Problems
+# Derivations to do on paper, one step at a time; the instructor edition of the course has the
+# worked solutions.
+#
+# **P1. Effective dimension from the spectrum.** With $\nu_1 \ge \nu_2 \ge \dots$ the eigenvalues
+# of $K/n$, show that $\mathcal{N}(\lambda) = \mathrm{tr}\,K(K + n\lambda I)^{-1} = \sum_i
+# \nu_i/(\nu_i + \lambda)$, that it decreases in $\lambda$, lies below the rank of $K$, and is
+# close to $\#\{i : \nu_i > \lambda\}$ when the spectrum has a wide gap around $\lambda$.
+#
+# **P2. Two decays.** Show $\mathcal{N}(\lambda) = O(\lambda^{-1/b})$ for $\nu_i = i^{-b}$ ($b >
+# 1$) and $\mathcal{N}(\lambda) = O(\log(1/\lambda))$ for $\nu_i = e^{-ci}$. Which describes a
+# Gaussian kernel on a bounded domain, and what does it say about the landmark count of §3?
+
+# %% [markdown] tags=["solution"]
+# ### Solutions (instructor edition)
+# **P1.** $K/n = U\,\mathrm{diag}(\nu)\,U^\top$, so $K(K + n\lambda I)^{-1} =
+# U\,\mathrm{diag}(\nu_i/(\nu_i + \lambda))\,U^\top$, whose trace is the sum. Each term lies in
+# $[0, 1)$ and is zero when $\nu_i = 0$, so $\mathcal{N}$ is below the rank;
+# $\frac{d}{d\lambda}\mathcal{N} = -\sum_i \nu_i/(\nu_i + \lambda)^2 < 0$. A term is near 1 when
+# $\nu_i \gg \lambda$ and near $\nu_i/\lambda \approx 0$ when $\nu_i \ll \lambda$, hence the
+# count.
+#
+# **P2.** Split at $i^* = \lambda^{-1/b}$: the first $i^*$ terms add at most $i^*$, the rest at
+# most $\frac1\lambda\int_{i^*}^\infty t^{-b}dt = \frac{(i^*)^{1-b}}{(b-1)\lambda} =
+# \frac{\lambda^{-1/b}}{b-1}$. For $\nu_i = e^{-ci}$ split at $i^* = \log(1/\lambda)/c$: the tail
+# adds at most $\frac{e^{-ci^*}}{\lambda(1 - e^{-c})} = \frac{1}{1 - e^{-c}}$. The Gaussian
+# kernel's spectrum decays (at least) exponentially on a bounded domain, so
+# $\mathcal{N}(\lambda)$ grows like $\log (1/\lambda)$: the landmark count of Thm 4.1,
+# proportional to $\mathcal{N}(\lambda)$ up to logs, stays small, as the spectra of §2 show.

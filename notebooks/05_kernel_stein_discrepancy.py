@@ -352,7 +352,7 @@ assert explorer.failures() == {} and explorer.sampler == "Laplace (unit variance
 # **1.** With `target, same, laplace = stein_data()`, compute the V-statistic KSD² of the
 # Laplace sample against the target with the IMQ kernel (c = 1, β = −½).
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_close_modes_p_value, check_ksd2, stein_data
 
 target, same, laplace = stein_data()
@@ -365,7 +365,7 @@ check_ksd2(answer)
 # 0.9 and 0.1. Predict whether the KSD test (IMQ kernel, `rng=0`) now rejects, then run
 # it and give its p-value. Why does it differ from section 7?
 
-# %%
+# %% tags=["exercise"]
 answer = None  # the p-value
 check_close_modes_p_value(answer)
 
@@ -376,7 +376,7 @@ check_close_modes_p_value(answer)
 # scores ∇ log p and σ. Derive ∇ₓk, ∇ᵧk and tr ∇ₓ∇ᵧk first. The checker compares with
 # `K.SteinKernel(K.GaussianKernel(sigma), target).gram(X, Y)`.
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_stein_kernel_gaussian
 
 
@@ -392,7 +392,7 @@ check_stein_kernel_gaussian(answer)
 # **4. Implement.** From a Stein Gram matrix H = [h_p(xᵢ, xⱼ)], write the unbiased
 # KSD² (a U-statistic). Which terms does it leave out, and why is it unbiased?
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_ksd2_unbiased_from_stein_gram
 
 
@@ -402,3 +402,40 @@ def answer(H):
 
 
 check_ksd2_unbiased_from_stein_gram(answer)
+
+# %% [markdown]
+# ## Problems
+# Derivations to do on paper, one step at a time; the instructor edition of the course has the
+# worked solutions.
+#
+# **P1. Stein's identity.** For a smooth density $p$ on $\mathbb{R}^d$ with score $s_p = \nabla
+# \log p$ and a smooth $f : \mathbb{R}^d \to \mathbb{R}^d$ with $p f \to 0$ at infinity, show
+# $\mathbb{E}_p[s_p(X)^\top f(X) + \nabla\cdot f(X)] = 0$.
+#
+# **P2. The Stein kernel.** For $f$ in $\mathcal{H}^d$, write $s_p^\top f + \nabla\cdot f$ at $x$
+# as $\langle f, \xi_x \rangle$ and deduce that $\mathrm{KSD}^2(q) = \sup_{\|f\| \le
+# 1}(\mathbb{E}_q[s_p^\top f + \nabla\cdot f])^2 = \mathbb{E}_{X, X' \sim q}\,h_p(X, X')$ with
+#
+# $$
+# h_p(x, y) = s_p(x)^\top s_p(y)\,k(x, y) + s_p(x)^\top\nabla_y k(x, y) + s_p(y)^\top\nabla_x
+# k(x, y) + \mathrm{tr}\,\nabla_x\nabla_y k(x, y)
+# $$
+#
+# (Kalinke et al., Eq. 3). Give each term for the Gaussian kernel, as exercise 3 asks.
+
+# %% [markdown] tags=["solution"]
+# ### Solutions (instructor edition)
+# **P1.** $p\,s_p^\top f + p\,\nabla\cdot f = (\nabla p)^\top f + p\,\nabla\cdot f =
+# \nabla\cdot(p f)$, whose integral over $\mathbb{R}^d$ is zero by the divergence theorem, $p f$
+# vanishing at infinity.
+#
+# **P2.** By the reproducing property $f_i(x) = \langle f_i, k(x, \cdot)\rangle$ and
+# $\partial_{x_i} f_i(x) = \langle f_i, \partial_{x_i} k(x, \cdot)\rangle$, so the Stein operator
+# applied to $f$ is $\langle f, \xi_x\rangle$ with $(\xi_x)_i = s_{p,i}(x)k(x, \cdot) +
+# \partial_{x_i}k(x, \cdot)$. Then $\sup_{\|f\|\le1}\mathbb{E}_q\langle f, \xi_X\rangle =
+# \|\mathbb{E}_q \xi_X\|$ (Cauchy–Schwarz) and $\|\mathbb{E}_q\xi_X\|^2 = \mathbb{E}\langle\xi_X,
+# \xi_{X'}\rangle = \mathbb{E}\,h_p(X, X')$, the four terms being the four products in
+# $\langle\xi_x, \xi_y\rangle$. For $k = e^{-\|x - y\|^2/(2\sigma^2)}$: $\nabla_y k = \frac{x -
+# y}{\sigma^2}k$, $\nabla_x k = -\frac{x - y}{\sigma^2}k$ and $\mathrm{tr}\,\nabla_x\nabla_y k =
+# (\frac{d}{\sigma^2} - \frac{\|x - y\|^2}{\sigma^4})k$. When $q = p$, $\mathbb{E}_p \xi_X = 0$
+# by P1, so the KSD is 0.

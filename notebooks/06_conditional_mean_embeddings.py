@@ -346,7 +346,7 @@ assert explorer.failures() == {} and explorer.gamma == 1e-2
 # **1.** With `X, Y = cme_data()`, fit a CME with Gaussian kernels of bandwidth 0.5 on both
 # sides and λ = 10⁻³. What is its estimate of E[Y | x = 1]? (Compare with sin 1.)
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import GAMMAS, check_conditional_mean, check_sparsest_gamma, cme_data
 
 X, Y = cme_data()
@@ -359,7 +359,7 @@ check_conditional_mean(answer)
 # coefficients, and what it costs. Then run `sparse_cme` on that CME for each γ and
 # count the non-zeros of `.M`.
 
-# %%
+# %% tags=["exercise"]
 print("candidates:", GAMMAS)
 answer = None  # one of them
 check_sparsest_gamma(answer)
@@ -371,7 +371,7 @@ check_sparsest_gamma(answer)
 # λ; use `np.linalg.solve`, not an inverse. The checker compares with
 # `K.ConditionalMeanEmbedding(...).weights`.
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_cme_weights
 
 
@@ -381,3 +381,34 @@ def answer(K, k_x, lam):
 
 
 check_cme_weights(answer)
+
+# %% [markdown]
+# ## Problems
+# Derivations to do on paper, one step at a time; the instructor edition of the course has the
+# worked solutions.
+#
+# **P1. The CME's weights.** With feature maps $\phi(x) = k(x, \cdot)$ and $\psi(y) = l(y,
+# \cdot)$, minimise $\frac1n\sum_i \|\psi(y_i) - C\phi(x_i)\|^2 + \lambda\|C\|_{HS}^2$ over
+# operators $C$ and show that $\hat\mu_{Y|x} = C\phi(x) = \sum_i \alpha_i(x)\psi(y_i)$ with
+# $\alpha(x) = (K + n\lambda I)^{-1}k_x$ (Grünewälder et al. 2012).
+#
+# **P2. One set of weights for every h.** Show that $\langle h, \hat\mu_{Y|x}\rangle = \sum_i
+# \alpha_i(x)h(y_i)$ is the kernel ridge regression of the numbers $h(y_i)$ on the $x_i$, with
+# ridge $n\lambda$. Why can the same $\alpha(x)$ serve every $h$, and what changes when $h$ is
+# not in the RKHS of $l$ (as $h(y) = y$ for a Gaussian $l$)?
+
+# %% [markdown] tags=["solution"]
+# ### Solutions (instructor edition)
+# **P1.** With $\Phi = [\phi(x_1), \dots, \phi(x_n)]$ and $\Psi$ likewise, the objective is
+# $\frac1n\|\Psi - C\Phi\|_{HS}^2 + \lambda\|C\|_{HS}^2$; its gradient vanishes at
+# $C(\Phi\Phi^\top + n\lambda I) = \Psi\Phi^\top$, so $C = \Psi\Phi^\top(\Phi\Phi^\top + n\lambda
+# I)^{-1} = \Psi(\Phi^\top\Phi + n\lambda I)^{-1}\Phi^\top$ (push-through identity), with
+# $\Phi^\top\Phi = K$. Then $C\phi(x) = \Psi(K + n\lambda I)^{-1}k_x$.
+#
+# **P2.** $\langle h, \Psi\alpha(x)\rangle = \mathbf{h}^\top(K + n\lambda I)^{-1}k_x$ with
+# $\mathbf{h} = (h(y_i))_i$, which is $f(x) = \sum_j \beta_j k(x_j, x)$ for $\beta = (K +
+# n\lambda I)^{-1}\mathbf{h}$, the minimiser of $\frac1n\sum_i(h(y_i) - f(x_i))^2 +
+# \lambda\|f\|^2$. The weights depend on the $x_i$ and $\lambda$ only; $h$ enters linearly at the
+# end. When $h \notin \mathcal{H}_l$ the reproducing identity no longer justifies the estimate,
+# but the ridge-regression reading does: it is the regression of the numbers $h(y_i)$ on $x$
+# (§1).

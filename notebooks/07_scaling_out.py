@@ -241,7 +241,7 @@ cluster.close()
 # **1.** How many chunks has `lazy_sample(draw, 2_500_000, dim=3, chunk_rows=1_000_000)`?
 # Build it (nothing is drawn until you compute) and look.
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_chunk_count, check_exact_on_dask
 
 answer = None  # the number of chunks
@@ -251,7 +251,7 @@ check_chunk_count(answer)
 # **2.** Which of `"mmd2"`, `"mmd2_linear"`, `"mmd2_nystrom"` refuses a dask array, and
 # why? (Try it: the error names the alternatives.)
 
-# %%
+# %% tags=["exercise"]
 answer = None  # the estimator's name
 check_exact_on_dask(answer)
 
@@ -262,7 +262,7 @@ check_exact_on_dask(answer)
 # and B pair by pair. Why is it O(n) in time *and* memory, and why do dask chunks suit
 # it?
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_linear_mmd2
 
 
@@ -280,7 +280,7 @@ check_linear_mmd2(answer)
 # points of each sample. Where does it sit between the linear-time and the quadratic
 # estimate, in cost and in variance?
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_block_mmd2
 
 
@@ -290,3 +290,32 @@ def answer(X, Y, kernel, block_size):
 
 
 check_block_mmd2(answer)
+
+# %% [markdown]
+# ## Problems
+# Derivations to do on paper, one step at a time; the instructor edition of the course has the
+# worked solutions.
+#
+# **P1. The linear-time statistic.** For disjoint pairs, let $h_i = k(x_{2i-1}, x_{2i}) +
+# k(y_{2i-1}, y_{2i}) - k(x_{2i-1}, y_{2i}) - k(x_{2i}, y_{2i-1})$. Show that $\mathbb{E}\,h_i =
+# \mathrm{MMD}^2$, that the $h_i$ are i.i.d., and deduce a normal null whose variance the data
+# estimate (Gretton et al. 2012, Sec. 6).
+#
+# **P2. Blocks interpolate.** The B-test averages the unbiased MMD² of $n/b$ disjoint blocks of
+# $b$ points. Show it is unbiased and that under $H_0$ its variance is about
+# $2\,\mathrm{Var}\,h/(nb)$. What do $b = 2$ and $b = n$ give, and at what cost in time?
+
+# %% [markdown] tags=["solution"]
+# ### Solutions (instructor edition)
+# **P1.** Each of the four terms has the expectation of the matching term of $\mathrm{MMD}^2$
+# (the points of a pair are independent draws), and pairs use disjoint rows, so the $h_i$ are
+# independent and identically distributed. By the central limit theorem $\sqrt{n/2}\,(\bar h -
+# \mathrm{MMD}^2) \to \mathcal{N}(0, \mathrm{Var}\,h)$, and $\mathrm{Var}\,h$ is estimated by the
+# sample variance of the $h_i$: no permutations, $O(n)$ time and memory.
+#
+# **P2.** Each block's $\widehat{\mathrm{MMD}}{}^2_u$ is unbiased, so their mean is. Blocks are
+# independent; under $H_0$ a block's statistic is degenerate with variance
+# $\frac{2\,\mathrm{Var}\,h}{b(b-1)} \approx \frac{2\,\mathrm{Var}\,h}{b^2}$ (notebook 02, P2),
+# so the mean of $n/b$ of them has variance $\frac{b}{n}\cdot\frac{2\,\mathrm{Var}\,h}{b^2} =
+# \frac{2\,\mathrm{Var}\,h}{nb}$. $b = 2$ is the linear statistic; $b = n$ the full U-statistic.
+# The time is $O(nb)$: a larger block buys a smaller variance, hence power.

@@ -299,7 +299,7 @@ assert explorer.failures() == {} and explorer.group == "species"
 # **1.** How many rows of X and Y together did `load_samples` drop for missing values?
 # The file has 11 rows with some missing value: why is the answer not 11?
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import (
     check_dropped_rows,
     check_narrow_kernel_decision,
@@ -316,7 +316,7 @@ check_dropped_rows(answer)
 # your prediction first, then run it. (What does the Gram matrix look like when σ is far
 # below the distances between points?)
 
-# %%
+# %% tags=["exercise"]
 answer = None  # "reject" or "keep"
 check_narrow_kernel_decision(answer)
 
@@ -326,7 +326,7 @@ check_narrow_kernel_decision(answer)
 # at α = 0.05: one of them, `"both"` or `"neither"`? (Use `compare_tests(..., tests=[...],
 # rng=0)`.)
 
-# %%
+# %% tags=["exercise"]
 answer = None  # "biased/permutation", "linear/normal", "both" or "neither"
 check_small_sample_tests(answer)
 
@@ -335,7 +335,7 @@ check_small_sample_tests(answer)
 # **4. Implement.** Write the witness f̂(t) = μ̂_X(t) − μ̂_Y(t) at the rows of T
 # (section 3's formula), given a kmeviz kernel (`kernel(A, B)` is the Gram matrix).
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_witness_function
 
 
@@ -345,3 +345,32 @@ def answer(X, Y, kernel, T):
 
 
 check_witness_function(answer)
+
+# %% [markdown]
+# ## Problems
+# Derivations to do on paper, one step at a time; the instructor edition of the course has the
+# worked solutions.
+#
+# **P1. The witness.** Show that $\mathrm{MMD}(P, Q) = \sup_{\|f\| \le 1}(\mathbb{E}_P f -
+# \mathbb{E}_Q f)$, that the supremum is reached at $f^* = (\mu_P - \mu_Q)/\|\mu_P - \mu_Q\|$,
+# and that $f^*(t) \propto \mu_P(t) - \mu_Q(t)$: the witness of §4 is the function that tells the
+# two samples apart best.
+#
+# **P2. Many tests in one table.** The table of §2 runs several tests on the same data. Show that
+# rejecting when any of $K$ p-values is below $\alpha/K$ keeps the probability of any false
+# rejection below $\alpha$ (whatever their dependence), and that Holm's step-down rule (reject
+# the $j$-th smallest while $p_{(j)} \le \alpha/(K - j + 1)$) does too.
+
+# %% [markdown] tags=["solution"]
+# ### Solutions (instructor edition)
+# **P1.** $\mathbb{E}_P f - \mathbb{E}_Q f = \langle f, \mu_P - \mu_Q\rangle \le \|f\|\,\|\mu_P -
+# \mu_Q\|$ by Cauchy–Schwarz, with equality at $f^*$. At a point, $f^*(t) = \langle f^*, k(t,
+# \cdot)\rangle = (\mu_P(t) - \mu_Q(t))/\mathrm{MMD}$. With the empirical embeddings this is
+# $\hat\mu_X(t) - \hat\mu_Y(t)$ up to a positive factor: positive where $X$ has more mass.
+#
+# **P2.** Union bound: $\Pr(\bigcup_k\{p_k \le \alpha/K\}) \le \sum_k \Pr(p_k \le \alpha/K) \le K
+# \cdot \alpha/K = \alpha$, summing over the true nulls only (at most $K$). For Holm, let $K_0$
+# be the number of true nulls and $p_{\min}$ the smallest of their p-values. At the first
+# rejection of a true null, at step $j$, at least $K_0 - 1$ true nulls are still unrejected
+# besides it, so $K - j + 1 \ge K_0$ and $p_{\min} \le \alpha/K_0$; by the union bound over the
+# $K_0$ true nulls that has probability at most $\alpha$.

@@ -275,7 +275,7 @@ assert ksdagg.reject
 # the ten single-bandwidth p-values is ≤ 0.05" reject: `"about 0.05"`, `"between 0.1 and
 # 0.4"` or `"above 0.5"`? (Answer before you look back at Section 3.)
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_min_p_size, check_smallest_collection_sigma
 
 answer = None  # "about 0.05", "between 0.1 and 0.4" or "above 0.5"
@@ -290,7 +290,7 @@ check_min_p_size(answer)
 # `K.mmdagg_kernels(X, Y, family="gaussian").scales()` and explain what it means for the
 # test.
 
-# %%
+# %% tags=["exercise"]
 answer = None  # a number
 check_smallest_collection_sigma(answer)
 
@@ -300,7 +300,7 @@ check_smallest_collection_sigma(answer)
 # between the points of the pooled sample, each pair once. Which distances must you leave
 # out?
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_median_heuristic_function
 
 
@@ -310,3 +310,35 @@ def answer(X, Y):
 
 
 check_median_heuristic_function(answer)
+
+# %% [markdown]
+# ## Problems
+# Derivations to do on paper, one step at a time; the instructor edition of the course has the
+# worked solutions.
+#
+# **P1. The min-p trap.** Each of $J$ bandwidths gives a valid p-value. Show that rejecting when
+# the smallest is below $\alpha$ has size $1 - (1 - \alpha)^J \approx J\alpha$ when the p-values
+# are independent, and a size between $\alpha$ and $J\alpha$ in general. Where do the p-values of
+# neighbouring bandwidths lie in that range, and what did §3 measure?
+#
+# **P2. MMDAgg's correction is never worse than Bonferroni's.** MMDAgg rejects when some kernel's
+# statistic exceeds its $(1 - u\,w_j)$ permutation quantile, with weights $\sum_j w_j = 1$ and
+# $u$ the largest value whose estimated probability of any exceedance under $H_0$ is at most
+# $\alpha$ (Schrab et al. 2023). Show that $u = \alpha$ (Bonferroni) satisfies the constraint, so
+# MMDAgg rejects whenever the Bonferroni-corrected test does.
+
+# %% [markdown] tags=["solution"]
+# ### Solutions (instructor edition)
+# **P1.** Independent: $\Pr(\min p \le \alpha) = 1 - \prod_j \Pr(p_j > \alpha) = 1 - (1 -
+# \alpha)^J$. In general it is at least $\Pr(p_1 \le \alpha) = \alpha$ and at most $\sum_j
+# \Pr(p_j \le \alpha) = J\alpha$. Neighbouring bandwidths see nearly the same features of the
+# data, so their p-values are strongly positively dependent and the size lies well inside the
+# range, several times $\alpha$ but below $J\alpha$, as §3's measured size shows.
+#
+# **P2.** Under the permutation distribution each kernel's statistic exceeds its $(1 - \alpha
+# w_j)$ quantile with probability at most $\alpha w_j$, so by the union bound some kernel exceeds
+# with probability at most $\sum_j \alpha w_j = \alpha$: $u = \alpha$ is admissible, so the
+# largest admissible $u$ is at least $\alpha$, each threshold is at most Bonferroni's, and every
+# Bonferroni rejection is an MMDAgg rejection. The level itself holds because, under $H_0$, the
+# observed and permuted statistics are exchangeable and $u$ is computed from all of them
+# symmetrically.

@@ -51,6 +51,19 @@ hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 # 2005](https://doi.org/10.1007/11564089_7)'s ICA benchmark). *Predict first:* what is
 # Pearson's correlation r of X and Y? Are they independent?
 
+# %% [markdown]
+# **Exercise 2 (predict before you read on).** With `X, Y = rotated_data()` (300 pairs
+# of section 1's sources, θ = π/4), does `K.hsic_test(X, Y, rng=0)` `"reject"` or
+# `"keep"` H0 at α = 0.05? Predict from Pearson's r alone first; then run it and explain
+# the difference.
+
+# %% tags=["exercise"]
+from kmeviz.exercises import check_rotated_sources_decision, rotated_data
+
+X, Y = rotated_data()
+answer = None  # "reject" or "keep"
+check_rotated_sources_decision(answer)
+
 # %%
 X, Y = rotated_sources(300, np.pi / 4, rng=0)
 r = np.corrcoef(X[:, 0], Y[:, 0])[0, 1]
@@ -226,6 +239,17 @@ assert ((size["ci_high"] - size["ci_low"]) / 2).between(0.02, 0.035).all(), size
 # null, without its incomplete U-statistic). *Predict first:* which frequency is hardest
 # for a Gaussian kernel at the median heuristic (about 1.8 here)?
 
+# %% [markdown]
+# **Exercise 3 (predict before you read on).** On the sinusoid at ℓ = 2 with n = 200,
+# which of `"biased/permutation"`, `"hsicagg"`, `"nystrom/spectral"` and
+# `"block/normal"` keeps its power? Explain with the bandwidths each one uses.
+
+# %% tags=["exercise"]
+from kmeviz.exercises import check_test_for_frequency_two
+
+answer = None  # one of the four test names
+check_test_for_frequency_two(answer)
+
 # %%
 from kmeviz.experiments import sinusoid_power_table
 
@@ -357,9 +381,12 @@ assert explorer.failures() == {} and explorer.problem == "sinusoid"
 # Worked answers, with the reasoning, are on the course's
 # [Solutions page](../docs/course/solutions.md).
 #
+# Exercises 2 and 3 are the predictions of §1 and §5: answer them there, before the
+# text below them gives the answer away.
+#
 # **1. Implement.** Write HSIC_b = tr(KHLH)/n² from the two Gram matrices K and L.
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_hsic_b_from_grams
 
 
@@ -371,24 +398,33 @@ def answer(K, L):
 check_hsic_b_from_grams(answer)
 
 # %% [markdown]
-# **2. Predict, then check.** With `X, Y = rotated_data()` (300 pairs of section 1's
-# sources, θ = π/4), does `K.hsic_test(X, Y, rng=0)` `"reject"` or `"keep"` H0 at α =
-# 0.05? Predict from Pearson's r alone first; then run it and explain the difference.
+# ## Problems
+# Derivations to do on paper, one step at a time; the instructor edition of the course has the
+# worked solutions.
+#
+# **P1. HSIC is an MMD.** With the product kernel $\kappa((x, y), (x', y')) = k(x, x')\,l(y,
+# y')$, show that $\mathrm{MMD}^2_\kappa(P_{XY}, P_X \otimes P_Y)$ is $\mathrm{HSIC}$, and that
+# the plug-in estimate with the empirical joint $\frac1n\sum_i\delta_{(x_i, y_i)}$ and the
+# product of the empirical marginals $\frac{1}{n^2}\sum_{i,j}\delta_{(x_i, y_j)}$ is
+# $\mathrm{tr}(KHLH)/n^2$, with $H = I - \frac1n\mathbf{1}\mathbf{1}^\top$.
+#
+# **P2. The witness identity of §3.** With $w = \hat\mu_{XY} - \hat\mu_X \otimes \hat\mu_Y$, show
+# $\frac1n\sum_i w(x_i, y_i) - \frac{1}{n^2}\sum_{i,j} w(x_i, y_j) = \|w\|^2 = \mathrm{HSIC}_b$.
 
-# %%
-from kmeviz.exercises import check_rotated_sources_decision, rotated_data
-
-X, Y = rotated_data()
-answer = None  # "reject" or "keep"
-check_rotated_sources_decision(answer)
-
-# %% [markdown]
-# **3. Predict, then check.** On the sinusoid at ℓ = 2 with n = 200, which of
-# `"biased/permutation"`, `"hsicagg"`, `"nystrom/spectral"` and `"block/normal"` keeps
-# its power? Explain with the bandwidths each one uses.
-
-# %%
-from kmeviz.exercises import check_test_for_frequency_two
-
-answer = None  # one of the four test names
-check_test_for_frequency_two(answer)
+# %% [markdown] tags=["solution"]
+# ### Solutions (instructor edition)
+# **P1.** $\mathrm{MMD}^2_\kappa = \mathbb{E}\,\kappa(Z, Z') - 2\,\mathbb{E}\,\kappa(Z, W) +
+# \mathbb{E}\,\kappa(W, W')$ with $Z \sim P_{XY}$, $W \sim P_X \otimes P_Y$, which is the
+# population HSIC. With the two empirical laws the three terms are
+# $\frac{1}{n^2}\sum_{ij}K_{ij}L_{ij} = \frac{\mathrm{tr}(KL)}{n^2}$,
+# $\frac{2}{n^3}\sum_{ijq}K_{ij}L_{iq} = \frac{2\,\mathbf{1}^\top KL\mathbf{1}}{n^3}$ and
+# $\frac{1}{n^4}(\mathbf{1}^\top K\mathbf{1})(\mathbf{1}^\top L\mathbf{1})$. Expanding
+# $\mathrm{tr}(KHLH)$ with $H = I - \frac1n\mathbf{1}\mathbf{1}^\top$ gives $\mathrm{tr}(KL) -
+# \frac2n\mathbf{1}^\top KL\mathbf{1} + \frac{1}{n^2}(\mathbf{1}^\top
+# K\mathbf{1})(\mathbf{1}^\top L\mathbf{1})$ (symmetry of $K$ and $L$ and the cyclic trace), the
+# same sum times $n^2$.
+#
+# **P2.** By the reproducing property of $\kappa$, $\langle w, \hat\mu_{XY}\rangle =
+# \frac1n\sum_i w(x_i, y_i)$ and $\langle w, \hat\mu_X \otimes \hat\mu_Y\rangle =
+# \frac{1}{n^2}\sum_{i,j} w(x_i, y_j)$; their difference is $\langle w, w\rangle$, which is
+# $\mathrm{HSIC}_b$ by P1.

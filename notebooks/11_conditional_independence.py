@@ -50,6 +50,18 @@ hv.extension("bokeh", logo=False, inline=True)  # BokehJS inline: works offline
 # (`kmeviz.distributions.causal`). *Predict first:* in which are X and Y dependent? In
 # which are they dependent once Z is known?
 
+# %% [markdown]
+# **Exercise 2 (predict before you read on).** With `X, Y, Z = collider_data()` (400
+# points of a sine collider), the marginal test keeps H0. Does `K.ci_test(X, Y, Z)`
+# `"reject"` or `"keep"` H0: X ⫫ Y | Z? Explain with the structure.
+
+# %% tags=["exercise"]
+from kmeviz.exercises import check_collider_decision, collider_data
+
+X, Y, Z = collider_data()
+answer = None  # "reject" or "keep"
+check_collider_decision(answer)
+
 # %%
 verdicts = {}
 for structure in ("chain", "fork", "collider"):
@@ -198,6 +210,18 @@ assert abs(gamma.p_value - spectral.p_value) < 0.05, (gamma.p_value, spectral.p_
 # (H0 true: the rate should stay near 0.05) and on a noisy collider (H0 false: the power),
 # and the share of Y's norm that the regression leaves, ‖R_Z y‖ / ‖y‖.
 
+# %% [markdown]
+# **Exercise 3 (predict before you read on).** With `X, Y, Z = chain_data()` (400 points
+# of a sine chain, H0 true), does `K.ci_test(X, Y, Z, epsilon=LARGE_EPSILON)` (ε = 10⁴)
+# `"reject"` or `"keep"`? Explain with R_Z.
+
+# %% tags=["exercise"]
+from kmeviz.exercises import chain_data, check_large_epsilon_decision
+
+X, Y, Z = chain_data()
+answer = None  # "reject" or "keep"
+check_large_epsilon_decision(answer)
+
 # %%
 from kmeviz.experiments import epsilon_table
 
@@ -319,10 +343,13 @@ assert explorer.failures() == {} and explorer.structure == "chain"
 # Worked answers, with the reasoning, are on the course's
 # [Solutions page](../docs/course/solutions.md).
 #
+# Exercises 2 and 3 are the predictions of §1 and §5: answer them there, before the
+# text below them gives the answer away.
+#
 # **1. Implement.** Write the residual of a feature column after the CME's regression on
 # Z: column − K̃_Z (K̃_Z + εI)⁻¹ column, from the centred Gram K̃_Z.
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_residual_operator
 
 
@@ -334,25 +361,40 @@ def answer(Kz, column, epsilon):
 check_residual_operator(answer)
 
 # %% [markdown]
-# **2. Predict, then check.** With `X, Y, Z = collider_data()` (400 points of a sine
-# collider), the marginal test keeps H0. Does `K.ci_test(X, Y, Z)` `"reject"` or `"keep"`
-# H0: X ⫫ Y | Z? Explain with the structure.
+# ## Problems
+# Derivations to do on paper, one step at a time; the instructor edition of the course has the
+# worked solutions.
+#
+# **P1. The residual operator and its two limits.** Show $I - \tilde K_Z(\tilde K_Z + \varepsilon
+# I)^{-1} = \varepsilon(\tilde K_Z + \varepsilon I)^{-1} = R_Z$, that $R_Z v$ is the residual of
+# the kernel ridge regression of the column $v$ on $Z$, and find $\lim_{\varepsilon\to0} R_Z$ and
+# $\lim_{\varepsilon\to\infty} R_Z$ from the eigendecomposition of $\tilde K_Z$. What does KCI
+# test in each limit (compare §5's table)?
+#
+# **P2. No test for every alternative.** Shah & Peters (2020) prove that for continuous $(X, Y,
+# Z)$, a test whose size is at most $\alpha$ over *every* null distribution has power at most
+# $\alpha$ against every alternative. Explain the idea of the proof in your own words, and say
+# which assumption KCI adds to escape it and where §6 breaks it.
 
-# %%
-from kmeviz.exercises import check_collider_decision, collider_data
-
-X, Y, Z = collider_data()
-answer = None  # "reject" or "keep"
-check_collider_decision(answer)
-
-# %% [markdown]
-# **3. Predict, then check.** With `X, Y, Z = chain_data()` (400 points of a sine chain,
-# H0 true), does `K.ci_test(X, Y, Z, epsilon=LARGE_EPSILON)` (ε = 10⁴) `"reject"` or
-# `"keep"`? Explain with R_Z.
-
-# %%
-from kmeviz.exercises import chain_data, check_large_epsilon_decision
-
-X, Y, Z = chain_data()
-answer = None  # "reject" or "keep"
-check_large_epsilon_decision(answer)
+# %% [markdown] tags=["solution"]
+# ### Solutions (instructor edition)
+# **P1.** $(\tilde K_Z + \varepsilon I) - \tilde K_Z = \varepsilon I$; multiply by $(\tilde K_Z +
+# \varepsilon I)^{-1}$. The ridge regression's fitted values are $\tilde K_Z(\tilde K_Z +
+# \varepsilon I)^{-1}v$, so $R_Z v$ is what it leaves. With $\tilde K_Z = \sum_a \kappa_a u_a
+# u_a^\top$, $R_Z = \sum_a \frac{\varepsilon}{\kappa_a + \varepsilon} u_a u_a^\top$. As
+# $\varepsilon \to 0$ the factors tend to 0 for $\kappa_a > 0$: $R_Z$ tends to the projection on
+# $\ker\tilde K_Z$ (zero for a full-rank Gram): the regression interpolates and leaves nothing to
+# test. As $\varepsilon \to \infty$ every factor tends to 1, $R_Z \to I$: nothing of $Z$ is
+# removed and the statistic tends to that of the marginal test of $(X, Z)$ against $Y$, which
+# rejects the chain's true $H_0$ (60 of 60 draws in §5).
+#
+# **P2.** The proof builds, for any alternative and any sample size $n$, a null distribution that
+# no test can tell from it with $n$ points: $X$ and $Y$ are made conditionally independent given
+# a $Z$ that carries, in ever finer detail (as in its far decimal places), the information that
+# links them. Within total-variation distance $\varepsilon$ of the alternative there is such a
+# null, so a test valid over all nulls has power at most $\alpha + \varepsilon$, for every
+# $\varepsilon$. KCI escapes by restricting the nulls: it assumes $\mathbb{E}[f(X) | Z]$ is
+# learnt by a smooth regression on $Z$ (in the RKHS of $k_Z$ with ridge $\varepsilon$). A
+# threshold link (§6) violates it, and the level breaks. Pogodin et al. (2024) show the same
+# mechanism at finite $n$: an imperfect regression biases KCI's null, and fitting the regression
+# on one half of the data and testing on the other reduces it.

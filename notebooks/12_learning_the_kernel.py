@@ -269,7 +269,7 @@ assert explorer.failures() == {}
 # **1. Implement.** Write Ĵ = MMD²_u/√(σ̂²_H1 + 10⁻⁸) from the Gram matrices K_XX, K_YY,
 # K_XY of n pairs (section 1's formulas).
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_power_criterion
 
 
@@ -285,7 +285,7 @@ check_power_criterion(answer)
 # halves, K(X₁, X₂), K(X₁, Y₂), K(Y₁, X₂), K(Y₁, Y₂) (section 5; variances with 1/n, as
 # `np.var`).
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_cross_mmd
 
 
@@ -303,8 +303,38 @@ check_cross_mmd(answer)
 # (`estimator="split"`, σ learned on half) reject `"more"` or `"less"` often than the
 # median-heuristic test on all the points? Explain.
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_split_price
 
 answer = None  # "more" or "less"
 check_split_price(answer)
+
+# %% [markdown]
+# ## Problems
+# Derivations to do on paper, one step at a time; the instructor edition of the course has the
+# worked solutions.
+#
+# **P1. The variance under H1.** Using Hoeffding's decomposition of the U-statistic of notebook
+# 02 (P2), show $\mathrm{Var}\,\widehat{\mathrm{MMD}}{}^2_u = \frac{4}{n}\mathrm{Var}\,h_1(Z) +
+# O(n^{-2})$, so that $\sqrt n(\widehat{\mathrm{MMD}}{}^2_u - \mathrm{MMD}^2) \to \mathcal{N}(0,
+# \sigma^2_{H_1})$ with $\sigma^2_{H_1} = 4\,\mathrm{Var}\,h_1(Z)$.
+#
+# **P2. Why Ĵ picks the most powerful kernel.** With the null threshold $c_\alpha/n$ for
+# $\widehat{\mathrm{MMD}}{}^2_u$, show that the power is about $\Phi\big(\sqrt
+# n\,\mathrm{MMD}^2/\sigma_{H_1} - c_\alpha/(\sqrt n\,\sigma_{H_1})\big)$, and deduce that for
+# large $n$ the kernel maximising $\mathrm{MMD}^2/\sigma_{H_1}$ maximises the power (Sutherland
+# et al. 2017; Liu et al. 2020).
+
+# %% [markdown] tags=["solution"]
+# ### Solutions (instructor edition)
+# **P1.** $U - \theta = \frac2n\sum_i (h_1(z_i) - \theta) + R$, with $R$ a degenerate U-statistic
+# whose variance is $O(n^{-2})$ and uncorrelated with the first sum. The first sum has variance
+# $\frac{4}{n}\mathrm{Var}\,h_1$; the central limit theorem gives the normal limit.
+#
+# **P2.** $\Pr(nU > c_\alpha) = \Pr\big(\sqrt n(U - \theta)/\sigma_{H_1} > \sqrt n(c_\alpha/n -
+# \theta)/\sigma_{H_1}\big) \approx 1 - \Phi\big(c_\alpha/(\sqrt n\sigma_{H_1}) - \sqrt
+# n\theta/\sigma_{H_1}\big)$, which is the stated $\Phi(\cdot)$ by symmetry. $c_\alpha$ is $O(1)$
+# (the null of $nU$ has a limit), so as $n$ grows the second term vanishes and the argument is
+# $\sqrt n$ times $\theta/\sigma_{H_1}$; $\Phi$ is increasing, so the largest ratio gives the
+# largest power. $\hat J$ estimates that ratio (with a small regulariser added to $\hat\sigma^2$)
+# on data the test does not use.

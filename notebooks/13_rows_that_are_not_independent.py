@@ -282,7 +282,7 @@ assert explorer.failures() == {} and explorer.problem.startswith("independent")
 # ℓ, return W with W_1 = ε_1 and W_t = e^{−1/ℓ} W_{t−1} + √(1 − e^{−2/ℓ}) ε_t down each
 # column.
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_multiplier_process
 
 
@@ -297,7 +297,7 @@ check_multiplier_process(answer)
 # **2. Predict, then explain.** As φ → 1 (n fixed), where does the permutation HSIC
 # test's rejection rate on independent AR(1) pairs go: `"0"`, `"alpha"` or `"1"`?
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_iid_size_as_phi_grows
 
 answer = None  # "0", "alpha" or "1"
@@ -308,9 +308,46 @@ check_iid_size_as_phi_grows(answer)
 # 0.9 (so H0: same distribution, holds). Which of `"biased/permutation"` and
 # `"biased/dependent-wild-bootstrap"` do you trust? Run both first.
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_two_stretch_test, two_stretch_data
 
 X1, X2 = two_stretch_data()
 answer = None  # one of the two test names
 check_two_stretch_test(answer)
+
+# %% [markdown]
+# ## Problems
+# Derivations to do on paper, one step at a time; the instructor edition of the course has the
+# worked solutions.
+#
+# **P1. How much wider.** For a stationary sequence with autocovariance $\gamma(\tau)$, show that
+# $\mathrm{Var}(\frac1n\sum_t f_t) = \frac1n\sum_{|\tau| < n}(1 - \frac{|\tau|}{n})\gamma(\tau)$
+# and, for an AR(1) with coefficient $\phi$, that it is about $\frac{\gamma(0)}{n}\frac{1 +
+# \phi}{1 - \phi}$. How many times the i.i.d. variance is that at $\phi = 0.9$, and what does it
+# do to a permutation test (§1–§2)?
+#
+# **P2. Why the wild bootstrap works under mixing.** The bootstrap statistic is
+# $\frac1n\sum_{s,t}W_sW_t\,h(x_s, x_t)$ with a multiplier process of correlation $\rho(s - t) =
+# e^{-|s - t|/\ell}$. Compute its mean over $W$ given the data and compare it with the null mean
+# of the statistic $\frac1n\sum_{s,t}h(x_s, x_t)$ for a degenerate $h$. What goes wrong with
+# i.i.d. multipliers ($\ell \to 0$), and why must $\ell$ grow with $n$ but slower than $n$
+# (Leucht & Neumann 2013; Chwialkowski et al. 2014)?
+
+# %% [markdown] tags=["solution"]
+# ### Solutions (instructor edition)
+# **P1.** $\mathrm{Var}(\frac1n\sum_t f_t) = \frac{1}{n^2}\sum_{s,t}\gamma(s - t)$, and lag
+# $\tau$ occurs $n - |\tau|$ times. For the AR(1), $\gamma(\tau) = \gamma(0)\phi^{|\tau|}$ and
+# $\sum_\tau \phi^{|\tau|} = 1 + \frac{2\phi}{1 - \phi} = \frac{1 + \phi}{1 - \phi}$ (the
+# $|\tau|/n$ correction vanishes for large $n$). At $\phi = 0.9$ that is 19 times the i.i.d.
+# variance, a spread $\sqrt{19} \approx 4.4$ times wider. A permutation destroys the order, so
+# its null has the i.i.d. spread: the observed statistic falls in its far tail under $H_0$ and
+# the test rejects far too often.
+#
+# **P2.** $\mathbb{E}_W[\frac1n\sum_{s,t}W_sW_th_{st}] = \frac1n\sum_{s,t}\rho(s - t)h_{st}$: the
+# statistic's own sum with lag $\tau$ weighted by $e^{-|\tau|/\ell}$. For a degenerate $h$ the
+# statistic's null mean is $\sum_{|\tau|<n}(1 - \frac{|\tau|}{n})\mathbb{E}\,h(x_0, x_\tau)$, the
+# long-run sum that mixing makes depend on short lags only. With $\ell \to 0$ only the lag-0 term
+# $\frac1n\sum_t h_{tt}$ remains: the i.i.d. null, too narrow. If $\ell$ grows, the weights tend
+# to 1 on the lags that matter and the bootstrap mean tends to the long-run sum; if $\ell/n \to
+# 0$, few distant, noisy lags get weight, so the bootstrap distribution converges (a tapered,
+# HAC-like estimate).

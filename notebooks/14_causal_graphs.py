@@ -270,7 +270,7 @@ assert explorer.failures() == {}
 # 0/1 array `arrow` with `arrow[i, k] = 1` when a v-structure i → k ← j puts an
 # arrowhead at k.
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_colliders
 
 
@@ -285,8 +285,53 @@ check_colliders(answer)
 # **2. Count.** How many DAGs on a, b, c imply exactly the independences of the chain
 # a → b → c?
 
-# %%
+# %% tags=["exercise"]
 from kmeviz.exercises import check_chain_class_size
 
 answer = None  # a number
 check_chain_class_size(answer)
+
+# %% [markdown]
+# ## Problems
+# Derivations to do on paper, one step at a time; the instructor edition of the course has the
+# worked solutions.
+#
+# **P1. Chain, fork and collider in closed form.** In linear-Gaussian models with unit noise, $X
+# \to Z \to Y$ ($Z = aX + \varepsilon_Z$, $Y = bZ + \varepsilon_Y$), $X \leftarrow Z \to Y$ and
+# $X \to Z \leftarrow Y$ ($Z = aX + bY + \varepsilon_Z$), compute $\mathrm{Cov}(X, Y)$ and the
+# partial covariance $\mathrm{Cov}(X, Y) - \mathrm{Cov}(X, Z)\mathrm{Cov}(Y, Z)/\mathrm{Var}\,Z$,
+# and check §1's pattern of marginal and conditional verdicts.
+#
+# **P2. The collider rule is sound.** PC found $X$ and $Y$ non-adjacent, separated by a set $S$,
+# and both adjacent to $Z \notin S$. Assuming faithfulness and correct tests, show that $Z$ is a
+# collider ($X \to Z \leftarrow Y$) in every DAG of the Markov equivalence class.
+#
+# **P3. Capstone project.** Take a real table of at least 5 columns and 300 rows that the course
+# did not use (a public data set, or your own). Report: the checks of §§ 08 and 13 (row order,
+# ties, categories, missing values) and what they changed; a dependence map with multiple-testing
+# control; two CI tests and two levels $\alpha$ inside PC, the graphs and their SHD to each
+# other; the stability of each edge over 20 subsamples of half the rows; and at most five claims,
+# each backed by a number in your notebook. The rubric, out of 20: data checks 4, choice of tests
+# and settings justified 4, graphs and stability 4, claims backed by numbers 4, honesty about
+# what the data cannot say (untested assumptions, Markov equivalence) 4.
+
+# %% [markdown] tags=["solution"]
+# ### Solutions (instructor edition)
+# **P1.** Chain: $\mathrm{Cov}(X, Y) = ab\,\mathrm{Var}\,X \ne 0$, and $Y - bZ = \varepsilon_Y$
+# is independent of $(X, Z)$, so the partial covariance is 0. Fork ($Z$ the source, $X = aZ +
+# \varepsilon_X$, $Y = bZ + \varepsilon_Y$): $\mathrm{Cov}(X, Y) = ab\,\mathrm{Var}\,Z \ne 0$ and
+# the residuals given $Z$ are $\varepsilon_X, \varepsilon_Y$, independent. Collider:
+# $\mathrm{Cov}(X, Y) = 0$ and the partial covariance is $0 -
+# (a\,\mathrm{Var}\,X)(b\,\mathrm{Var}\,Y)/\mathrm{Var}\,Z \ne 0$: dependent given $Z$, as the
+# sine collider of notebook 11.
+#
+# **P2.** Suppose some DAG of the class has $Z$ as a non-collider on $X - Z - Y$ (a chain or a
+# fork). That path is then open given any set not containing $Z$, so every set that d-separates
+# $X$ and $Y$ contains $Z$. By faithfulness and correct tests, $S$ d-separates them, and $Z
+# \notin S$: a contradiction. Hence $Z$ is a collider in every DAG of the class (Spirtes, Glymour
+# & Scheines; Meek 1995).
+#
+# **P3.** Grade with the rubric; the common losses are claims without a number, an edge direction
+# read from a single test, and a dependence map without correction. A good project reports the
+# edges that are stable over subsamples and the ones that are not, and says which directions the
+# data cannot decide (undirected edges of the CPDAG).

@@ -43,13 +43,23 @@ def test_a_wrong_type_is_told_not_raised():
 
 
 @pytest.mark.parametrize("source", NOTEBOOKS, ids=lambda p: p.stem)
-def test_each_notebook_ends_with_two_or_three_checked_exercises(source):
-    text = source.read_text()
-    assert "## Exercises" in text
-    tail = text[text.rindex("## Exercises"):]
-    used = set(re.findall(r"^(check_\w+)\(answer\)", tail, flags=re.M))
-    assert 2 <= len(used) <= 4 and used <= set(CHECKERS), used
-    assert "# %%" not in tail.split("check_")[-1].split("\n", 1)[1]  # nothing after them
+def test_each_notebook_has_two_to_four_checked_exercises(source):
+    """Each exercise is a cell tagged ``exercise`` that ends with its checker: most in the
+    Exercises section, a prediction where the notebook asks it (before the text that
+    answers it); after the last one, only markdown (the problem set)."""
+    import jupytext
+
+    cells = jupytext.read(source).cells
+    assert any(c.cell_type == "markdown" and "## Exercises" in c.source for c in cells)
+    exercises_ = [c for c in cells if "exercise" in c.metadata.get("tags", [])]
+    used = {re.findall(r"^(check_\w+)\(answer\)", c.source, flags=re.M)[-1]
+            for c in exercises_}
+    assert 2 <= len(exercises_) == len(used) <= 4 and used <= set(CHECKERS), used
+    for cell in cells:  # every checked answer is in an exercise cell
+        if re.search(r"^check_\w+\(answer\)", cell.source, flags=re.M):
+            assert "exercise" in cell.metadata.get("tags", []), cell.source
+    last = max(i for i, c in enumerate(cells) if c in exercises_)
+    assert all(c.cell_type == "markdown" for c in cells[last + 1:])
 
 
 def test_every_checker_is_used_in_a_notebook():
