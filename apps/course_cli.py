@@ -20,8 +20,9 @@ from pathlib import Path
 SOLUTION_TAG = "solution"
 EXERCISE_TAG = "exercise"
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-SOLUTIONS_LINK = re.compile(r"on the course's\s+\[Solutions page\]\([^)]*solutions\.md\)")
+SOLUTIONS_LINK = re.compile(r"on\s+the\s+course's\s+\[Solutions page\]\([^)]*solutions\.md\)")
 STUDENT_NOTE = "in the solutions your lecturer shares after the deadline"
+ANY_SOLUTIONS_LINK = re.compile(r"\[([^\]]*)\]\([^)]*solutions\.md[^)]*\)")
 CHECKER = re.compile(r"^(check_\w+)\(answer\)", flags=re.M)
 
 
@@ -36,7 +37,8 @@ def notebook_sources(folder: Path = NOTEBOOKS) -> list[Path]:
 
 def student_text(markdown: str) -> str:
     """A markdown cell of the student edition: the Solutions page is not in it."""
-    return SOLUTIONS_LINK.sub(STUDENT_NOTE, markdown)
+    return ANY_SOLUTIONS_LINK.sub(r"\1 (your lecturer shares it)",
+                                  SOLUTIONS_LINK.sub(STUDENT_NOTE, markdown))
 
 
 def edition(source: Path, *, student: bool):

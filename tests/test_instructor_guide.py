@@ -16,8 +16,9 @@ def sections(text: str) -> set[int]:
 
 
 def exercise_count(text: str) -> int:
-    tail = text[text.rindex("## Exercises"):]
-    return len(set(re.findall(r"^\s*(check_\w+)\(answer\)", tail, flags=re.M)))
+    """The notebook's exercise cells (most in its Exercises section, the predictions where
+    the notebook asks them)."""
+    return len(re.findall(r'^# %% tags=\["exercise"\]', text, flags=re.M))
 
 
 def test_every_notebook_has_its_row_with_a_measured_run_time():
@@ -40,5 +41,17 @@ def test_every_section_the_guide_names_exists():
 
 
 def test_the_exercises_it_assigns_are_the_notebooks():
-    for number, last in re.findall(r"^\| (0\d) .*exercises 1–(\d)", GUIDE, flags=re.M):
+    for number, last in re.findall(r"^\| (\d\d) [A-Z].*exercises 1–(\d)", GUIDE, flags=re.M):
         assert int(last) == exercise_count(SOURCES[number]), number
+
+
+def test_the_semester_plan_schedules_every_notebook_and_its_problem_set():
+    plan = GUIDE.split("## A semester plan")[1].split("\n## ")[0]
+    weeks = re.findall(r"^\| (\d+) \| ([^|]*)\| ([^|]*)\| ([^|]*)\|$", plan, flags=re.M)
+    assert 13 <= len(weeks) <= 14
+    assert [int(w[0]) for w in weeks] == list(range(1, len(weeks) + 1))
+    taught = {n for _, topics, _, _ in weeks for n in re.findall(r"\b(\d\d)\b", topics)}
+    problems = {n for _, _, assign, _ in weeks
+                for pair in re.findall(r"(\d\d)(?: and (\d\d))? problems", assign)
+                for n in pair if n}
+    assert taught == set(SOURCES) and set(SOURCES) <= problems, (taught, problems)

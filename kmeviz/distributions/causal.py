@@ -26,6 +26,9 @@ LINKS = {
     "sine": np.sin,
     "square": lambda t: t**2 - 1.0,
     "threshold": lambda t: np.where(t > 0.0, 1.0, -1.0),
+    # a dependence hidden at a fine scale of Z: H0 holds on the chain and fork, but a
+    # smooth regression on Z cannot remove it (Shah & Peters 2020; notebook 11 §8)
+    "fast sine": lambda t: np.sin(8.0 * t),
 }
 #: The structures, and whether H0 (X ⫫ Y | Z) holds in each.
 STRUCTURES = {"chain": True, "fork": True, "collider": False, "unrelated": False}

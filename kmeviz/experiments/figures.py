@@ -31,6 +31,7 @@ from .ksd import (
     power_and_runtime_vs_n,
 )
 from .nystrom import nystrom_error_vs_m, nystrom_mmd_error_vs_m
+from .tests_figures import ci_size_power, hsic_sinusoid, hsic_size
 
 
 @dataclass(frozen=True)
@@ -342,6 +343,22 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in [
                ylabel="relative to the dense CME",
                note="mean and range over the draws of training (200) and test (1000) data; "
                     "FISTA's γ from 10⁻¹ to 10⁻⁶, then γ = 0 (the dense solution, 100 %)"),
+    FigureSpec("hsic-size", "kmeviz's tests: independence", "Size of the independence "
+               "tests (independent uniforms)", hsic_size, x="n", y="rate", series="test",
+               interval=("ci_low", "ci_high"), hline=0.05, xlabel="n",
+               ylabel="rejection rate under H0 (α = 0.05)",
+               note="500 draws; 99 % Clopper–Pearson intervals; B = 199 (HSICAgg: 1000)"),
+    FigureSpec("hsic-sinusoid", "kmeviz's tests: independence", "Power of the independence "
+               "tests on the sinusoid against ℓ", hsic_sinusoid, x="frequency", y="rate",
+               series="test", interval=("ci_low", "ci_high"), xlabel="frequency ℓ",
+               ylabel="rejection rate (α = 0.05)", note="n = 200, 100 draws"),
+    FigureSpec("ci-size-power", "kmeviz's tests: conditional independence", "Size (sine "
+               "chain) and power (sine collider) of the CI tests against n", ci_size_power,
+               x="n", y="rate", series="test", facet="structure", hline=0.05,
+               interval=("ci_low", "ci_high"), xlabel="n", logx=True,
+               ylabel="rejection rate (α = 0.05)",
+               note="200 draws; the chain's H0 is true (its rate is the size), the "
+                    "collider's is false (its rate is the power)"),
 ]}
 
 
