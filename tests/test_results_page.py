@@ -41,7 +41,7 @@ def test_every_row_has_one_verdict_of_the_scale():
 
 def test_every_table_a_row_names_is_stored():
     for cells in figure_rows():
-        for name in re.findall(r"`((?:nystrom|fastmmd|nksd|cme)-[\w-]+)`", cells[2]):
+        for name in re.findall(r"`((?:nystrom|fastmmd|nksd|cme|hsic|ci)-[\w-]+)`", cells[2]):
             assert (TABLES / f"{name}.csv").exists(), (cells[0], name)
 
 
@@ -151,8 +151,77 @@ CLAIMS = {"FastMMD Fig. 8a": _fig8a, "FastMMD Fig. 8b times": _fig8b_times,
           "N-KSD App. D.1 Laplace": _appd1_laplace}
 
 
+def _hsic_sinusoid() -> str:
+    t = table("hsic-sinusoid").pivot(index="test", columns="frequency", values="rate")
+    agg = t.loc["hsicagg/wild-bootstrap"]
+    rest = t.drop(index="hsicagg/wild-bootstrap")
+    return (f"HSICAgg {'/'.join(f'{v:.2f}' for v in agg)} at ℓ = 1/2/3/4; the seven tests at "
+            f"the median heuristic {rest[1].min():.2f}–{rest[1].max():.2f} at ℓ = 1 and at "
+            f"most {rest[[2, 3, 4]].max().max():.2f} from ℓ = 2")
+
+
+def _covering(t: pd.DataFrame, alpha: float = 0.05) -> int:
+    """How many rows' intervals contain the level."""
+    return int(((t.ci_low <= alpha) & (alpha <= t.ci_high)).sum())
+
+
+def _hsic_size() -> str:
+    t = table("hsic-size")
+    inside = _covering(t)
+    agg = t[t.test == "hsicagg/wild-bootstrap"].set_index("n").rate
+    block = t[t.test == "block/normal"].set_index("n").rate
+    rest = t[t.test != "block/normal"]
+    return (f"rates {rest.rate.min():.3f}–{rest.rate.max():.3f} for every test but the "
+            f"block test, {inside} of {len(t)} 99 % intervals containing 0.05; block/normal "
+            f"{block[100]:.3f} (n = 100) and {block[200]:.3f} (200); HSICAgg "
+            f"{agg[100]:.3f} and {agg[200]:.3f}")
+
+
+def _ci_size_power() -> str:
+    t = table("ci-size-power")
+    chain, collider = t[t.structure == "chain"], t[t.structure == "collider"]
+    inside = _covering(chain)
+    power = collider.pivot(index="test", columns="n", values="rate")
+
+    def span(values) -> str:
+        low, high = values.min(), values.max()
+        return f"{low:.2f}" if low == high else f"{low:.2f}–{high:.2f}"
+
+    return (f"size {chain.rate.min():.3f}–{chain.rate.max():.3f} on the chain ({inside} of "
+            f"{len(chain)} 99 % intervals containing 0.05); power on the collider "
+            f"{span(power[100])} at n = 100 and {span(power[400])} at n = 400 (every test)")
+
+
+def _kci_causal_learn() -> str:
+    text = (RESULTS / "benchmarks_pc.txt").read_text()
+    common = re.findall(r"\| (\d+)/(\d+) +\| ([\d.e-]+) +\| (\w+) +\|", text)
+    tests = sum(int(a) for a, _, _, _ in common)
+    worst = max(float(d) for _, _, d, _ in common)
+    same = sum(g == "same" for _, _, _, g in common)
+    return (f"{tests} CI tests in common over {len(common)} PC runs, max \\|Δp\\| {worst:.1e}; "
+            f"the same graph in {same} of {len(common)}")
+
+
+CLAIMS.update({"HSIC sinusoid": _hsic_sinusoid, "HSIC size": _hsic_size,
+               "CI size and power": _ci_size_power, "KCI vs causal-learn": _kci_causal_learn})
+
+
 @pytest.mark.parametrize("claim", list(CLAIMS))
 def test_a_quoted_number_is_its_tables(claim):
     """The page's text, recomputed from the stored table, is on the page word for word."""
     text = CLAIMS[claim]()
     assert text in PAGE, f"{claim}: the page does not say {text!r}"
+
+
+def test_where_a_user_chooses_the_block_test_its_stored_size_is_stated():
+    """The block test's registry summary (shown in the tables and explorers) and the
+    module's docstring quote its size from the stored ``hsic-size`` table."""
+    import kmeviz.independence.tests as tests_module
+    from kmeviz import INDEPENDENCE_TESTS
+
+    block = table("hsic-size").query("test == 'block/normal'").set_index("n").rate
+    quoted = f"0.{round(block[100] * 1000):03d} at n = 100"
+    summary = next(s.summary for s in INDEPENDENCE_TESTS if s.name == "block/normal")
+    assert quoted in summary and f"{block[200]:.3f} at 200" in summary
+    assert f"size {block[100]:.3f} at n = 100 and {block[200]:.3f} at 200" in " ".join(
+        tests_module.__doc__.split())
