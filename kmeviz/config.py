@@ -11,8 +11,10 @@
   (default 32 MiB), the bound on extra memory of every O(n)-memory estimator; an
   estimator's own ``working_memory`` argument overrides it.
 
-Settings are per thread, as in scikit-learn: ``config_context`` in one dashboard session
-does not change another session's computations.
+``config_context``'s settings live in a ``ContextVar``: they hold in its ``with`` block
+and in the work it hands to other threads through ``contextvars.copy_context()`` (a
+dashboard's job threads), and nowhere else, so one dashboard session's settings never
+change another's computations. ``set_config`` changes the defaults of every thread.
 
 Examples
 --------
@@ -27,8 +29,8 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
-import threading
 
 DTYPES = ("float64", "float32")
 
@@ -46,17 +48,18 @@ DEFAULT_WORKING_MEMORY = 32 * 2**20
 
 _global = {"dtype": "float64", "n_threads": usable_cores(), "tile_rows": 512,
            "working_memory": DEFAULT_WORKING_MEMORY}
-_local = threading.local()
+#: ``config_context``'s settings in force in this context (None: the defaults)
+_overrides: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
+    "kmeviz_config", default=None)
 
 
 def _current() -> dict:
-    if not hasattr(_local, "config"):
-        _local.config = dict(_global)
-    return _local.config
+    return {**_global, **(_overrides.get() or {})}
 
 
 def get_config() -> dict:
-    """A copy of the settings in force in this thread.
+    """A copy of the settings in force here (this context: a ``config_context`` block, or
+    work handed over from one).
 
     (Infrastructure of the tile engine: implements no paper equation.)
 
@@ -85,7 +88,7 @@ def _checked(dtype, n_threads, tile_rows, working_memory=None) -> dict:
 
 def set_config(*, dtype: str | None = None, n_threads: int | None = None,
                tile_rows: int | None = None, working_memory: int | None = None) -> None:
-    """Change the settings for this thread and for threads started afterwards.
+    """Change the default settings, for every thread.
 
     (Infrastructure of the tile engine: implements no paper equation.)
 
@@ -106,13 +109,15 @@ def set_config(*, dtype: str | None = None, n_threads: int | None = None,
     """
     changes = _checked(dtype, n_threads, tile_rows, working_memory)
     _global.update(changes)
-    _current().update(changes)
+    if _overrides.get():  # inside a config_context block the new value holds there too
+        _overrides.set({**_overrides.get(), **changes})
 
 
 @contextlib.contextmanager
 def config_context(*, dtype: str | None = None, n_threads: int | None = None,
                    tile_rows: int | None = None, working_memory: int | None = None):
-    """Settings in force inside the ``with`` block (this thread only), restored after.
+    """Settings in force inside the ``with`` block, restored after: in this context only,
+    and in the work handed from it to another thread with ``contextvars.copy_context()``.
 
     (Infrastructure of the tile engine: implements no paper equation.)
 
@@ -127,13 +132,11 @@ def config_context(*, dtype: str | None = None, n_threads: int | None = None,
         The settings in force inside the block.
     """
     changes = _checked(dtype, n_threads, tile_rows, working_memory)
-    previous = get_config()
-    _current().update(changes)
+    token = _overrides.set({**(_overrides.get() or {}), **changes})
     try:
         yield get_config()
     finally:
-        _current().clear()
-        _current().update(previous)
+        _overrides.reset(token)
 
 
 def working_memory_or_default(value) -> int:

@@ -201,3 +201,30 @@ def test_a_job_started_inside_another_computation_runs_under_its_own_budget():
         view_cancel.set()  # the view that started it is superseded
         assert wait_for(lambda: (4, None) in shown)
     assert all(e is None for _, e in shown)
+
+
+def test_the_settings_of_config_context_follow_the_work_into_its_threads():
+    """``kmeviz.config_context`` around a start holds in the job's thread and in a thread
+    the job hands work to (issue 57: float32 outside, float64 inside before); a job of
+    another session, started outside the block, runs with the defaults."""
+    import kmeviz as K
+
+    seen = {}
+
+    def work(label):
+        def run(_emit):
+            seen[label, "job"] = (K.get_config()["dtype"], K.get_config()["tile_rows"])
+            seen[label, "to_thread"] = asyncio.run(asyncio.to_thread(
+                lambda: K.get_config()["dtype"]))
+            yield "done"
+        return run
+
+    with set_curdoc(ServedDoc()):
+        with K.config_context(dtype="float32", tile_rows=64):
+            Job(explorer()).start(work("inside"), lambda p, e: None)
+        Job(explorer()).start(work("outside"), lambda p, e: None)
+        assert wait_for(lambda: len(seen) == 4)
+    assert seen["inside", "job"] == ("float32", 64) and seen["inside", "to_thread"] == "float32"
+    assert seen["outside", "job"] == ("float64", 512)
+    assert seen["outside", "to_thread"] == "float64"
+    assert K.get_config()["dtype"] == "float64"
