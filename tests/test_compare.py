@@ -282,3 +282,25 @@ def test_aggregated_tests_use_their_own_collection_and_say_so(pair):
     gof = K.compare_gof(X, K.NormalTarget(np.zeros(3)), kernel=K.IMQKernel(), n_resamples=99,
                         rng=0).set_index("test")
     assert gof.loc["ksdagg/wild-bootstrap", "note"].startswith("its own 10 bandwidths")
+
+
+def test_a_kernel_without_derivatives_leaves_a_note_in_the_gof_table_not_a_crash():
+    """A user's radial kernel that gives only φ (a Matérn 3/2): the Stein-kernel tests say
+    what it lacks, the table runs the rest (issue 57: NotImplementedError crashed it)."""
+    from kmeviz.distributions.targets import NormalTarget
+    from kmeviz.kernels.base import RadialKernel
+
+    class Matern32(RadialKernel):
+        def __init__(self, bandwidth):
+            self.bandwidth = bandwidth
+
+        def radial(self, sq):
+            r = np.sqrt(3 * np.maximum(sq, 0)) / self.bandwidth
+            return (1 + r) * np.exp(-r)
+
+    X = np.random.default_rng(0).standard_normal((150, 2))
+    table = K.compare_gof(X, NormalTarget(np.zeros(2), np.eye(2)), kernel=Matern32(1.0),
+                          tests=["full/wild-bootstrap", "ksdagg/wild-bootstrap"], rng=0)
+    full = table.set_index("test").loc["full/wild-bootstrap"]
+    assert np.isnan(full.p_value) and "Matern32 gives no derivatives" in full.note
+    assert np.isfinite(table.set_index("test").loc["ksdagg/wild-bootstrap", "p_value"])

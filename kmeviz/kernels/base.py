@@ -176,7 +176,8 @@ class RadialKernel(Kernel):
         """(φ, φ', φ'') at squared distances ``sq``; ``out``, if given, is three arrays of
         sq's shape to write them to (the Stein kernel's tiles then allocate nothing).
         A subclass may ignore ``out`` and return new arrays."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} gives no derivatives "
+                                  "(radial_derivatives), which this test needs")
 
     def prepare_validated(self, X):
         return _Prepared(X, np.einsum("ij,ij->i", X, X))
