@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-import kmeviz as K
 from kmeviz.kernels.categorical import CategoricalKernel
+from kmeviz.kernels.choices import KERNEL_CHOICES, kernel_by_name
 from kmeviz.loading.paired import group_kernels
 
-#: --kernel-x / --kernel-y -> the kernel class taking a bandwidth (None: no bandwidth)
-KERNELS = {"gaussian": K.GaussianKernel, "laplace": K.LaplaceKernel, "categorical": None}
+#: --kernel-x / --kernel-y: every registered kernel (``kmeviz.kernels.choices``), and the
+#: categorical kernel (no scale)
+KERNELS = (*KERNEL_CHOICES, "categorical")
 
 
 def add_kernel_options(parser) -> None:
@@ -20,8 +21,8 @@ def add_kernel_options(parser) -> None:
                                  "text, yes/no and few-level integer columns, else Gaussian "
                                  "at the median heuristic)")
         parser.add_argument(f"--bandwidth-{group}", type=float, metavar="S",
-                            help=f"with --independence: the bandwidth σ > 0 of --kernel-"
-                                 f"{group} (default: the median heuristic)")
+                            help=f"with --independence: the scale > 0 of --kernel-{group} "
+                                 "(a bandwidth, IMQ's c; default: the median heuristic)")
 
 
 def chosen_kernels(args, report, X, Y) -> list:
@@ -38,7 +39,8 @@ def chosen_kernels(args, report, X, Y) -> list:
         if name == "categorical" or (name is None and isinstance(default, CategoricalKernel)):
             if sigma is not None:
                 raise ValueError(f"--bandwidth-{group}: the categorical kernel has no "
-                                 f"bandwidth (give --kernel-{group} gaussian or laplace)")
+                                 f"bandwidth (give --kernel-{group} one of "
+                                 f"{', '.join(KERNEL_CHOICES)})")
             out.append(CategoricalKernel())
             continue
         if sigma is None:
@@ -46,7 +48,7 @@ def chosen_kernels(args, report, X, Y) -> list:
             if sigma is None:
                 raise ValueError(f"--kernel-{group} {name}: give --bandwidth-{group} (the "
                                  "columns are partly categorical: no median heuristic)")
-        out.append(KERNELS[name or "gaussian"](sigma))
+        out.append(kernel_by_name(name or "gaussian", sigma))
     return out
 
 

@@ -24,15 +24,15 @@ from kmeviz_apps._seats import hold_seat
 from kmeviz_apps._url import plain, url_parameters
 from kmeviz_apps.server import BUDGET, configure_server
 
-import kmeviz as K
 from kmeviz import viz
 from kmeviz.budget import BudgetExceeded, memory_budget, time_budget
+from kmeviz.kernels.choices import kernel_labels
 
 log = logging.getLogger("kmeviz.apps")
 
-#: Kernel choices offered by every app: label -> factory of one scale parameter.
-KERNELS = {"Gaussian": K.GaussianKernel, "Laplace": K.LaplaceKernel,
-           "IMQ (β = −1/2)": lambda c: K.IMQKernel(c, -0.5)}
+#: Kernel choices offered by every app: label -> factory of one scale parameter, read
+#: from the kernel registry (``kmeviz.kernels.choices``) when the apps are imported
+KERNELS = kernel_labels()
 
 def use_bokeh() -> None:
     """Select HoloViews' Bokeh backend, which the explorers draw with (the step of
