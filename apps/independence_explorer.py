@@ -22,6 +22,7 @@ import kmeviz as K
 from kmeviz import viz
 from kmeviz.distributions.dependence import DEPENDENCE_PROBLEMS
 from kmeviz.independence.compare import pearson_r
+from kmeviz.needs import Needs
 
 PROBLEMS = tuple(DEPENDENCE_PROBLEMS)
 TEST_NAMES = tuple(spec.name for spec in K.INDEPENDENCE_TESTS)
@@ -51,7 +52,8 @@ def run_test(data_key, kernel_key, name: str, B: int):
     X, Y = make_pairs(*data_key)
     kx, ky = kernels(kernel_key)
     estimator, null = name.split("/")
-    options = {} if estimator == "hsicagg" else {"kernel_x": kx, "kernel_y": ky}
+    own_kernels = Needs.KERNEL_COLLECTION in K.INDEPENDENCE_TESTS.get(estimator, null).needs
+    options = {} if own_kernels else {"kernel_x": kx, "kernel_y": ky}  # HSICAgg: its own
     return K.hsic_test(X, Y, estimator=estimator, null=null, n_resamples=B,
                        rng=data_key[-1] + 1, **options)
 
