@@ -134,3 +134,38 @@ def test_working_memory_from_the_config_bounds_the_passes(monkeypatch):
     default = K.ksd2(Z, target, K.IMQKernel())
     assert max(rows) == 2**25 // 6 // (8 * 4000)  # 174 rows under the 32 MiB default
     assert small == pytest.approx(default, rel=1e-12)
+
+
+def test_a_block_inside_another_keeps_the_outer_limit_and_blas_comes_back_after():
+    """Nested (or overlapping, same thread order) blocks: the inner one finds BLAS at one
+    thread and leaves it alone, so the outer limit holds to its end and BLAS then has its
+    threads back (an inner restore used to lift the outer limit or pin BLAS at 1)."""
+    from threadpoolctl import ThreadpoolController, threadpool_limits
+
+    from kmeviz.kernels.engine import single_threaded_blas
+
+    def blas_threads():
+        libs = ThreadpoolController().select(user_api="blas").lib_controllers
+        return max((lib.num_threads for lib in libs), default=1)
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = blas_threads()
+        with single_threaded_blas():
+            with single_threaded_blas():
+                assert blas_threads() == 1
+            assert blas_threads() == 1
+        assert blas_threads() == before == 2
+
+
+def test_a_block_leaves_blas_alone_where_it_already_runs_one_thread(monkeypatch):
+    """Under ``kmeviz serve --compute-threads 1`` BLAS runs one thread: a block then makes
+    no call into the library (none to race another thread's BLAS call)."""
+    from threadpoolctl import ThreadpoolController, threadpool_limits
+
+    from kmeviz.kernels import engine
+
+    with threadpool_limits(limits=1, user_api="blas"), engine.single_threaded_blas():
+        pass  # the controller exists now
+    monkeypatch.setattr(ThreadpoolController, "limit", lambda *a, **k: 1 / 0)
+    with threadpool_limits(limits=1, user_api="blas"), engine.single_threaded_blas():
+        pass

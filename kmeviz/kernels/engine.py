@@ -110,6 +110,12 @@ def _shared_pool(n_threads: int) -> ThreadPoolExecutor:
         return _pools[key]
 
 
+def _blas_threads(controller) -> int:
+    """The BLAS libraries' current thread count (their largest)."""
+    return max((lib.num_threads for lib in controller.select(user_api="blas").lib_controllers),
+               default=1)
+
+
 @contextlib.contextmanager
 def single_threaded_blas():
     """BLAS held to one thread in this block (process-wide, as threadpoolctl does).
@@ -120,16 +126,23 @@ def single_threaded_blas():
     KSD test, n = 10⁴: median 0.156 s with them, 0.100 s without).
     The BLAS libraries are inspected once per process (``ThreadpoolController``), so
     entering the block costs microseconds, not the milliseconds of a fresh inspection.
+    Where BLAS already runs one thread (a server with ``--compute-threads 1``, or inside
+    another block) the block does not touch the library: no call to race another
+    thread's BLAS call (OpenBLAS documents setting its thread count then as unsafe), and
+    no restore that would undo an enclosing block's limit. The limit is restored in the
+    thread that set it: OpenBLAS 0.3.31 ignores a restore from another thread (measured).
     """
     with _controller_lock:  # threadpoolctl changes process-wide settings: one at a time
         if "blas" not in _controller:
             _controller["blas"] = ThreadpoolController()
-        limiter = _controller["blas"].limit(limits=1, user_api="blas")
+        limiter = (_controller["blas"].limit(limits=1, user_api="blas")
+                   if _blas_threads(_controller["blas"]) > 1 else None)
     try:
         yield
     finally:
-        with _controller_lock:
-            limiter.restore_original_limits()
+        if limiter is not None:
+            with _controller_lock:
+                limiter.restore_original_limits()
 
 
 #: Tasks kept in flight per thread when their results are small (a tile's sums): the
