@@ -301,6 +301,13 @@ class ConditionalExplorer(Explorer):
         truth = "independent" if STRUCTURES[self.structure] else "dependent"
         marginal_truth = ("independent" if MARGINALLY_INDEPENDENT[self.structure]
                           else "dependent")
+        wrong = ""
+        if STRUCTURES[self.structure] and res.reject:
+            wrong = (" Here the test rejects a true H0: a false rejection, which chance makes "
+                     "in about α of the draws, and the regression on Z in most of them when "
+                     "it cannot follow the link (notebook 11, §6 and §8).")
+        elif not STRUCTURES[self.structure] and not res.reject:
+            wrong = " Here the test keeps a false H0: it misses this dependence."
         return pn.pane.Markdown(f"""
 | {GRAPHS[self.structure]} ({self.link}) | |
 |---|---|
@@ -311,7 +318,7 @@ class ConditionalExplorer(Explorer):
 | ε used | {res.fitted['epsilon'][0]:.3g} |
 | seconds | {res.runtime['total']:.3f} |
 
-In this structure X and Y are {marginal_truth}, and {truth} given Z.
+In this structure X and Y are {marginal_truth}, and {truth} given Z.{wrong}
 """, css_classes=["kmeviz-summary"], sizing_mode="stretch_width")
 
 

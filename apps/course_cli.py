@@ -132,26 +132,27 @@ def add_parser(commands) -> None:
 def run(args) -> int:
     """Carry out ``kmeviz course …``; 0 on success, 2 with a one-line error."""
     try:
-        if args.action == "grade":
-            rows = grade(args.dir, timeout=args.timeout)
-        else:
+        if args.action != "grade":
             written = write_edition(args.dir, student=args.action == "student",
                                     folder=args.notebooks)
             print(f"wrote {len(written)} notebooks ({args.action} edition) to {args.dir}")
             return 0
-    except (FileNotFoundError, NotADirectoryError, OSError) as exc:
+        rows = grade(args.dir, timeout=args.timeout)
+        for row in rows:
+            mark = {"right": "✓", "not yet": "✗"}.get(row["verdict"], "!")
+            print(f"{row['notebook']:40s} {row['checker']:40s} {mark} "
+                  f"{row['message'][:60]}")
+        print(f"{sum(row['verdict'] == 'right' for row in rows)} of {len(rows)} exercises "
+              "right")
+        if args.out:
+            with open(args.out, "w", newline="", encoding="utf-8") as handle:
+                writer = csv.DictWriter(handle, fieldnames=["notebook", "checker", "verdict",
+                                                            "message"])
+                writer.writeheader()
+                writer.writerows(rows)
+    except OSError as exc:  # a missing folder, no notebook in it, an unwritable --out
         print(f"kmeviz course: error: {exc}", file=sys.stderr)
         return 2
-    for row in rows:
-        mark = {"right": "✓", "not yet": "✗"}.get(row["verdict"], "!")
-        print(f"{row['notebook']:40s} {row['checker']:40s} {mark} {row['message'][:60]}")
-    right = sum(row["verdict"] == "right" for row in rows)
-    print(f"{right} of {len(rows)} exercises right")
-    if args.out:
-        with open(args.out, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["notebook"])
-            writer.writeheader()
-            writer.writerows(rows)
     return 0
 
 

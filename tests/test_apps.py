@@ -117,3 +117,14 @@ def test_a_served_page_builds_one_plot_and_each_other_when_its_tab_is_chosen(slu
     notebook = cls()
     notebook.show_plot(plots[-1].view)  # no tabs in a notebook: nothing happens
     assert notebook._tabs is None
+
+
+def test_the_conditional_explorer_says_when_its_test_contradicts_the_structure():
+    """On the fast-sine fork (H0 true, notebook 11 §8) KCI rejects: the summary says it is
+    a false rejection; on the sine chain it keeps, and the summary adds nothing."""
+    from kmeviz_apps.conditional_explorer import ConditionalExplorer
+
+    hidden = ConditionalExplorer(structure="fork", link="fast sine").summary_view().object
+    assert "reject H0" in hidden and "a false rejection" in hidden
+    plain_chain = ConditionalExplorer(structure="chain").summary_view().object
+    assert "keep H0" in plain_chain and "Here the test" not in plain_chain

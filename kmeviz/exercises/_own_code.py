@@ -18,8 +18,7 @@ def _argument_codes(args) -> set:
         code = getattr(function, "__code__", None)
         if code is not None:
             codes.add(code)
-            codes.update(code.co_consts[i] for i, const in enumerate(code.co_consts)
-                         if hasattr(const, "co_code"))
+            codes.update(const for const in code.co_consts if hasattr(const, "co_code"))
     return codes
 
 

@@ -4,45 +4,26 @@ al. 2022) and of the conditional-independence tests (KCI: Zhang et al. 2011, Eq.
 RCIT and RCoT: Strobl et al. 2019), each a table of rejection rates with Clopper–Pearson
 intervals that the results page (``docs/results/README.md``) quotes.
 
-The i.i.d. independence tests are the registered ones whose null assumes exchangeable
-rows (the time-series tests have their own notebook, 13).
+The independence tests are the registered i.i.d. ones (the time-series tests have their
+own notebook, 13), run as ``independence_size_table`` runs them.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
-import numpy as np
 import pandas as pd
 
 from ..conditional_independence.api import ci_test
 from ..distributions.causal import causal_structure
 from ..distributions.dependence import sinusoid
-from ..independence.tests import hsic_test
-from ..needs import Needs
-from ..registry import CONDITIONAL_TESTS, INDEPENDENCE_TESTS
+from ..registry import CONDITIONAL_TESTS
+from .independence import _hsic_run, _independent_uniforms, _tests
 from .runners import rejection_rates
-
-#: the independence tests of i.i.d. rows (``INDEPENDENCE_TESTS`` without the time-series
-#: ones), and the wild bootstrap's B for HSICAgg (the permutation tests use 199)
-IID_INDEPENDENCE = ("unbiased/permutation", "biased/permutation", "biased/gamma",
-                    "biased/spectral", "hsicagg/wild-bootstrap", "block/normal",
-                    "nystrom/spectral", "rff/spectral")
-AGGREGATED_B = 1000
-
-
-def _hsic_run(estimator, null, B, data, *, alpha, rng):
-    return hsic_test(*data, estimator=estimator, null=null, n_resamples=B, alpha=alpha,
-                     rng=rng)
 
 
 def _ci_run(estimator, null, data, *, alpha, rng):
     return ci_test(*data, estimator=estimator, null=null, alpha=alpha, rng=rng)
-
-
-def _uniforms(n, rng):
-    """Independent X, Y ~ U[−π, π]: the sinusoid's marginals, H0 true."""
-    return rng.uniform(-np.pi, np.pi, size=(n, 1)), rng.uniform(-np.pi, np.pi, size=(n, 1))
 
 
 def _sinusoid(n, ell, rng):
@@ -54,14 +35,11 @@ def _structure(name, n, rng):
 
 
 def _hsic_tests(*, hsicagg_small_b: bool = False) -> dict:
-    """The i.i.d. tests at B = 199 (HSICAgg: its own kernels, B = ``AGGREGATED_B``), and,
-    with ``hsicagg_small_b``, HSICAgg at B = 199 too (its size there, for the registry's
-    summary: a level-corrected wild bootstrap is conservative with few draws)."""
-    specs = {spec.name: spec for spec in INDEPENDENCE_TESTS}
-    own_kernels = {name for name, spec in specs.items() if Needs.KERNEL_COLLECTION in spec.needs}
-    tests = {name: partial(_hsic_run, specs[name].estimator, specs[name].null,
-                           AGGREGATED_B if name in own_kernels else 199)
-             for name in IID_INDEPENDENCE}
+    """The i.i.d. tests (``selected_tests``' "all") at B = 199, HSICAgg at
+    ``AGGREGATED_RESAMPLES``, and, with ``hsicagg_small_b``, HSICAgg at B = 199 too (its
+    size there, for the registry's summary: a level-corrected wild bootstrap is
+    conservative with few draws)."""
+    tests = _tests("all", 199)
     if hsicagg_small_b:
         tests["hsicagg/wild-bootstrap, B = 199"] = partial(_hsic_run, "hsicagg",
                                                            "wild-bootstrap", 199)
@@ -84,7 +62,7 @@ def _rates(sampler, tests, n_repeats, rng, progress, executor, **columns) -> pd.
 
 def hsic_size(quick, rng, progress=None, executor=None) -> pd.DataFrame:
     """Type-I error of each i.i.d. independence test at n = 100 and 200 (500 draws)."""
-    frames = [_rates(partial(_uniforms, n), _hsic_tests(hsicagg_small_b=True),
+    frames = [_rates(partial(_independent_uniforms, n), _hsic_tests(hsicagg_small_b=True),
                      10 if quick else 500, rng, progress, executor, n=n)
               for n in ((60,) if quick else (100, 200))]
     return pd.concat(frames, ignore_index=True)
