@@ -16,7 +16,7 @@ from .ksd_tests import (
 # isort: split
 # the package registers its tests: the single-kernel ones (``ksd_tests``), then KSDAgg
 from ..registry import GOF_TESTS
-from . import aggregated  # noqa: F401
+from . import aggregated, incomplete  # noqa: F401
 
 GOF_TESTS.document(ksd_test)  # the docstring's table: every test, once all are in
 

@@ -35,6 +35,7 @@ from .._validation import (
 )
 from ..budget import check_memory
 from ..chunked import check_any_samples, check_chunked_samples, is_dask_array
+from ..incomplete import checked_superdiagonals
 from ..kernels import SteinKernel, checked_score, prepared_rows
 from ..kernels.collection import KernelCollection
 from ..kernels.defaults import default_gof_kernel
@@ -193,7 +194,7 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
              n_landmarks=None, landmarks=None, alpha: float = 0.05, wild: str = "markov",
              n_locations: int = 10, null_covariance: str = "sample",
              null: str | None = None, wild_length: float | None = None,
-             rows: str = "check", rng=None) -> TestResult:
+             superdiagonals: int = 200, rows: str = "check", rng=None) -> TestResult:
     """Test H0: the sample X comes from ``target`` (known through ``target.score``).
 
     Parameters
@@ -235,6 +236,9 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
         probability (1 − e^{−1/ℓ})/2 (Chwialkowski et al. 2016).
     wild_length : float, optional
         That ℓ (default: from the rows' lag-1 autocorrelation).
+    superdiagonals : int
+        R of ``estimator="ksdagginc"``: the superdiagonals of its incomplete U-statistic
+        (default 200, the authors').
     rows : {"check", "iid"}
         "check" (default): before an i.i.d. null, check the rows for serial dependence and
         warn (``SerialDependenceWarning``, ``fitted["note"]``) when it is found; "iid":
@@ -268,7 +272,8 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
     options = {"wild": wild, "n_landmarks": n_landmarks, "landmarks": landmarks,
                "n_locations": n_locations, "null_covariance": null_covariance,
-               "wild_length": wild_length, "rows": check_rows(rows)}
+               "wild_length": wild_length, "rows": check_rows(rows),
+               "superdiagonals": checked_superdiagonals(superdiagonals)}
     return checked_ksd_test(X, target, kernel, estimator=estimator, n_resamples=D,
                             alpha=alpha, rng=rng, options=options, null=null)
 
@@ -298,7 +303,7 @@ def checked_ksd_test(X, target, kernel, *, estimator: str, n_resamples: int, alp
                         + f", got {kernel!r}")
     options = options or defaults_of(ksd_test, ("wild", "n_landmarks", "landmarks",
                                                 "n_locations", "null_covariance",
-                                                "wild_length"))
+                                                "wild_length", "superdiagonals"))
     return run_registered(spec, (X, target), kernel, alpha=alpha, rng=rng, options=options,
                           n_resamples=n_resamples)
 

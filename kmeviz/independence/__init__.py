@@ -10,6 +10,9 @@ from .hsic import KernelPair
 from .measures import hsic, hsic_witness
 from .tests import VALID_INDEPENDENCE_NULLS, dhsic_test, hsic_test
 
+# isort: split
+from . import incomplete  # noqa: F401  (registers HSICAggInc)
+
 __all__ = ["DependenceEffect", "KernelPair", "VALID_INDEPENDENCE_NULLS", "compare_independence",
            "benjamini_hochberg", "dependence_effect_size",
            "dependence_map",

@@ -26,6 +26,7 @@ from scipy import stats
 from .._validation import check_choice, check_in_interval, check_positive_int
 from ..aggregation import AGGREGATED_RESULT
 from ..chunked import is_dask_array
+from ..incomplete import checked_superdiagonals
 from ..kernels import check_kernel
 from ..kernels.collection import KernelCollection
 from ..needs import Needs
@@ -191,7 +192,7 @@ def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
               block_size: int | None = None, n_landmarks: int | None = None,
               n_features: int = 128, wild_length: float | None = None,
               min_shift: int | None = None, max_lag: int | None = None,
-              rows: str = "check", rng=None):
+              superdiagonals: int = 200, rows: str = "check", rng=None):
     """Kernel independence test of H0: X and Y are independent, with an HSIC statistic.
 
     Gretton et al. 2005, 2008; Song et al. 2012; Zhang et al. 2018; Albert et al. 2022.
@@ -230,6 +231,9 @@ def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
         The shift nulls' shortest circular shift A (default 5 autocorrelation times, at
         least 10) and the lag search's largest lag K (``estimator="max-lag"``; default
         ⌈log n⌉).
+    superdiagonals : int
+        R of ``estimator="hsicagginc"``: the superdiagonals of its incomplete U-statistic
+        on the ⌊n/2⌋ pairs of rows (default 200, the authors').
     rows : {"check", "iid"}
         "check" (default): before an i.i.d. null, check the rows for serial dependence and
         warn (``SerialDependenceWarning``, ``fitted["note"]``) when it is found; "iid":
@@ -262,7 +266,8 @@ def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
     options = {"block_size": block_size, "n_landmarks": n_landmarks,
                "n_features": check_positive_int(n_features, "n_features"),
                "wild_length": wild_length, "min_shift": min_shift, "max_lag": max_lag,
-               "rows": check_rows(rows)}
+               "rows": check_rows(rows),
+               "superdiagonals": checked_superdiagonals(superdiagonals)}
     X, Y = check_paired(X, Y)
     return checked_hsic_test(X, Y, kernel_x, kernel_y, estimator=estimator, null=null,
                              n_resamples=B, alpha=alpha, rng=rng, options=options)
@@ -282,7 +287,8 @@ def checked_hsic_test(X, Y, kernel_x, kernel_y, *, estimator: str, null: str | N
                         "pass X.compute() and Y.compute())")
     kernel = checked_independence_kernel(kernel_x, kernel_y, spec, X, Y)
     options = options or defaults_of(hsic_test, ("block_size", "n_landmarks", "n_features",
-                                                 "wild_length", "min_shift", "max_lag"))
+                                                 "wild_length", "min_shift", "max_lag",
+                                                 "superdiagonals"))
     return run_registered(spec, (X, Y), kernel, alpha=alpha, rng=rng, options=options,
                           estimator=estimator, n_resamples=n_resamples)
 
@@ -294,13 +300,13 @@ def checked_independence_kernel(kernel_x, kernel_y, spec, X, Y) -> KernelPair:
             return hsicagg_kernels(X, Y)
         if not (isinstance(kernel_x, KernelCollection)
                 and isinstance(kernel_y, KernelCollection)):
-            raise TypeError("estimator='hsicagg' aggregates a KernelCollection for each "
-                            "variable: pass both kernel_x and kernel_y as KernelCollection, "
-                            "or neither")
+            raise TypeError(f"estimator={spec.estimator!r} aggregates a KernelCollection "
+                            "for each variable: pass both kernel_x and kernel_y as "
+                            "KernelCollection, or neither")
         return KernelPair(kernel_x, kernel_y)
     for kernel, name in ((kernel_x, "kernel_x"), (kernel_y, "kernel_y")):
         if isinstance(kernel, KernelCollection):
-            raise TypeError(f"a KernelCollection ({name}) is for estimator='hsicagg'; "
+            raise TypeError(f"a KernelCollection ({name}) is for the aggregated tests; "
                             f"estimator={spec.estimator!r} takes one kernel per variable")
     pair = checked_kernel_pair(kernel_x, kernel_y, X, Y)
     reason = spec.unmet(X, None, pair)

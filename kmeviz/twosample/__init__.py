@@ -27,6 +27,7 @@ from .witness import mmd_witness
 from ..registry import MMD_TESTS
 from . import (
     aggregated,  # noqa: F401
+    incomplete,  # noqa: F401
     power_tests,  # noqa: F401
 )
 from .power import LearnedKernel, PowerCriterion, learn_kernel, power_criterion

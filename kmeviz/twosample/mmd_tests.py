@@ -31,6 +31,7 @@ from .._validation import (
 )
 from ..chunked import check_any_pair, is_dask_array
 from ..embeddings.kme import default_landmarks
+from ..incomplete import checked_superdiagonals
 from ..kernels import check_kernel, symmetric_quadratic_forms
 from ..kernels.collection import KernelCollection, mmdagg_kernels
 from ..kernels.defaults import default_mmd_kernel
@@ -263,8 +264,8 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
              n_resamples: int = 1000, alpha: float = 0.05, features: str = "fourier",
              n_features: int = 256, block_size: int | None = None,
              n_landmarks: int | None = None, train_fraction: float = 0.5,
-             wild_length: float | None = None, rows: str = "check",
-             rng=None) -> TestResult:
+             wild_length: float | None = None, superdiagonals: int = 200,
+             rows: str = "check", rng=None) -> TestResult:
     """Kernel two-sample test of H0: P = Q with an MMD² statistic and a null distribution.
 
     Gretton et al. 2012 (JMLR), Sec. 4–6; FastMMD Sec. 4.5 for the nulls of Fig. 8b.
@@ -314,6 +315,9 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
     wild_length : float, optional
         ℓ of ``null="dependent-wild-bootstrap"``'s multiplier processes (default: from
         the rows' lag-1 autocorrelation, ``kmeviz.timeseries.nulls.wild_length``).
+    superdiagonals : int
+        R of ``estimator="mmdagginc"``: the superdiagonals of its incomplete U-statistic
+        (default 200, the authors'; R ≥ n − 1 is the complete one).
     rows : {"check", "iid"}
         "check" (default): before an i.i.d. null, check the rows for serial dependence and
         warn (``SerialDependenceWarning``, ``fitted["note"]``) when it is found; "iid":
@@ -347,7 +351,8 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
                "block_size": block_size, "n_landmarks": n_landmarks,
                "train_fraction": check_in_interval(train_fraction, "train_fraction",
                                                    0.0, 1.0),
-               "wild_length": wild_length, "rows": check_rows(rows)}
+               "wild_length": wild_length, "rows": check_rows(rows),
+               "superdiagonals": checked_superdiagonals(superdiagonals)}
     return checked_mmd_test(X, Y, kernel, estimator=estimator, null=null, n_resamples=B,
                             alpha=alpha, rng=rng, options=options)
 
@@ -373,7 +378,7 @@ def checked_mmd_test(X, Y, kernel, *, estimator: str, null: str | None, n_resamp
     kernel = checked_test_kernel(kernel, spec, X, Y)
     options = options or defaults_of(mmd_test, ("features", "n_features", "block_size",
                                                  "n_landmarks", "train_fraction",
-                                                 "wild_length"))
+                                                 "wild_length", "superdiagonals"))
     return run_registered(spec, (X, Y), kernel, alpha=alpha, rng=rng, options=options,
                           estimator=estimator, n_resamples=n_resamples)
 
