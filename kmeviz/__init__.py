@@ -74,6 +74,7 @@ from .kernels.collection import (
     bandwidth_weights,
     ksdagg_kernels,
     mmdagg_kernels,
+    mmdagginc_kernels,
     mmdfuse_kernels,
 )
 from .kernels.defaults import l1_imq_kernel
@@ -158,6 +159,7 @@ __all__ = [
     "PrecomputedKernel",
     "KernelCollection",
     "mmdagg_kernels",
+    "mmdagginc_kernels",
     "mmdfuse_kernels",
     "ARDGaussianKernel",
     "FeatureKernel",

@@ -18,7 +18,7 @@ per block, (t + R − 1)/R of the band's flops); each block's rows are then weig
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -55,8 +55,14 @@ def stein_h_tiles(X, target, collection):
 def ksdagginc_wild_bootstrap(X, target, kernel, *, n_resamples, rng,
                              superdiagonals) -> Outcome:
     """KSDAggInc, B1 = B2 = ``n_resamples``."""
-    X = np.ascontiguousarray(check_samples(X, "X", min_samples=2), dtype=np.float64)
-    signs = incomplete_signs(X.shape[0], 2 * n_resamples, rng)
-    values = incomplete_values(stein_h_tiles(X, target, kernel), len(kernel), X.shape[0],
-                               superdiagonals, signs)
+    X = check_samples(X, "X", min_samples=2)
+    values = ksdagginc_values(X, target, kernel, superdiagonals,
+                              incomplete_signs(X.shape[0], 2 * n_resamples, rng))
     return aggregated_outcome(values, n_resamples, kernel)
+
+
+def ksdagginc_values(X, target, collection, superdiagonals: int, signs) -> np.ndarray:
+    """(K, S) statistics and replicates of KSDAggInc for the sign columns ``signs``."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    return incomplete_values(stein_h_tiles(X, target, collection), len(collection),
+                             X.shape[0], superdiagonals, signs)

@@ -57,14 +57,21 @@ def hsicagginc_wild_bootstrap(X, Y, kernel, *, estimator, n_resamples, rng,
     if N < 2:
         raise ValueError(f"HSICAggInc pairs the first half of the rows with the second: "
                          f"it needs n ≥ 4 rows, got {X.shape[0]}")
-    X, Y = (np.ascontiguousarray(Z, dtype=np.float64) for Z in (X, Y))
     pairs = PairCollection(kernel)
-    signs = incomplete_signs(N, 2 * n_resamples, rng)
-    values = incomplete_values(hsic_h_tiles(X, Y, kernel, pairs), len(pairs), N,
-                               superdiagonals, signs)
+    values = hsicagginc_values(X, Y, kernel, superdiagonals,
+                               incomplete_signs(N, 2 * n_resamples, rng))
     B1 = n_resamples
     null = AggregatedNull(values[:, 0], values[:, 1 : 1 + B1], values[:, 1 + B1 :],
                           pairs.weights, pairs.labels, pairs.scales())
     return Outcome(float(null.statistic()), null_dist=null,
                    null_params={"n_kernels": len(pairs)},
                    fitted={"collection": kernel, "values": values})
+
+
+def hsicagginc_values(X, Y, kernels, superdiagonals: int, signs) -> np.ndarray:
+    """(K_X·K_Y, S) statistics and replicates of HSICAggInc for the sign columns
+    ``signs`` (⌊n/2⌋, S), pairs in ``PairCollection`` order (i_X major)."""
+    X, Y = (np.ascontiguousarray(Z, dtype=np.float64) for Z in (X, Y))
+    pairs = PairCollection(kernels)
+    return incomplete_values(hsic_h_tiles(X, Y, kernels, pairs), len(pairs),
+                             X.shape[0] // 2, superdiagonals, signs)

@@ -1,8 +1,6 @@
 """Independence tests (``hsic_test``, ``dhsic_test``): each (estimator, null) pair is one
 entry of ``kmeviz.registry.INDEPENDENCE_TESTS`` (or ``JOINT_INDEPENDENCE_TESTS``),
-registered below on the function computing it.
-
-Nulls of HSIC:
+registered below on the function computing it. Nulls of HSIC:
 
 - ``"permutation"``: HSIC of (X, Y[π]) for B permutations π, all from the centred Grams
   held once (``hsic.permuted_hsic``: factors or matrices), never recomputing a kernel;
@@ -13,9 +11,9 @@ Nulls of HSIC:
   RFF HSIC): Zhang et al. 2018, see ``large_scale``; the block test's normal null is
   anti-conservative at small n (measured size 0.096 at n = 100 and 0.092 at 200, 500
   draws: ``kmeviz reproduce hsic-size``; every other test 0.038–0.064);
-- HSICAgg's wild bootstrap with MMDAgg's level correction (``aggregated``).
-
-p-values of simulated nulls are (1 + #{null ≥ statistic}) / (1 + B).
+- HSICAgg's wild bootstrap with MMDAgg's level correction (``aggregated``), and that of
+  HSICAggInc's incomplete statistic (``incomplete``). p-values of simulated nulls are
+  (1 + #{null ≥ statistic}) / (1 + B).
 """
 
 from __future__ import annotations
@@ -216,9 +214,8 @@ def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
     alpha : float in (0, 1)
     block_size : int, optional
         Block HSIC's block (default min(⌊√n⌋, 100)). Its normal null is asymptotic in the
-        number of blocks: over 1000 independent draws its size at α = 0.05 measured 9.6 %
-        at n = 200 (14 blocks), 7.0 % at n = 1000 and 6.2 % at n = 3000; use it for large
-        n. With ``null="block-permutation"``: the permuted blocks' length b (default
+        number of blocks (size at α = 0.05 over 1000 draws: 9.6 % at n = 200, 7.0 % at
+        1000, 6.2 % at 3000). With ``null="block-permutation"``: the blocks' length b (default
         max(⌈√n⌉, 4τ), τ the rows' autocorrelation time, ``timeseries.blocks``).
     n_landmarks : int, optional
         Nyström HSIC's landmarks per variable (default min(n, 200)).
@@ -232,8 +229,7 @@ def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
         least 10) and the lag search's largest lag K (``estimator="max-lag"``; default
         ⌈log n⌉).
     superdiagonals : int
-        R of ``estimator="hsicagginc"``: the superdiagonals of its incomplete U-statistic
-        on the ⌊n/2⌋ pairs of rows (default 200, the authors').
+        R, HSICAggInc's superdiagonals of the ⌊n/2⌋ pairs of rows (200, the authors').
     rows : {"check", "iid"}
         "check" (default): before an i.i.d. null, check the rows for serial dependence and
         warn (``SerialDependenceWarning``, ``fitted["note"]``) when it is found; "iid":
@@ -266,8 +262,7 @@ def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
     options = {"block_size": block_size, "n_landmarks": n_landmarks,
                "n_features": check_positive_int(n_features, "n_features"),
                "wild_length": wild_length, "min_shift": min_shift, "max_lag": max_lag,
-               "rows": check_rows(rows),
-               "superdiagonals": checked_superdiagonals(superdiagonals)}
+               "rows": check_rows(rows), "superdiagonals": checked_superdiagonals(superdiagonals)}
     X, Y = check_paired(X, Y)
     return checked_hsic_test(X, Y, kernel_x, kernel_y, estimator=estimator, null=null,
                              n_resamples=B, alpha=alpha, rng=rng, options=options)
@@ -300,9 +295,8 @@ def checked_independence_kernel(kernel_x, kernel_y, spec, X, Y) -> KernelPair:
             return hsicagg_kernels(X, Y)
         if not (isinstance(kernel_x, KernelCollection)
                 and isinstance(kernel_y, KernelCollection)):
-            raise TypeError(f"estimator={spec.estimator!r} aggregates a KernelCollection "
-                            "for each variable: pass both kernel_x and kernel_y as "
-                            "KernelCollection, or neither")
+            raise TypeError(f"estimator={spec.estimator!r} aggregates a KernelCollection for"
+                            " each variable: pass both kernel_x and kernel_y, or neither")
         return KernelPair(kernel_x, kernel_y)
     for kernel, name in ((kernel_x, "kernel_x"), (kernel_y, "kernel_y")):
         if isinstance(kernel, KernelCollection):

@@ -18,27 +18,9 @@ from scipy.spatial.distance import cdist
 
 from ..aggregation import AGGREGATED_RESULT, aggregated_outcome
 from ..incomplete import DEFAULT_SUPERDIAGONALS, band_forms, design_size, incomplete_signs
-from ..kernels.collection import KernelCollection, mmdagg_kernels
+from ..kernels.collection import mmdagginc_kernels
 from ..needs import Needs
 from ..registry import MMD_TESTS, Outcome
-
-
-def mmdagginc_kernels(X, Y, *, number_bandwidths: int = 10) -> KernelCollection:
-    """MMDAggInc's default collection: ``number_bandwidths`` Gaussian kernels
-    exp(−||x − y||²/λ²) on MMDAgg's geometric L2 bandwidths from the first 500 points of
-    X and Y, uniform weights (``mmdagg_kernels(X, Y, family="gaussian")``; the authors'
-    ``agginc("mmd")`` collection).
-
-    Parameters
-    ----------
-    X, Y : array (m, d), (n, d)
-    number_bandwidths : int
-
-    Returns
-    -------
-    KernelCollection
-    """
-    return mmdagg_kernels(X, Y, family="gaussian", number_bandwidths=number_bandwidths)
 
 
 def pair_distances(collection, A: np.ndarray, B: np.ndarray, a2: np.ndarray,
@@ -99,9 +81,14 @@ def mmdagginc_wild_bootstrap(X, Y, kernel, *, estimator, n_resamples, rng,
                              superdiagonals) -> Outcome:
     """MMDAggInc, B1 = B2 = ``n_resamples``, on the first N = min(n_X, n_Y) rows."""
     n = min(X.shape[0], Y.shape[0])
-    X, Y = np.ascontiguousarray(X[:n], dtype=np.float64), np.ascontiguousarray(Y[:n],
-                                                                             dtype=np.float64)
-    signs = incomplete_signs(n, 2 * n_resamples, rng)
-    values = incomplete_values(mmd_h_tiles(X, Y, kernel), len(kernel), n, superdiagonals,
-                               signs)
+    values = mmdagginc_values(X[:n], Y[:n], kernel, superdiagonals,
+                              incomplete_signs(n, 2 * n_resamples, rng))
     return aggregated_outcome(values, n_resamples, kernel)
+
+
+def mmdagginc_values(X, Y, collection, superdiagonals: int, signs) -> np.ndarray:
+    """(K, S) statistics and replicates of MMDAggInc for the sign columns ``signs``
+    (n, S) (the first column of ones gives the statistics), n_X = n_Y = n."""
+    X, Y = (np.ascontiguousarray(Z, dtype=np.float64) for Z in (X, Y))
+    return incomplete_values(mmd_h_tiles(X, Y, collection), len(collection), X.shape[0],
+                             superdiagonals, signs)
