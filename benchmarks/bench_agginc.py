@@ -37,6 +37,7 @@ import numpy as np
 
 import kmeviz as K
 from kmeviz.aggregation import AggregatedNull
+from kmeviz.experiments.runners import binomial_interval
 from kmeviz.gof.incomplete import ksdagginc_values
 from kmeviz.independence.aggregated import PairCollection
 from kmeviz.independence.incomplete import hsicagginc_values
@@ -63,7 +64,7 @@ def problem(kind: str, n: int, seed: int):
     """(X, Y) of one seeded data set; Y is the score of X for KSD."""
     rs = np.random.RandomState(seed)
     if kind == "mmd":
-        return rs.uniform(size=(n, 10)), rs.uniform(size=(n, 10)) + 0.04
+        return rs.uniform(size=(n, 10)), rs.uniform(size=(n, 10)) + 0.015
     if kind == "hsic":
         X = rs.uniform(size=(n, 2))
         return X, 0.12 * X + rs.uniform(size=(n, 2))
@@ -102,6 +103,16 @@ for _ in range(3):
     t = time.perf_counter(); jax.block_until_ready(agg_jax(kind, Xj, Yj))
     best = min(best, time.perf_counter() - t)
 print(json.dumps({"numpy": numpy_s, "jax": best, "jax_first": first, "dtype": str(Xj.dtype)}))
+"""
+
+
+POWER_SCRIPT = """
+import json, sys, numpy as np, jax
+from agginc.jax import agginc
+data = np.load(sys.argv[1]); kind = sys.argv[2]
+out = [int(jax.block_until_ready(agginc(kind, X, Y, seed=k)))
+       for k, (X, Y) in enumerate(zip(data["X"], data["Y"]))]
+print(json.dumps(out))
 """
 
 
@@ -236,8 +247,43 @@ def scale(n: int, budget: float = 20.0) -> None:
                 ["test", "d", "seconds", "budget s", "within", "p-value"], rows)
 
 
+def power(draws: int, sizes=(500, 1000)) -> None:
+    """Power of kmeviz's AggInc tests and the authors' (JAX, float32) on the same draws of
+    the ``kmeviz.experiments.agginc`` problems (draw k from seed k)."""
+    from kmeviz.experiments.agginc import PROBLEMS
+
+    kinds = {"two-sample": "mmd", "independence": "hsic", "goodness of fit": "ksd"}
+    rows = []
+    for problem, (sampler, tests) in PROBLEMS.items():
+        label, run_inc = list(tests.items())[1]  # the incomplete test
+        for n in sizes:
+            data = [sampler(n, True, np.random.default_rng(k)) for k in range(draws)]
+            mine = sum(bool(run_inc(d, alpha=ALPHA, rng=np.random.default_rng(k)).reject)
+                       for k, d in enumerate(data))
+            if problem == "goodness of fit":  # the authors' KSD takes the score
+                arrays = {"X": np.stack([X for X, _ in data]),
+                          "Y": np.stack([t.score(X) for X, t in data])}
+            else:
+                arrays = {"X": np.stack([X for X, _ in data]),
+                          "Y": np.stack([Y for _, Y in data])}
+            theirs = run_peer(POWER_SCRIPT, arrays, kinds[problem])
+            row = [problem, label, n, _rate(mine, draws)]
+            row.append(_rate(sum(theirs), draws) if isinstance(theirs, list) else
+                       (theirs or {}).get("error", "no peer (KMEVIZ_PEER_PYTHON unset)"))
+            rows.append(row)
+    print_table(f"AggInc power, {draws} draws a cell (the problems of kmeviz reproduce "
+                "agginc), B1 = B2 = 500, R = 200; rate [95 % Clopper–Pearson]",
+                ["problem", "test", "n", "kmeviz", "agginc (JAX, float32)"], rows)
+
+
+def _rate(k: int, draws: int) -> str:
+    low, high = binomial_interval(k, draws, 0.95)
+    return f"{k / draws:.2f} [{low:.2f}, {high:.2f}]"
+
+
 def run(quick: bool = False) -> None:
     equality(10 if quick else 100)
+    power(4 if quick else 100, (200,) if quick else (500, 1000))
     speed(1000 if quick else 5000)
     scale(10_000 if quick else 100_000)
 

@@ -27,6 +27,7 @@ METHODS = {"median heuristic": {"estimator": "unbiased"},
            "learned σ (split)": {"estimator": "split"},
            "learned ARD (split)": {"estimator": "split", "ard": True},
            "MMDAgg": {"estimator": "mmdagg"},
+           "MMDAggInc": {"estimator": "mmdagginc"},
            "MMD-FUSE": {"estimator": "mmdfuse"},
            "cross-MMD": {"estimator": "cross"}}
 
