@@ -80,7 +80,8 @@ class TestSpec:
         B}``); and what ``fitted`` gains at a level α, ``fitted_at_level(result, alpha)``
         -> dict (an aggregated test's per-kernel table).
     default_kernel : callable, optional
-        ``default_kernel(X, Y)``: its own default kernel or collection.
+        ``default_kernel(X, Y)`` (a conditional test: ``(X, Y, Z)``): its own default
+        kernel, collection or kernel triple.
     statistic_words : str
         The comparison table's words for a statistic that is no MMD², KSD or HSIC.
     work : callable, optional

@@ -9,14 +9,14 @@ import numpy as np
 from .._validation import check_in_interval, check_positive, check_positive_int, check_rng
 from ..chunked import is_dask_array
 from ..conditional.cme import cross_validate
-from ..independence.measures import check_paired, default_variable_kernel
+from ..independence.measures import check_paired
 from ..independence.tests import hsic_test
 from ..kernels import GaussianKernel, check_kernel
 from ..registry import CONDITIONAL_TESTS
 from ..results import run_registered
 from ..timeseries.serial import check_rows
-from . import tests as _registered  # noqa: F401  (registers the tests)
-from .kci import DEFAULT_EPSILON, KernelTriple, augmented, default_kci_kernels
+from .kci import DEFAULT_EPSILON, KernelTriple, augmented
+from .tests import rcot_kernels  # importing it registers the tests
 
 #: ``ci_test(..., Z=None)`` runs this unconditional test of ``hsic_test`` per estimator.
 UNCONDITIONAL = {"kci": ("biased", "gamma"), "nystrom": ("nystrom", "spectral"),
@@ -76,15 +76,11 @@ def checked_epsilon(epsilon):
 
 
 def conditional_kernels(kernel_x, kernel_y, kernel_z, spec, X, Y, Z) -> KernelTriple:
-    """The given kernels (checked) or the defaults of ``spec``: the authors' empirical
-    Gaussian widths for KCI and Nyström KCI, the median heuristic of each (z-scored)
-    variable for RCIT/RCoT."""
-    if spec.estimator in ("kci", "nystrom"):
-        defaults = default_kci_kernels(X.shape[0], Z.shape[1])
-    else:
-        Yc = np.hstack([Y, Z]) if spec.estimator == "rcit" else Y
-        defaults = KernelTriple(*(default_variable_kernel(V, name) for V, name in
-                                  ((X, "X"), (Yc, "Y"), (Z, "Z"))))
+    """The given kernels (checked) or the defaults of ``spec`` (its registry entry's
+    ``default_kernel(X, Y, Z)``: the authors' empirical Gaussian widths for KCI and
+    Nyström KCI, the median heuristic of each (z-scored) variable for RCIT/RCoT, and
+    RCoT's for a test that declares none)."""
+    defaults = (spec.default_kernel or rcot_kernels)(X, Y, Z)
     given = (kernel_x, kernel_y, kernel_z)
     triple = KernelTriple(*(d if k is None else check_kernel(k, f"kernel_{v}")
                             for k, d, v in zip(given, (defaults.x, defaults.y, defaults.z),

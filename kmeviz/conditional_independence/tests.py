@@ -18,14 +18,12 @@ from scipy import stats
 from ..chunked import is_dask_array
 from ..independence.hsic import weighted_chi2_draws
 from ..independence.large_scale import nystrom_map, rff_map
+from ..independence.measures import default_variable_kernel
 from ..kernels.engine import single_threaded_blas
 from ..needs import Needs
 from ..registry import CONDITIONAL_TESTS, SPECTRAL_FLOPS, NullsByEstimator, Outcome
 from .features import RCOT_RIDGE, FeatureResiduals
-from .kci import (
-    augmented,
-    residual_grams,
-)
+from .kci import KernelTriple, augmented, default_kci_kernels, residual_grams
 
 #: Default landmarks of Nyström KCI: (Ẍ and Y, Z). Its null costs (m_X m_Y)² per row.
 NYSTROM_LANDMARKS = (30, 100)
@@ -57,8 +55,28 @@ def _kci(X, Y, Z, kernel, epsilon, eigen_threshold):
     return grams.statistic(), grams.truncated(eigen_threshold), fitted
 
 
+def kci_kernels(X, Y, Z) -> KernelTriple:
+    """KCI's and Nyström KCI's defaults: the authors' empirical Gaussian widths."""
+    return default_kci_kernels(X.shape[0], Z.shape[1])
+
+
+def _variable_kernels(X, Y, Z) -> KernelTriple:
+    return KernelTriple(*(default_variable_kernel(V, name)
+                          for V, name in ((X, "X"), (Y, "Y"), (Z, "Z"))))
+
+
+def rcot_kernels(X, Y, Z) -> KernelTriple:
+    """RCoT's defaults: the median heuristic of each (z-scored) variable."""
+    return _variable_kernels(X, Y, Z)
+
+
+def rcit_kernels(X, Y, Z) -> KernelTriple:
+    """RCIT's defaults: as RCoT's, with Y's kernel on Ÿ = (Y, Z)."""
+    return _variable_kernels(X, np.hstack([Y, Z]), Z)
+
+
 @CONDITIONAL_TESTS.register("kci", "gamma", cost="cubic", options=("epsilon",
-                            "eigen_threshold"), work=_cubic,
+                            "eigen_threshold"), work=_cubic, default_kernel=kci_kernels,
                             summary="KCI (Zhang et al. 2011), Gamma null from traces")
 def kci_gamma(X, Y, Z, kernel, *, estimator, n_resamples, rng, epsilon,
               eigen_threshold) -> Outcome:
@@ -68,7 +86,7 @@ def kci_gamma(X, Y, Z, kernel, *, estimator, n_resamples, rng, epsilon,
 
 
 @CONDITIONAL_TESTS.register("kci", "spectral", cost="cubic", options=("epsilon",
-                            "eigen_threshold"),
+                            "eigen_threshold"), default_kernel=kci_kernels,
                             work=lambda N, d, B: _cubic(N, d, B) + 2 * N**3 + SPECTRAL_FLOPS,
                             summary="KCI, weighted χ² null from the eigenvalues of W")
 def kci_spectral(X, Y, Z, kernel, *, estimator, n_resamples, rng, epsilon,
@@ -96,6 +114,7 @@ def _nystrom(X, Y, Z, kernel, epsilon, n_landmarks, rng) -> tuple[FeatureResidua
 
 
 _NYSTROM = {"cost": "linear", "dask": True, "options": ("epsilon", "n_landmarks"),
+            "default_kernel": kci_kernels,
             "work": lambda N, d, B: N * (30.0**4 + 2 * 100**2 + 300 * (2 * d + 40)) + 1e8}
 #: the spectral null's (m_X m_Y)-dimensional eigenproblem and its simulation, on top
 _NYSTROM_SPECTRAL = {**_NYSTROM, "work": lambda N, d, B: 2.5 * _NYSTROM["work"](N, d, B)
@@ -137,9 +156,9 @@ _RFF_WORK = {"cost": "linear", "dask": True, "options": ("n_features",),
              "work": lambda N, d, B: 1.8e5 * N}  # fitted at n = 2000 and 20 000
 
 
-@CONDITIONAL_TESTS.register("rcot", "spectral", **_RFF_WORK,
+@CONDITIONAL_TESTS.register("rcot", "spectral", **_RFF_WORK, default_kernel=rcot_kernels,
                             summary="RCoT (Strobl et al. 2019): Fourier features, χ² mixture")
-@CONDITIONAL_TESTS.register("rcit", "spectral", **_RFF_WORK,
+@CONDITIONAL_TESTS.register("rcit", "spectral", **_RFF_WORK, default_kernel=rcit_kernels,
                             summary="RCIT: RCoT with Ÿ = (Y, Z)")
 def fourier_spectral(X, Y, Z, kernel, *, estimator, n_resamples, rng,
                      n_features) -> Outcome:
@@ -150,7 +169,7 @@ def fourier_spectral(X, Y, Z, kernel, *, estimator, n_resamples, rng,
                                  rng, {"n_features": n_features or RCOT_FREQUENCIES})
 
 
-@CONDITIONAL_TESTS.register("rcot", "gamma", **_RFF_WORK,
+@CONDITIONAL_TESTS.register("rcot", "gamma", **_RFF_WORK, default_kernel=rcot_kernels,
                             summary="RCoT, Satterthwaite–Welch Gamma null")
 def rcot_gamma(X, Y, Z, kernel, *, estimator, n_resamples, rng, n_features) -> Outcome:
     """RCoT with the Gamma law of the same mean and variance."""

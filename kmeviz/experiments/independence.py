@@ -18,6 +18,7 @@ from .._validation import check_positive_int
 from ..compare import selected_tests
 from ..distributions.dependence import sinusoid
 from ..independence.tests import hsic_test
+from ..needs import Needs
 from ..registry import INDEPENDENCE_TESTS
 from .runners import Progress, rejection_rates
 
@@ -39,7 +40,7 @@ AGGREGATED_RESAMPLES = 1000
 
 def _tests(tests, n_resamples) -> dict:
     return {spec.name: partial(_hsic_run, spec.estimator, spec.null,
-                               AGGREGATED_RESAMPLES if spec.estimator == "hsicagg"
+                               AGGREGATED_RESAMPLES if Needs.KERNEL_COLLECTION in spec.needs
                                else n_resamples)
             for spec in selected_tests(INDEPENDENCE_TESTS, tests)}
 
