@@ -134,9 +134,9 @@ def hsic_dependent_wild(X, Y, kernel, *, estimator, n_resamples, rng, wild_lengt
                    null_params={"wild_length": length}, one_pass=False)
 
 
-def _checked_max_lag(estimator, max_lag, n) -> int:
-    if estimator != "max-lag":
-        return 0
+def _checked_max_lag(max_lag, n) -> int:
+    """K: 0 for the tests without ``max_lag`` in their options (their default), the
+    default ⌈log n⌉ for None."""
     max_lag = nulls.default_max_lag(n) if max_lag is None else int(max_lag)
     if not 0 <= max_lag < n // 4:
         raise ValueError(f"max_lag must be an integer in [0, n/4) = [0, {n // 4}), got "
@@ -166,7 +166,7 @@ def hsic_shift(X, Y, kernel, *, estimator, n_resamples, rng, min_shift, max_lag=
     in every τ_T, τ_T the autocorrelation time of the shifted statistics
     (``nulls.effective_count``). ``n_resamples`` is not used."""
     n = X.shape[0]
-    max_lag = _checked_max_lag(estimator, max_lag, n)
+    max_lag = _checked_max_lag(max_lag, n)
     A = nulls.min_shift(n, X, Y) if min_shift is None else int(min_shift)
     if A < 1:
         raise ValueError(f"min_shift must be a positive integer, got {min_shift}")
@@ -236,7 +236,7 @@ def hsic_block_permutation(X, Y, kernel, *, estimator, n_resamples, rng, block_s
     """HSIC_b (or ``max-lag``: max_{|k| ≤ K} HSIC_b(X_t, Y_{t+k})) against circular block
     permutations of Y (``blocks``), the statistic recomputed on each."""
     n = X.shape[0]
-    max_lag = _checked_max_lag(estimator, max_lag, n)
+    max_lag = _checked_max_lag(max_lag, n)
     block = blocks.check_block_length(
         blocks.default_block_length(n, X, Y) if block_size is None else int(block_size), n)
     check_memory(40.0 * n * n, "the block permutation test", "n")
