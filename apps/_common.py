@@ -19,9 +19,10 @@ import panel as pn
 import param
 from kmeviz_apps._drawing import drawn
 from kmeviz_apps._jobs import Job, LiveViews, event_loop
+from kmeviz_apps._log import describe, session_tag
 from kmeviz_apps._page import TABS_WRAP, page
 from kmeviz_apps._seats import hold_seat
-from kmeviz_apps._url import plain, url_parameters
+from kmeviz_apps._url import plain
 from kmeviz_apps.server import BUDGET, configure_server
 
 from kmeviz import viz
@@ -50,25 +51,6 @@ def use_bokeh() -> None:
 
 #: A view that takes longer than this is logged with its app, URL and parameters.
 SLOW_SECONDS = 5.0
-
-
-def session_tag() -> str:
-    """The current browser session's id, shortened for the log ("" outside a server)."""
-    doc = pn.state.curdoc
-    context = doc.session_context if doc is not None else None
-    return f"session {context.id[:12]}" if context is not None else ""
-
-
-def describe(explorer) -> str:
-    """The explorer's app, session, page URL and parameters, for the server log (work
-    that outlives its page, or runs in a thread of its own, keeps the page's)."""
-    if explorer is None:
-        return "(no explorer)"
-    location = pn.state.location
-    url = location.href if location is not None and location.href else None
-    tag, url = session_tag() or explorer.served_at[0], url or explorer.served_at[1]
-    values = {name: getattr(explorer, name) for name in url_parameters(explorer)}
-    return f"{type(explorer).__name__} [{tag}] at {url} with {values}"
 
 
 def error_message(exc: Exception, explorer=None) -> pn.pane.Alert:

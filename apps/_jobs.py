@@ -35,6 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 import holoviews as hv
 import panel as pn
 from bokeh.document import Document
+from kmeviz_apps._log import describe
 
 from kmeviz import viz
 from kmeviz.budget import BudgetExceeded, Cancelled, detached, memory_budget, time_budget
@@ -155,7 +156,6 @@ class Job:
             if not stopped:
                 send(None, exc)
         if stopped and closed.is_set():  # the server log says a closed page's work stopped
-            from kmeviz_apps._common import describe  # (it imports this module)
             log.info("work stopped %.1f s after its start, as its page closed: %s",
                      time.monotonic() - started, describe(self.explorer))
 

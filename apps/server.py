@@ -24,6 +24,7 @@ from kmeviz_apps import EXPLORERS, explorer_class
 from kmeviz_apps._build import thread_built_application
 from kmeviz_apps._index import index_page
 from kmeviz_apps._jobs import set_build_threads, set_view_threads
+from kmeviz_apps._log import session_tag
 from kmeviz_apps._seats import CURRENT_SEAT, Seats, waiting_page
 from threadpoolctl import threadpool_limits
 from tornado.web import HTTPError
@@ -253,8 +254,6 @@ def log_callback_error(exc: BaseException) -> None:
     """Panel's ``exception_handler`` for the server: an exception in a widget callback goes
     to the server log with its traceback, session and page URL, and is not re-raised into
     Bokeh (which would send the traceback to the browser in an ERROR message)."""
-    from kmeviz_apps._common import session_tag
-
     location = pn.state.location if pn.state.curdoc is not None else None
     url = location.href if location is not None else "(no page)"
     logging.getLogger("kmeviz.apps").error("unexpected error in a callback [%s] at %s",

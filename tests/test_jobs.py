@@ -46,8 +46,8 @@ def explorer(budget=None):
 def stop_log(caplog, monkeypatch):
     """The lines the jobs log when their page's close stops them (the explorer described
     as a fixed text: these explorers are stand-ins)."""
-    import kmeviz_apps._common
-    monkeypatch.setattr(kmeviz_apps._common, "describe", lambda _explorer: "THE PAGE")
+    import kmeviz_apps._jobs
+    monkeypatch.setattr(kmeviz_apps._jobs, "describe", lambda _explorer: "THE PAGE")
     caplog.set_level(logging.INFO, logger="kmeviz.apps")
     return lambda: [r.getMessage() for r in caplog.records
                     if "as its page closed" in r.getMessage()]

@@ -219,6 +219,40 @@ def _mmdfuse_power() -> str:
 CLAIMS["MMD-FUSE power"] = _mmdfuse_power
 
 
+def _agginc_authors() -> str:
+    text = (RESULTS / "benchmarks_agginc.txt").read_text()
+    gaps = re.findall(r"^\| (\w+)AggInc, n = \d+, (\d+) data sets +\| ([\d.e-]+) +\| "
+                      r"(\d+)/(\d+) +\|", text, flags=re.M)
+    speed = re.findall(r"^\| (\w+)AggInc +\| ([\d.]+) +\| ([\d.]+) +\| ([\d.]+) +\| "
+                       r"([\d.]+) +\| ([\d.]+) +\| ([\d.]+) +\| float32 +\|", text, flags=re.M)
+    scale = re.findall(r"^\| (\w+)AggInc +\| \d+ +\| ([\d.]+) +\| 20 +\| yes", text, flags=re.M)
+    same = sum(int(s) for *_, s, _ in gaps)
+    total = sum(int(t) for *_, t in gaps)
+    worst = max(float(g) for _, _, g, _, _ in gaps)
+    numpy = "/".join(f"{float(r[5]):.0f}" for r in speed)
+    jax = "/".join(f"{float(r[6]):.1f}" for r in speed)
+    seconds = "/".join(f"{float(s):.1f}" for _, s in scale)
+    return (f"statistics within {worst:.0e} of agginc's (relative), the same decision in "
+            f"{same} of {total} data sets; at n = 5000 {numpy}× agginc's numpy code and "
+            f"{jax}× its JAX code (MMD/HSIC/KSD); at n = 10⁵ {seconds} s")
+
+
+def _agginc_size_power() -> str:
+    t = table("agginc")
+    size = t[t.hypothesis == "H0 (size)"]
+    power = t[t.hypothesis == "H1 (power)"].pivot(index="test", columns="n", values="rate")
+    pairs = (("MMDAgg", "MMDAggInc"), ("HSICAgg", "HSICAggInc"), ("KSDAgg", "KSDAggInc"))
+    words = "; ".join(f"{inc} {power.loc[inc, 500]:.2f}/{power.loc[inc, 1000]:.2f} against "
+                      f"{full} {power.loc[full, 500]:.2f}/{power.loc[full, 1000]:.2f}"
+                      for full, inc in pairs)
+    return (f"size {size.rate.min():.3f}–{size.rate.max():.3f} ({_covering(size)} of "
+            f"{len(size)} 95 % intervals containing 0.05); power at n = 500/1000: {words}")
+
+
+CLAIMS.update({"AggInc against agginc": _agginc_authors,
+               "AggInc size and power": _agginc_size_power})
+
+
 @pytest.mark.parametrize("claim", list(CLAIMS))
 def test_a_quoted_number_is_its_tables(claim):
     """The page's text, recomputed from the stored table, is on the page word for word."""
@@ -243,3 +277,4 @@ def test_where_a_user_chooses_the_block_test_its_stored_size_is_stated():
     agg = next(s.summary for s in INDEPENDENCE_TESTS if s.name == "hsicagg/wild-bootstrap")
     sizes = small_b.set_index("n").rate
     assert f"size {sizes[100]:.3f} at n = 100, {sizes[200]:.3f} at 200 with B = 199" in agg
+
