@@ -9,6 +9,7 @@ import platform
 
 from . import (
     bench_aggregated,
+    bench_agginc,
     bench_apps,
     bench_budget,
     bench_cme,
@@ -46,6 +47,7 @@ bench_spectral.run(quick=args.quick)
 bench_compare.run(quick=args.quick)
 bench_budget.run(quick=args.quick)
 bench_aggregated.run(quick=args.quick)
+bench_agginc.run(quick=args.quick)
 bench_nystrom.run(quick=args.quick)
 bench_cme.run(quick=args.quick)
 bench_ksd.run(quick=args.quick)

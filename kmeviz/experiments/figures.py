@@ -360,8 +360,8 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in [
                ylabel="rejection rate (α = 0.05)",
                note="200 draws; the chain's H0 is true (its rate is the size), the "
                     "collider's is false (its rate is the power)"),
-    FigureSpec("agginc", "kmeviz's tests: aggregated", "Size and power of MMDAggInc, "
-               "HSICAggInc and KSDAggInc against MMDAgg, HSICAgg and KSDAgg",
+    FigureSpec("agginc", "kmeviz's tests: aggregated", "Incomplete against complete "
+               "aggregated tests: size and power",
                agginc_size_power, x="n", y="rate", series="curve", facet="problem",
                hline=0.05, interval=("ci_low", "ci_high"), xlabel="n",
                ylabel="rejection rate (α = 0.05)",
