@@ -131,10 +131,11 @@ class DataExplorer(Explorer):
         self._memo_lock = threading.Lock()
         self._memo: tuple = (None, None)  # (choices, (X, Y, report, kernel)) of the last call
         self._table = ComparisonTable(self._select_test)
-        self._map = MapTable(self.open_pair)
+        # the map's card, built when the map or the graph is first asked for: most pages
+        # never show it, and its models were a tenth of an opened page's server CPU
+        self._map: MapTable | None = None
         self._map_columns = None  # the map's columns while one of its pairs is open
-        self._cards = pn.Column(self._table.card(), self._map.card,
-                                sizing_mode="stretch_width")
+        self._cards = pn.Column(self._table.card(), sizing_mode="stretch_width")
         self._comparison = self.job()  # the table's comparison, one at a time
         self._box = UploadBox(self._show_upload, owner=self)
         # shown for a table wider than the lists (a widget of its own: hiding a widget of
@@ -180,8 +181,11 @@ class DataExplorer(Explorer):
     def _show_question(self):
         """The map's card for the map, the table's otherwise; back on the map after one
         of its pairs, the map's columns again."""
-        self._cards[0].visible, self._map.card.visible = (self.question not in WHOLE,
-                                                           self.question in WHOLE)
+        self._cards[0].visible = self.question not in WHOLE
+        if self.question in WHOLE:
+            self.map_table().card.visible = True
+        elif self._map is not None:
+            self._map.card.visible = False
         if self.question in WHOLE and self._map_columns is not None:
             columns, self._map_columns = self._map_columns, None
             self.columns = [c for c in columns
@@ -256,10 +260,10 @@ class DataExplorer(Explorer):
             # message (or the summary) says what is missing; no table of other data stays
             self._comparison.cancel()
             self._table.clear(loading=False)
-            self._map.show(None)
+            self._clear_map()
             return
         self._table.clear(loading=True)
-        self._map.show(None, "The map appears when every pair has been tested.")
+        self._clear_map("The map appears when every pair has been tested.")
         self._comparison.start(whole_table_work(self) if self.question in WHOLE else
                                self._comparison_work(), self._show_comparison)
 
@@ -291,7 +295,7 @@ class DataExplorer(Explorer):
 
     def _show_comparison(self, part, error) -> None:
         if error is not None:
-            self._map.show(None)
+            self._clear_map()
             self._table.fail(error_message(error, self).object)
             return
         rows, table = part
@@ -299,9 +303,9 @@ class DataExplorer(Explorer):
             self.comparison = table
             self._table.clear(loading=False)
             if self.question == GRAPH:
-                self._map.show_graph(table, graph_words(table))
+                self.map_table().show_graph(table, graph_words(table))
             else:
-                self._map.show(table, map_words(table))
+                self.map_table().show(table, map_words(table))
             return
         if table is None:
             self._table.show_rows(rows)
@@ -319,6 +323,17 @@ class DataExplorer(Explorer):
         table.loc[ran, "reject"] = table.loc[ran, "p_value"] <= self.alpha
         table.attrs["alpha"] = self.alpha
         self._table.show(table)
+
+    def map_table(self) -> MapTable:
+        """The map's card, built (and added below the table's) on first use."""
+        if self._map is None:
+            self._map = MapTable(self.open_pair)
+            self._cards.append(self._map.card)
+        return self._map
+
+    def _clear_map(self, words: str = "") -> None:
+        if self._map is not None:
+            self._map.show(None, words)
 
     def open_pair(self, x: str, y: str, given: tuple = ()) -> None:
         """One pair of the map (or one test of the graph, given its set): the independence
