@@ -8,8 +8,8 @@ import os
 import platform
 
 from . import (
-    bench_aggregated,
     bench_agginc,
+    bench_aggregated,
     bench_apps,
     bench_budget,
     bench_cme,

@@ -60,16 +60,22 @@ class GammaTarget:
         return (self.shape - 1.0) / np.asarray(X) - 1.0 / self.scale
 
 
-def problem(kind: str, n: int, seed: int):
-    """(X, Y) of one seeded data set; Y is the score of X for KSD."""
-    rs = np.random.RandomState(seed)
+def draw(kind: str, n: int, rs, *, dim: int, strength: float, gamma_shape: float):
+    """(X, Y): uniforms shifted by ``strength`` (MMD), Y = strength·X + uniform (HSIC), or
+    a Gamma(``gamma_shape``, 5) sample and its score under Gamma(5, 5) (KSD)."""
     if kind == "mmd":
-        return rs.uniform(size=(n, 10)), rs.uniform(size=(n, 10)) + 0.015
+        return rs.uniform(size=(n, dim)), rs.uniform(size=(n, dim)) + strength
     if kind == "hsic":
-        X = rs.uniform(size=(n, 2))
-        return X, 0.12 * X + rs.uniform(size=(n, 2))
-    X = rs.gamma(5.25, 5.0, (n, 1))
+        X = rs.uniform(size=(n, dim))
+        return X, strength * X + rs.uniform(size=(n, dim))
+    X = rs.gamma(gamma_shape, 5.0, (n, 1))
     return X, GammaTarget(5.0, 5.0).score(X)
+
+
+def problem(kind: str, n: int, seed: int):
+    """One seeded data set of the equality check, near the decision boundary."""
+    return draw(kind, n, np.random.RandomState(seed), dim=10 if kind == "mmd" else 2,
+                strength=0.015 if kind == "mmd" else 0.12, gamma_shape=5.25)
 
 
 PEER_SCRIPT = """
@@ -189,14 +195,8 @@ def equality(n_sets: int) -> None:
 
 def speed_problem(kind: str, n: int):
     """The data of the authors' ``speed.ipynb`` (their JAX keys replaced by numpy draws)."""
-    rs = np.random.RandomState(0)
-    if kind == "mmd":
-        return rs.uniform(size=(n, 100)), rs.uniform(size=(n, 100)) + 1
-    if kind == "hsic":
-        X = rs.uniform(size=(n, 100))
-        return X, 0.5 * X + rs.uniform(size=(n, 100))
-    X = rs.gamma(5.5, 5.0, (n, 1))
-    return X, GammaTarget(5.0, 5.0).score(X)
+    return draw(kind, n, np.random.RandomState(0), dim=100,
+                strength=1.0 if kind == "mmd" else 0.5, gamma_shape=5.5)
 
 
 def run_ours(kind: str, X, Y):

@@ -168,7 +168,12 @@ def hsicagg_wild_bootstrap(X, Y, kernels: KernelPair, n_resamples: int, rng):
 
     forms, diag = panel_forms(shared, pair_tile, len(pairs), n, signs, dtype)
     values = (forms - diag.sum(axis=1, keepdims=True)) / n**2
-    B1 = n_resamples
+    return pairs_outcome(values, n_resamples, pairs, kernels)
+
+
+def pairs_outcome(values: np.ndarray, B1: int, pairs: PairCollection, kernels) -> Outcome:
+    """The ``Outcome`` of an aggregated HSIC test from its values (pairs, 1 + B1 + B2):
+    the observed labelling, B1 quantile replicates, B2 level-correction ones."""
     null = AggregatedNull(values[:, 0], values[:, 1 : 1 + B1], values[:, 1 + B1 :],
                           pairs.weights, pairs.labels, pairs.scales())
     return Outcome(float(null.statistic()), null_dist=null,

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..aggregation import AGGREGATED_RESULT, AggregatedNull
+from ..aggregation import AGGREGATED_RESULT
 from ..incomplete import DEFAULT_SUPERDIAGONALS, incomplete_signs
 from ..needs import Needs
 from ..registry import INDEPENDENCE_TESTS, Outcome
 from ..twosample.incomplete import incomplete_values, mmd_h_tiles
-from .aggregated import PairCollection
+from .aggregated import PairCollection, pairs_outcome
 
 
 def hsic_h_tiles(X, Y, kernels, pairs: PairCollection):
@@ -57,12 +57,7 @@ def hsicagginc_wild_bootstrap(X, Y, kernel, *, estimator, n_resamples, rng,
     pairs = PairCollection(kernel)
     values = hsicagginc_values(X, Y, kernel, superdiagonals,
                                incomplete_signs(N, 2 * n_resamples, rng))
-    B1 = n_resamples
-    null = AggregatedNull(values[:, 0], values[:, 1 : 1 + B1], values[:, 1 + B1 :],
-                          pairs.weights, pairs.labels, pairs.scales())
-    return Outcome(float(null.statistic()), null_dist=null,
-                   null_params={"n_kernels": len(pairs)},
-                   fitted={"collection": kernel, "values": values})
+    return pairs_outcome(values, n_resamples, pairs, kernel)
 
 
 def hsicagginc_values(X, Y, kernels, superdiagonals: int, signs) -> np.ndarray:
