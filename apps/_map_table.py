@@ -97,3 +97,20 @@ class MapTable:
     def _select(self, event, on_pair) -> None:
         if event.new and 0 <= event.new[0] < len(self._names):
             on_pair(*self._names[event.new[0]])
+
+
+class MapCards:
+    """An explorer's map card (its ``_map``), added to its ``_cards`` when the map or the
+    graph is first asked for: most pages never show it, and its models were a tenth of an
+    opened page's server CPU. The explorer opens a clicked pair (``open_pair``)."""
+
+    def map_table(self) -> MapTable:
+        """The map's card, built (and added below the table's) on first use."""
+        if self._map is None:
+            self._map = MapTable(self.open_pair)
+            self._cards.append(self._map.card)
+        return self._map
+
+    def _clear_map(self, words: str = "") -> None:
+        if self._map is not None:
+            self._map.show(None, words)

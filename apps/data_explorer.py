@@ -15,7 +15,7 @@ import panel as pn
 import param
 from kmeviz_apps._common import Explorer, Plot, error_message, guarded
 from kmeviz_apps._comparison import ComparisonTable
-from kmeviz_apps._map_table import MapTable
+from kmeviz_apps._map_table import MapCards, MapTable
 from kmeviz_apps._own_choices import offer_choices, one_restart, prepared_samples
 from kmeviz_apps._own_conditional import (
     CONDITIONAL,
@@ -58,7 +58,7 @@ SOURCES = {spec.title: name for name, spec in REAL_DATASETS.items()} | {
     UPLOADED: "upload"}
 
 
-class DataExplorer(Explorer):
+class DataExplorer(MapCards, Explorer):
     """Every test on your own two samples, with the witness of where they differ."""
 
     title = "Your data"
@@ -131,9 +131,7 @@ class DataExplorer(Explorer):
         self._memo_lock = threading.Lock()
         self._memo: tuple = (None, None)  # (choices, (X, Y, report, kernel)) of the last call
         self._table = ComparisonTable(self._select_test)
-        # the map's card, built when the map or the graph is first asked for: most pages
-        # never show it, and its models were a tenth of an opened page's server CPU
-        self._map: MapTable | None = None
+        self._map: MapTable | None = None  # built on first use (``MapCards``)
         self._map_columns = None  # the map's columns while one of its pairs is open
         self._cards = pn.Column(self._table.card(), sizing_mode="stretch_width")
         self._comparison = self.job()  # the table's comparison, one at a time
@@ -323,17 +321,6 @@ class DataExplorer(Explorer):
         table.loc[ran, "reject"] = table.loc[ran, "p_value"] <= self.alpha
         table.attrs["alpha"] = self.alpha
         self._table.show(table)
-
-    def map_table(self) -> MapTable:
-        """The map's card, built (and added below the table's) on first use."""
-        if self._map is None:
-            self._map = MapTable(self.open_pair)
-            self._cards.append(self._map.card)
-        return self._map
-
-    def _clear_map(self, words: str = "") -> None:
-        if self._map is not None:
-            self._map.show(None, words)
 
     def open_pair(self, x: str, y: str, given: tuple = ()) -> None:
         """One pair of the map (or one test of the graph, given its set): the independence

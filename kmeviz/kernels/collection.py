@@ -190,7 +190,7 @@ def mmdagg_kernels(X, Y, *, family: str = "laplace_gaussian", number_bandwidths:
 
 
 def mmdagginc_kernels(X, Y, *, number_bandwidths: int = 10) -> KernelCollection:
-    """MMDAggInc's default collection (Schrab, Kim, Guedj & Gretton 2022; the authors'
+    """MMDAggInc's default collection (Schrab et al. 2022, the incomplete tests; the authors'
     ``agginc("mmd")``): ``number_bandwidths`` Gaussian kernels exp(−||x − y||²/λ²) on
     MMDAgg's geometric L2 bandwidths from the first 500 points of X and Y, uniform weights
     (``mmdagg_kernels(X, Y, family="gaussian")``).
