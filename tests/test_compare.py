@@ -306,3 +306,16 @@ def test_a_kernel_without_derivatives_leaves_a_note_in_the_gof_table_not_a_crash
     full = table.set_index("test").loc["full/wild-bootstrap"]
     assert np.isnan(full.p_value) and "Matern32 gives no derivatives" in full.note
     assert np.isfinite(table.set_index("test").loc["ksdagg/wild-bootstrap", "p_value"])
+
+
+def test_a_tables_results_are_shared_by_its_copies(pair):
+    """pandas deep-copies ``attrs`` at every column read and copy; the results (every
+    test's null draws) are shared instead, and stay readable from each copy."""
+    import copy
+
+    table = K.compare_tests(*pair, tests=["biased/permutation"], n_resamples=99, rng=0)
+    column = table["p_value"]
+    assert column.attrs["results"] is table.attrs["results"]
+    assert copy.deepcopy(table).attrs["results"] is table.attrs["results"]
+    assert table.copy(deep=True).attrs["results"]["biased/permutation"].p_value \
+        == table.p_value.iloc[0]
