@@ -3,7 +3,6 @@ samples are drawn on and the witness on it (no widgets here)."""
 
 from __future__ import annotations
 
-import contextvars
 import itertools
 import re
 
@@ -18,7 +17,7 @@ from kmeviz_apps._url import markup_safe_options, shown_options
 from kmeviz_apps.compare_cli import gof_target
 
 import kmeviz as K
-from kmeviz.budget import check_budget, detached, time_budget
+from kmeviz.budget import check_budget, time_budget
 from kmeviz.loading import NPZ_GROUP, PAIR_GROUP, pair_frame
 from kmeviz.timeseries.serial import quiet_serial_warnings
 
@@ -76,9 +75,7 @@ def compare_samples(X, Y, kernel, *, alpha: float, seed: int, seconds: float,
     ``seconds``
     (and the caller's budget and cancel signal: a job's), each row handed to ``progress`` as it
     comes; with ``shared_key`` (the choices of a bundled data set or generator, never an
-    upload), computed once for every session, and finished within ``seconds`` even if the
-    page that started it closes (every later page reads it: a page closed before its
-    table was done made the next one start it again, 0.06 s of server CPU a page)."""
+    upload), computed once for every session."""
     def compare():
         with time_budget(seconds), quiet_serial_warnings():  # the table shows the check
             if question == "conditional":
@@ -95,10 +92,7 @@ def compare_samples(X, Y, kernel, *, alpha: float, seed: int, seconds: float,
             return K.compare_tests(X, Y, kernel=kernel, alpha=alpha, rng=seed,
                                    time_budget=min(10.0, seconds), progress=progress,
                                    rows=rows)
-    if shared_key is None:
-        return compare()
-    return shared_comparison(shared_key,
-                             lambda: detached(contextvars.copy_context()).run(compare))
+    return compare() if shared_key is None else shared_comparison(shared_key, compare)
 
 
 @shared_cache(maxsize=16, key=lambda choices, compare: choices)

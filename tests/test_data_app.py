@@ -248,30 +248,3 @@ def test_a_yes_no_column_is_read_by_the_delta_kernel_as_on_the_command_line():
     cli = K.hsic_test(X2, Y2, kernel_x=kx, kernel_y=ky, null="gamma")
     assert page.p_value == pytest.approx(cli.p_value, rel=1e-12) and page.p_value < 0.01
 
-
-def test_a_shared_comparison_finishes_when_the_page_that_started_it_closes():
-    """A bundled data set's table is computed once for every session: its computation
-    ignores the closing of the page that started it (the next page reads it), while a
-    page's own comparison (an upload's, no shared key) stops with its page."""
-    import threading
-
-    from kmeviz_apps._own_data import compare_samples, shared_comparison
-
-    from kmeviz.budget import Cancelled, time_budget
-
-    rng = np.random.default_rng(0)
-    X, Y = rng.normal(size=(40, 2)), rng.normal(size=(40, 2))
-    closed = threading.Event()
-    closed.set()  # the page is gone before its comparison runs
-    key = ("test-shared-comparison", 40)
-    with time_budget(None, cancel=closed):
-        table = compare_samples(X, Y, K.GaussianKernel(1.0), alpha=0.05, seed=0,
-                                seconds=60.0, progress=None, shared_key=key)
-        assert table["p_value"].notna().any()
-        with pytest.raises(Cancelled):
-            compare_samples(X, Y, K.GaussianKernel(1.0), alpha=0.05, seed=0, seconds=60.0,
-                            progress=None)
-    hits = shared_comparison.cache_info().hits
-    compare_samples(X, Y, K.GaussianKernel(1.0), alpha=0.05, seed=0, seconds=60.0,
-                    progress=None, shared_key=key)
-    assert shared_comparison.cache_info().hits == hits + 1
