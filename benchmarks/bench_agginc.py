@@ -36,10 +36,9 @@ from pathlib import Path
 import numpy as np
 
 import kmeviz as K
-from kmeviz.aggregation import AggregatedNull
 from kmeviz.experiments.runners import binomial_interval
 from kmeviz.gof.incomplete import ksdagginc_values
-from kmeviz.independence.aggregated import PairCollection
+from kmeviz.independence.aggregated import PairCollection, pairs_outcome
 from kmeviz.independence.incomplete import hsicagginc_values
 from kmeviz.twosample.incomplete import mmdagginc_values
 
@@ -155,8 +154,7 @@ def ours(kind: str, X, Y, seed: int):
         kernels = K.hsicagg_kernels(X, Y)
         pairs = PairCollection(kernels)
         values = hsicagginc_values(X, Y, kernels, R, agginc_signs(X.shape[0] // 2, seed))
-        null = AggregatedNull(values[:, 0], values[:, 1 : 1 + B1], values[:, 1 + B1 :],
-                              pairs.weights, pairs.labels, pairs.scales())
+        null = pairs_outcome(values, B1, pairs, kernels).null_dist
         k_y = len(kernels.y)  # agginc lists the pairs with the Y bandwidth major
         order = np.array([i * k_y + j for j in range(k_y) for i in range(len(kernels.x))])
     else:

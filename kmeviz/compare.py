@@ -326,8 +326,9 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
                 if Needs.KERNEL_COLLECTION in spec.needs:  # not the table's kernel: say so
                     count = result.null_params["n_kernels"]
                     words = spec.statistic_words or AGGREGATED_STATISTIC
-                    row["note"] = (f"its own {count} bandwidths: "
-                                   f"{result.kernel!r}; statistic: {words}")
+                    row["note"] = "; ".join(filter(None, (
+                        f"its own {count} bandwidths: {result.kernel!r}; statistic: {words}",
+                        result.fitted.get("note"))))
                 if serial is not None and serial.fired and \
                         Needs.ORDERED_ROWS not in spec.needs:
                     row["note"] = "; ".join(filter(None, (serial.note, row["note"])))

@@ -114,3 +114,11 @@ def band_forms(h_tile: Callable, n_kernels: int, n: int, superdiagonals: int,
     for part in run_tasks(work, range(0, n - 1, t_max), config["n_threads"]):
         totals += part
     return totals
+
+
+def incomplete_values(h_tile, n_kernels: int, n: int, superdiagonals: int,
+                      signs: np.ndarray) -> np.ndarray:
+    """(K, S) values Σ_D s_i s_j h_k / |D| of every kernel and sign column: the
+    statistics (the column of ones) and the wild bootstrap replicates."""
+    return band_forms(h_tile, n_kernels, n, superdiagonals, signs) / design_size(
+        n, superdiagonals)

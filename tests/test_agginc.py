@@ -146,6 +146,19 @@ def test_a_seed_reproduces_the_test_and_bad_settings_name_themselves(samples):
         K.mmd_test(X, Y, K.GaussianKernel(1.0), estimator="mmdagginc")
 
 
+def test_unequal_samples_say_which_rows_the_design_left_out(samples):
+    """MMDAggInc pairs x_i with y_i: with n_X ≠ n_Y the result and the comparison table
+    say how many rows it did not use (the statistic is that of the first N rows)."""
+    X, Y, _ = samples
+    alone = K.mmd_test(X, Y[:70], estimator="mmdagginc", n_resamples=50, rng=0)
+    paired = K.mmd_test(X[:70], Y[:70], alone.kernel, estimator="mmdagginc",
+                        n_resamples=50, rng=0)
+    assert alone.statistic == paired.statistic and "note" not in paired.fitted
+    assert "left out the last 20 rows of X" in alone.fitted["note"]
+    table = K.compare_tests(X, Y[:70], tests=["mmdagginc"], n_resamples=50, rng=0)
+    assert "left out the last 20 rows of X" in table.note.iloc[0]
+
+
 def test_memory_is_linear_in_n():
     """At n = 20000 a sample, B1 = B2 = 200: the signs (n × 401 bytes, 8 MB) and one
     block's tiles, not an n × n matrix (3.2 GB) nor the n·R × B product (6 GB)."""

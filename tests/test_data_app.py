@@ -247,4 +247,3 @@ def test_a_yes_no_column_is_read_by_the_delta_kernel_as_on_the_command_line():
     kx, ky = group_kernels(report2, X2, Y2)
     cli = K.hsic_test(X2, Y2, kernel_x=kx, kernel_y=ky, null="gamma")
     assert page.p_value == pytest.approx(cli.p_value, rel=1e-12) and page.p_value < 0.01
-

@@ -60,19 +60,15 @@ def kci_kernels(X, Y, Z) -> KernelTriple:
     return default_kci_kernels(X.shape[0], Z.shape[1])
 
 
-def _variable_kernels(X, Y, Z) -> KernelTriple:
+def rcot_kernels(X, Y, Z) -> KernelTriple:
+    """RCoT's defaults: the median heuristic of each (z-scored) variable."""
     return KernelTriple(*(default_variable_kernel(V, name)
                           for V, name in ((X, "X"), (Y, "Y"), (Z, "Z"))))
 
 
-def rcot_kernels(X, Y, Z) -> KernelTriple:
-    """RCoT's defaults: the median heuristic of each (z-scored) variable."""
-    return _variable_kernels(X, Y, Z)
-
-
 def rcit_kernels(X, Y, Z) -> KernelTriple:
     """RCIT's defaults: as RCoT's, with Y's kernel on Ÿ = (Y, Z)."""
-    return _variable_kernels(X, np.hstack([Y, Z]), Z)
+    return rcot_kernels(X, np.hstack([Y, Z]), Z)
 
 
 @CONDITIONAL_TESTS.register("kci", "gamma", cost="cubic", options=("epsilon",

@@ -72,9 +72,9 @@ def agginc_size_power(quick, rng, progress=None, executor=None) -> pd.DataFrame:
     """Size (H0, 500 draws at n = 500) and power (H1, 100 draws at n = 500 and 1000) of
     each complete and incomplete aggregated test, 95 % Clopper–Pearson intervals."""
     frames = []
+    plan = ([(False, 200, 8), (True, 200, 4)] if quick else
+            [(False, 500, 500), (True, 500, 100), (True, 1000, 100)])
     for problem, (sampler, tests) in PROBLEMS.items():
-        plan = ([(False, 200, 8), (True, 200, 4)] if quick else
-                [(False, 500, 500), (True, 500, 100), (True, 1000, 100)])
         for alternative, n, repeats in plan:
             df = rejection_rates(partial(sampler, n, alternative), tests, n_repeats=repeats,
                                  level=0.95, rng=rng, progress=progress, executor=executor)

@@ -18,12 +18,11 @@ import numpy as np
 from .._validation import check_samples
 from ..aggregation import AGGREGATED_RESULT, aggregated_outcome
 from ..config import get_config
-from ..incomplete import DEFAULT_SUPERDIAGONALS, incomplete_signs
+from ..incomplete import DEFAULT_SUPERDIAGONALS, incomplete_signs, incomplete_values
 from ..kernels.engine import prepared_rows
 from ..kernels.stein import SteinKernel, stein_parts
 from ..needs import Needs
 from ..registry import GOF_TESTS, Outcome
-from ..twosample.incomplete import incomplete_values
 
 
 def stein_h_tiles(X, target, collection):

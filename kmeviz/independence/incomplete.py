@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..aggregation import AGGREGATED_RESULT
-from ..incomplete import DEFAULT_SUPERDIAGONALS, incomplete_signs
+from ..incomplete import DEFAULT_SUPERDIAGONALS, incomplete_signs, incomplete_values
 from ..needs import Needs
 from ..registry import INDEPENDENCE_TESTS, Outcome
-from ..twosample.incomplete import incomplete_values, mmd_h_tiles
+from ..twosample.incomplete import mmd_h_tiles
 from .aggregated import PairCollection, pairs_outcome
 
 

@@ -13,11 +13,13 @@ authors do (the complete MMDAgg permutes instead).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from scipy.spatial.distance import cdist
 
 from ..aggregation import AGGREGATED_RESULT, aggregated_outcome
-from ..incomplete import DEFAULT_SUPERDIAGONALS, band_forms, design_size, incomplete_signs
+from ..incomplete import DEFAULT_SUPERDIAGONALS, incomplete_signs, incomplete_values
 from ..kernels.collection import mmdagginc_kernels
 from ..needs import Needs
 from ..registry import MMD_TESTS, Outcome
@@ -41,12 +43,11 @@ def pair_distances(collection, A: np.ndarray, B: np.ndarray, a2: np.ndarray,
 def mmd_h_tiles(X, Y, collection):
     """``h_tile(rows, cols)`` of ``band_forms``: h_k(i, j) for every kernel of the
     collection, i in rows, j in cols (see the module)."""
-    norms = {id(Z): np.einsum("ij,ij->i", Z, Z) for Z in (X, Y)}
+    x, y = ((Z, np.einsum("ij,ij->i", Z, Z)) for Z in (X, Y))
 
     def h_tile(rows, cols):
-        blocks = [pair_distances(collection, A[rows], B[cols], norms[id(A)][rows],
-                                 norms[id(B)][cols])
-                  for A, B in ((X, X), (Y, Y), (X, Y), (Y, X))]
+        blocks = [pair_distances(collection, A[rows], B[cols], a2[rows], b2[cols])
+                  for (A, a2), (B, b2) in ((x, x), (y, y), (x, y), (y, x))]
         out = np.empty((len(collection), rows.stop - rows.start, cols.stop - cols.start))
         work = np.empty(out.shape[1:])
         for k, kernel in enumerate(collection.kernels):
@@ -58,14 +59,6 @@ def mmd_h_tiles(X, Y, collection):
         return out
 
     return h_tile
-
-
-def incomplete_values(h_tile, n_kernels: int, n: int, superdiagonals: int,
-                      signs: np.ndarray) -> np.ndarray:
-    """(K, S) values Σ_D s_i s_j h_k / |D| of every kernel and sign column: the
-    statistics (the column of ones) and the wild bootstrap replicates."""
-    return band_forms(h_tile, n_kernels, n, superdiagonals, signs) / design_size(
-        n, superdiagonals)
 
 
 @MMD_TESTS.register("mmdagginc", "wild-bootstrap", cost="linear",
@@ -83,7 +76,13 @@ def mmdagginc_wild_bootstrap(X, Y, kernel, *, estimator, n_resamples, rng,
     n = min(X.shape[0], Y.shape[0])
     values = mmdagginc_values(X[:n], Y[:n], kernel, superdiagonals,
                               incomplete_signs(n, 2 * n_resamples, rng))
-    return aggregated_outcome(values, n_resamples, kernel)
+    outcome = aggregated_outcome(values, n_resamples, kernel)
+    if X.shape[0] == Y.shape[0]:
+        return outcome
+    unused = f"{X.shape[0] - n} rows of X" if X.shape[0] > n else f"{Y.shape[0] - n} rows of Y"
+    note = (f"the design pairs x_i with y_i: it used the first {n} rows of each sample and "
+            f"left out the last {unused} (mmdagg with null='permutation' uses them all)")
+    return replace(outcome, fitted={**outcome.fitted, "note": note})
 
 
 def mmdagginc_values(X, Y, collection, superdiagonals: int, signs) -> np.ndarray:
