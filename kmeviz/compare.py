@@ -329,6 +329,9 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
                     row["note"] = "; ".join(filter(None, (
                         f"its own {count} bandwidths: {result.kernel!r}; statistic: {words}",
                         result.fitted.get("note"))))
+                elif spec.statistic_words:  # a statistic that is no MMD², KSD or HSIC
+                    row["note"] = "; ".join(filter(None, (
+                        f"statistic: {spec.statistic_words}", result.fitted.get("note"))))
                 if serial is not None and serial.fired and \
                         Needs.ORDERED_ROWS not in spec.needs:
                     row["note"] = "; ".join(filter(None, (serial.note, row["note"])))

@@ -72,8 +72,11 @@ def test_compare_tests_has_one_row_per_registered_test(pair):
     assert list(table.test) == [s.name for s in TABLE_TESTS(K.MMD_TESTS)]
     own = table.test.isin([s.name for s in K.MMD_TESTS  # notes name their collection
                            if K.Needs.KERNEL_COLLECTION in s.needs])
-    assert table.p_value.notna().all() and (table.note[~own] == "").all()
+    worded = table.test.isin([s.name for s in K.MMD_TESTS  # or their statistic
+                              if s.statistic_words]) & ~own
+    assert table.p_value.notna().all() and (table.note[~own & ~worded] == "").all()
     assert table.note[own].str.match(r"its own (10|20) bandwidths").all()
+    assert worded.any() and table.note[worded].str.startswith("statistic: ").all()
     assert rows[-1] is None and sorted(r["test"] for r in rows[:-1]) == sorted(table.test)
     assert set(table.attrs["results"]) == set(table.test)
     assert (table.reject == (table.p_value <= 0.05)).all()

@@ -95,10 +95,10 @@ def blobs_two_sample(n: int, m: int | None = None, *, epsilon: float = 4.0,
 
 
 def two_coordinates_two_sample(n: int, m: int | None = None, *, dim: int = 10,
-                               correlation: float = 0.5,
+                               correlation: float = 0.5, scale: float = 1.0,
                                rng=None) -> tuple[np.ndarray, np.ndarray]:
     """X ~ 𝒩(0, I_d); Y the same except that its first two coordinates are correlated
-    (ρ = ``correlation``): a difference in 2 of d coordinates, which an isotropic kernel
+    (ρ = ``correlation``) and multiplied by ``scale``: a difference in 2 of d coordinates, which an isotropic kernel
     dilutes among d - 2 noise coordinates and a kernel with one length scale per
     coordinate (``learn_kernel(kernel="ard")``) can single out (a sparse alternative in
     the sense of Liu et al. 2020, Sec. 5).
@@ -112,6 +112,8 @@ def two_coordinates_two_sample(n: int, m: int | None = None, *, dim: int = 10,
     dim : int
         d ≥ 2.
     correlation : float in (-1, 1)
+    scale : float > 0
+        s: Y's first two coordinates have standard deviation s (default 1).
     rng : Generator, int or None
 
     Returns
@@ -121,10 +123,12 @@ def two_coordinates_two_sample(n: int, m: int | None = None, *, dim: int = 10,
     """
     dim = check_positive_int(dim, "dim", minimum=2)
     rho = check_in_interval(correlation, "correlation", -1.0, 1.0)
+    scale = check_positive(scale, "scale")
     rng = check_rng(rng)
     X = rng.standard_normal((n, dim))
     Y = rng.standard_normal((n if m is None else m, dim))
     Y[:, 1] = rho * Y[:, 0] + np.sqrt(1.0 - rho**2) * Y[:, 1]
+    Y[:, :2] *= scale
     return X, Y
 
 

@@ -1,8 +1,9 @@
 """Test power of each way to choose the kernel (issue 42): the median heuristic, a
 Gaussian σ and ARD length scales learned by the power criterion on a split (Liu et al.
 2020), MMDAgg (Schrab et al. 2023), MMD-FUSE (Biggs et al. 2023) and cross-MMD (Shekhar et
-al. 2022), on the same draws, on the blob grid (where the median heuristic fails: FastMMD
-Sec. 4.1) and on a d = 10 problem where two coordinates differ (where ARD helps).
+al. 2022), and a kernel learned on all the data (``estimator="selected"``), on the same
+draws, on the blob grid (where the median heuristic fails: FastMMD Sec. 4.1) and on d = 10
+problems where two coordinates differ (where ARD helps).
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from .runners import Progress, binomial_interval, run_trials, trial_seeds
 
 #: the problems and what their parameter means
 PROBLEMS = {"blobs": "blob grid, eigenvalue ratio ε of Q's blobs (FastMMD Sec. 4.1)",
-            "two coordinates": "d = 10 normals, Q's first two coordinates correlated (ρ)"}
+            "two coordinates": "d = 10 normals, Q's first two coordinates correlated (ρ)",
+            "two scales": "d = 10 normals, Q's first two coordinates scaled by s"}
 #: each kernel choice: the mmd_test options (the ARD start is filled in per draw)
 METHODS = {"median heuristic": {"estimator": "unbiased"},
+           "learned (all data)": {"estimator": "selected"},
            "learned σ (split)": {"estimator": "split"},
            "learned ARD (split)": {"estimator": "split", "ard": True},
            "MMDAgg": {"estimator": "mmdagg"},
@@ -50,6 +53,8 @@ def power_problem(problem: str, n: int, parameter: float, rng):
     """One draw (X, Y) of ``problem`` (``PROBLEMS``), n points each."""
     if problem == "blobs":
         return blobs_two_sample(n, epsilon=parameter, rng=rng)
+    if problem == "two scales":
+        return two_coordinates_two_sample(n, correlation=0.0, scale=parameter, rng=rng)
     return two_coordinates_two_sample(n, correlation=parameter, rng=rng)
 
 
@@ -84,9 +89,9 @@ def kernel_choice_power_table(problem: str = "two coordinates", parameter: float
 
     Parameters
     ----------
-    problem : {"blobs", "two coordinates"}
+    problem : {"blobs", "two coordinates", "two scales"}
     parameter : float
-        ε of the blob grid, ρ of the two-coordinate problem.
+        ε of the blob grid, ρ of the two-coordinate problem, s of the two-scale one.
     sizes : sequence of int
         n per sample.
     n_repeats, n_resamples : int

@@ -29,6 +29,7 @@ from . import (
     aggregated,  # noqa: F401
     incomplete,  # noqa: F401
     power_tests,  # noqa: F401
+    selected,  # noqa: F401
 )
 from .power import LearnedKernel, PowerCriterion, learn_kernel, power_criterion
 

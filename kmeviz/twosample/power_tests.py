@@ -65,6 +65,18 @@ def split_permutation(X, Y, kernel, *, estimator, n_resamples, rng,
                            "n_test": (Xt.shape[0], Yt.shape[0]), "path": learned.path})
 
 
+def normalised_mmd2(forms, k1, diag, squares, U, m, n) -> np.ndarray:
+    """MMD²_u,k / N̂_k of each kernel k and labelling column of U (1 = relabelled X), from a
+    pass of ``collection_quadratic_forms`` (uᵀK_k u, K_k 1, diag K_k, Σ K_k²), with
+    N̂_k = √(Σ_{i≠j} K_k[i, j]²) / (n(n - 1)), n = min(m, n): MMD-FUSE's label-free
+    normaliser (module docstring)."""
+    pairs = min(m, n) * (min(m, n) - 1)
+    norms = np.sqrt(np.maximum(squares - (diag**2).sum(axis=1), 0.0)) / pairs
+    values = np.stack([_mmd2_from_sums(_block_sums(forms[k], U, k1[k], diag[k], k1[k].sum()),
+                                       m, n, "unbiased") for k in range(forms.shape[0])])
+    return values / np.maximum(norms, np.finfo(float).tiny)[:, None]
+
+
 def fuse_values(X, Y, collection, U) -> np.ndarray:
     """FUSE of every labelling column of U (0/1, 1 = relabelled X): all kernels' MMD²_u and
     Σ K_k² in one pass of the tile engine (``collection_quadratic_forms``), normalised and
@@ -73,15 +85,11 @@ def fuse_values(X, Y, collection, U) -> np.ndarray:
     dtype = np.dtype(get_config()["dtype"])
     Z = np.vstack([X, Y]).astype(dtype, copy=False)
     parts = lambda rows, cols: distance_parts(collection, Z[rows], Z[cols], dtype)  # noqa: E731
-    forms, k1, diag, squares = collection_quadratic_forms(
+    passes = collection_quadratic_forms(
         parts, lambda k, p, out: kernel_from_parts(collection.kernels[k], p, out),
         len(collection), m + n, U, squares=True)
-    pairs = min(m, n) * (min(m, n) - 1)
-    norms = np.sqrt(np.maximum(squares - (diag**2).sum(axis=1), 0.0)) / pairs
-    values = np.stack([_mmd2_from_sums(_block_sums(forms[k], U, k1[k], diag[k], k1[k].sum()),
-                                       m, n, "unbiased") for k in range(len(collection))])
-    lam = np.sqrt(pairs)
-    normalised = lam * values / np.maximum(norms, np.finfo(float).tiny)[:, None]
+    lam = np.sqrt(min(m, n) * (min(m, n) - 1))
+    normalised = lam * normalised_mmd2(*passes, U, m, n)
     return logsumexp(normalised, axis=0, b=np.asarray(collection.weights)[:, None]) / lam
 
 
