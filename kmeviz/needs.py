@@ -39,6 +39,9 @@ class Needs(enum.Flag):
     OWN_KERNEL = enum.auto()
     #: the L1 IMQ features are built from an IMQ base kernel at 4 × the median
     L1_IMQ_BASE = enum.auto()
+    #: the test builds kernels on the points' coordinates (one per coordinate and pair):
+    #: not on the indices of a precomputed Gram matrix
+    COORDINATES = enum.auto()
     #: a time-series null: the rows in time order, serially dependent or not (the
     #: comparisons run it with ``rows="time series"``, the i.i.d. nulls otherwise)
     ORDERED_ROWS = enum.auto()
@@ -61,4 +64,5 @@ WORDS = {Needs.EQUAL_SIZES: "equal sample sizes",
          Needs.GAUSSIAN_KERNEL: "Gaussian kernel",
          Needs.OWN_KERNEL: "own kernel",
          Needs.L1_IMQ_BASE: "IMQ base kernel (c = 4 × median)",
+         Needs.COORDINATES: "the points' coordinates",
          Needs.ORDERED_ROWS: "rows in time order"}

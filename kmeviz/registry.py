@@ -161,8 +161,9 @@ class TestSpec:
             return None
         if Needs.SHIFT_INVARIANT_KERNEL in needs and not kernel.shift_invariant:
             return f"needs a shift-invariant kernel, got {kernel!r}"
-        if Needs.KERNEL_COLLECTION in needs and kernel.points_are_indices:
-            return ("computes its own kernels from the samples' distances, and these are "
+        if needs & (Needs.KERNEL_COLLECTION | Needs.COORDINATES) and \
+                kernel.points_are_indices:
+            return ("computes its own kernels from the samples' coordinates, and these are "
                     "indices into a precomputed Gram matrix")
         return None
 

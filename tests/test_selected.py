@@ -119,6 +119,12 @@ def test_wide_constant_and_one_column_samples():
     assert 1 not in result.fitted["coordinates"]
     single = K.mmd_test(X[:, :1], Y[:, :1], estimator="selected", n_resamples=50, rng=0)
     assert single.null_params["n_kernels"] == 2 and 0 < single.p_value <= 1
+    kernel = K.PrecomputedKernel(K.GaussianKernel(1.0).gram(np.vstack([X, Y]),
+                                                            np.vstack([X, Y])))
+    Xi, Yi = kernel.samples(np.repeat([0, 1], 30))
+    with pytest.raises(TypeError, match="coordinates"):
+        K.mmd_test(Xi, Yi, kernel, estimator="selected")
+    assert "coordinates" in K.MMD_TESTS.get("selected", "permutation").unmet(Xi, Yi, kernel)
 
 
 def test_the_comparison_runs_it_with_its_words():

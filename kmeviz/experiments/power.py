@@ -23,7 +23,8 @@ from .runners import Progress, binomial_interval, run_trials, trial_seeds
 #: the problems and what their parameter means
 PROBLEMS = {"blobs": "blob grid, eigenvalue ratio ε of Q's blobs (FastMMD Sec. 4.1)",
             "two coordinates": "d = 10 normals, Q's first two coordinates correlated (ρ)",
-            "two scales": "d = 10 normals, Q's first two coordinates scaled by s"}
+            "two scales": "d = 10 normals, Q's first two coordinates scaled by s",
+            "shift": "d = 10 normals, Q shifted by δ in every coordinate"}
 #: each kernel choice: the mmd_test options (the ARD start is filled in per draw)
 METHODS = {"median heuristic": {"estimator": "unbiased"},
            "learned (all data)": {"estimator": "selected"},
@@ -55,6 +56,9 @@ def power_problem(problem: str, n: int, parameter: float, rng):
         return blobs_two_sample(n, epsilon=parameter, rng=rng)
     if problem == "two scales":
         return two_coordinates_two_sample(n, correlation=0.0, scale=parameter, rng=rng)
+    if problem == "shift":  # the median heuristic's own ground: every coordinate differs
+        X, Y = two_coordinates_two_sample(n, correlation=0.0, rng=rng)
+        return X, Y + parameter
     return two_coordinates_two_sample(n, correlation=parameter, rng=rng)
 
 
@@ -89,9 +93,10 @@ def kernel_choice_power_table(problem: str = "two coordinates", parameter: float
 
     Parameters
     ----------
-    problem : {"blobs", "two coordinates", "two scales"}
+    problem : {"blobs", "two coordinates", "two scales", "shift"}
     parameter : float
-        ε of the blob grid, ρ of the two-coordinate problem, s of the two-scale one.
+        ε of the blob grid, ρ of the two-coordinate problem, s of the two-scale one, δ
+        of the shift.
     sizes : sequence of int
         n per sample.
     n_repeats, n_resamples : int

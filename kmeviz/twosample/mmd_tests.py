@@ -286,7 +286,10 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
         "nystrom" is its deprecated name) or "mmdagg"
         (MMDAgg, Schrab et al. 2023: the unbiased MMD² of a whole collection of kernels,
         ``kernel`` a ``KernelCollection``, default ``mmdagg_kernels(X, Y)``; B1 = B2 =
-        ``n_resamples``; ``fitted["kernels"]`` is the per-kernel table).
+        ``n_resamples``; ``fitted["kernels"]`` is the per-kernel table). "selected"
+        learns a kernel on all the data among Gaussians on single coordinates and
+        coordinate pairs, relearns it in every permutation and combines it with
+        ``kernel`` by min-p (``kmeviz.twosample.selected``; ``fitted["coordinates"]``).
     null : str, optional
         How the null is obtained. The valid (estimator, null) pairs are the entries of
         ``kmeviz.registry.MMD_TESTS`` (``VALID_NULLS``; table below); other pairs raise

@@ -7,7 +7,7 @@ has too few points for the learned kernel to win back what the split cost (issue
 0.17 against the median heuristic's 0.23 where 2 of 10 coordinates differ). A
 permutation test is exact for *any* statistic T(Z, labels) of the pooled sample and its
 labels, however T was chosen, as long as every relabelling is scored by the same
-procedure (Hemerik & Goeman 2018, "Exact testing with random permutations", Thm. 1).
+procedure (Hemerik & Goeman 2018, "Exact testing with random permutations").
 So the kernel may be learned on all the data if each of the B relabellings learns its
 own kernel the same way. That is affordable when learning is a choice among kernels
 whose Grams do not depend on the labels: one pass of the tile engine then scores every
@@ -20,7 +20,7 @@ median |z_j - z'_j| of the pooled sample (label-free). Each is scored by its nor
 unbiased MMD², MMD²_u,S / N̂_S with MMD-FUSE's label-free N̂_S (Biggs, Schrab & Gretton
 2023; ``fuse_values``), and the learned kernel is the best-scoring one. As the median
 heuristic's kernel is best where the difference is spread over every coordinate, the
-test combines the two by Westfall & Young's min-p (1993, Sec. 2.6): each statistic's
+test combines the two by Westfall & Young's min-p (1993): each statistic's
 permutation p-value p_ref (the ``kernel`` given, default the median heuristic) and
 p_sel (the best sparse kernel's score), and the p-value of min(p_ref, p_sel) against
 its own permutation distribution, from the same B relabellings. The price of the search
@@ -39,6 +39,7 @@ from scipy.stats import rankdata
 from ..config import get_config
 from ..kernels.collection import BANDWIDTH_SAMPLES
 from ..kernels.engine import cast_prepared, collection_quadratic_forms, prepared_rows, scratch
+from ..needs import Needs
 from ..registry import KERNEL_FLOPS, MMD_TESTS, Outcome
 from .power_tests import normalised_mmd2
 from .resampling import permutation_assignments
@@ -125,6 +126,7 @@ def _work(N, d, B):
 
 
 @MMD_TESTS.register("selected", "permutation", cost="quadratic", work=_work,
+                    needs=Needs.COORDINATES,
                     memory=lambda N, d, B: 8.0 * (N * (B + 2 + 2 * d) + 250 * (B + 1)),
                     summary="kernel learned on all the data among coordinate kernels, "
                             "relearned in each permutation; min-p with the median kernel",
@@ -137,6 +139,9 @@ def selected_permutation(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcom
     is (1 + #{b : min-p_b ≤ min-p_obs}) / (1 + B). ``fitted`` holds the coordinates of the
     kernel learned on the observed labelling, its length scales and normalised MMD²,
     p_ref and p_sel."""
+    if kernel.points_are_indices:
+        raise TypeError("estimator='selected' builds kernels on the samples' coordinates, "
+                        "and these are indices into a precomputed Gram matrix")
     if X.shape[1] > MAX_DIMENSIONS:
         raise ValueError(f"estimator='selected' searches kernels on single coordinates and "
                          f"pairs of them: at most {MAX_DIMENSIONS} columns, got "
