@@ -8,14 +8,22 @@ loading spinner for ``QUIET`` seconds and has drawn its plots. The server's CPU 
 counted. Capacity is 60 s divided by the CPU of an opened session: sessions per core per
 minute.
 
-``python -m benchmarks.bench_sessions [--sessions N] [serve arguments]``; needs Debian's
-chromium.
+``python -m benchmarks.bench_sessions [--sessions N] [--before REV] [--rounds R] [serve
+arguments]``; needs Debian's chromium. With ``--before REV`` a second server runs the
+code of git revision REV (a worktree, put first on its PYTHONPATH) beside this one, and
+each explorer is measured on both, alternately, ``rounds`` times: before and after in one
+run, on the same machine state.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 from kmeviz_apps import EXPLORERS
 
@@ -68,6 +76,65 @@ def measure(sessions: int = 5, server_args: tuple = ()) -> list[list]:
     return rows
 
 
+def _per_session(browser, url: str, slug: str, sessions: int) -> float:
+    """Server CPU seconds per opened session of ``slug`` (after one warm-up open)."""
+    _open(browser, url + slug)
+    cpu1 = _server_cpu_seconds(url)
+    for _ in range(sessions):
+        _open(browser, url + slug)
+    return (_server_cpu_seconds(url) - cpu1) / sessions
+
+
+@contextlib.contextmanager
+def _revision_path(revision: str):
+    """A PYTHONPATH on which ``kmeviz`` and ``kmeviz_apps`` are revision ``revision``'s."""
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(tree),
+                        revision], check=True, capture_output=True)
+        try:
+            (Path(tmp) / "kmeviz_apps").symlink_to(tree / "apps")
+            yield os.pathsep.join([str(tree), tmp])
+        finally:
+            subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force",
+                            str(tree)], check=False, capture_output=True)
+
+
+def before_after(revision: str, sessions: int = 4, rounds: int = 3,
+                 server_args: tuple = ()) -> list[list]:
+    """Per explorer: CPU per later session of revision ``revision`` and of this tree,
+    measured alternately ``rounds`` times (the medians and the after/before ratio)."""
+    from playwright.sync_api import sync_playwright
+
+    rows = []
+    with _revision_path(revision) as path:
+        old = os.environ.get("PYTHONPATH")
+        os.environ["PYTHONPATH"] = path if old is None else os.pathsep.join([path, old])
+        try:
+            before_server = running_server(args=server_args)
+            before_url = before_server.__enter__()
+        finally:
+            if old is None:
+                os.environ.pop("PYTHONPATH")
+            else:
+                os.environ["PYTHONPATH"] = old
+        try:
+            with running_server(args=server_args) as url, sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                for slug in EXPLORERS:
+                    before, after = [], []
+                    for _ in range(rounds):
+                        before.append(_per_session(browser, before_url, slug, sessions))
+                        after.append(_per_session(browser, url, slug, sessions))
+                    b, a = sorted(before)[rounds // 2], sorted(after)[rounds // 2]
+                    rows.append([slug, b, a, a / b, max(after)])
+                browser.close()
+        finally:
+            before_server.__exit__(None, None, None)
+    return rows
+
+
 def run(quick: bool = False, server_args: tuple = ()):
     rows = measure(2 if quick else 5, server_args)
     print_table("Server CPU per opened session (Chromium; target ≤ 0.4 s per session after "
@@ -80,7 +147,17 @@ def run(quick: bool = False, server_args: tuple = ()):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_sessions")
     parser.add_argument("--sessions", type=int, default=5)
+    parser.add_argument("--before", help="a git revision to measure beside this tree")
+    parser.add_argument("--rounds", type=int, default=3)
     args, serve_args = parser.parse_known_args()
+    if args.before:
+        rows = before_after(args.before, args.sessions, args.rounds, tuple(serve_args))
+        print_table(f"Server CPU per opened session (Chromium, {args.sessions} sessions a "
+                    f"round, median of {args.rounds} alternating rounds): {args.before} "
+                    "against this tree, in one run",
+                    ["explorer", "before (s)", "after (s)", "after / before",
+                     "after, worst round (s)"], rows)
+        raise SystemExit(0)
     rows = measure(args.sessions, tuple(serve_args))
     print_table("Server CPU per opened session", ["explorer", "first session CPU (s)",
                 "CPU per later session (s)", "sessions / core / min", "first open (s)",

@@ -155,3 +155,21 @@ def test_the_size_is_at_most_alpha_within_binomial_error():
 def test_the_size_over_500_draws_is_within_its_interval():
     k = _size(500, 199)
     assert stats.binomtest(k, 500).proportion_ci(0.99).low <= 0.05
+
+
+def test_its_memory_stays_within_the_registered_estimate():
+    """O(N·B + tiles): the traced peak at N = 4000, d = 4, B = 200 is under the registry's
+    ``memory`` estimate (which the budget reads), itself under the N² of a whole Gram
+    (128 MB)."""
+    import tracemalloc
+
+    X, Y = K.two_coordinates_two_sample(2000, dim=4, correlation=0.0, rng=0)
+    spec = K.MMD_TESTS.get("selected", "permutation")
+    tracemalloc.start()
+    try:
+        K.mmd_test(X, Y, estimator="selected", n_resamples=200, rng=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    estimate = spec.estimated_memory(4000, 4, 200)
+    assert peak < estimate < 8 * 4000**2 / 2, (peak / 2**20, estimate / 2**20)

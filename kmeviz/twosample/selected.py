@@ -38,7 +38,7 @@ from scipy.stats import rankdata
 
 from ..config import get_config
 from ..kernels.collection import BANDWIDTH_SAMPLES
-from ..kernels.engine import cast_prepared, collection_quadratic_forms, prepared_rows, scratch
+from ..kernels.engine import cast_prepared, collection_quadratic_forms, prepared_rows
 from ..needs import Needs
 from ..registry import KERNEL_FLOPS, MMD_TESTS, Outcome
 from .power_tests import normalised_mmd2
@@ -87,21 +87,34 @@ def selection_values(X, Y, reference, U, subsets, scales) -> np.ndarray:
     varying = scales > 0
     scaled[:, varying] = Z[:, varying] / (np.sqrt(2.0) * scales[varying])
 
-    def kernel_tile(k, sl, out):
-        rows, cols = sl
+    singles = [S[0] for S in subsets if len(S) == 1]
+    reuse = any(len(S) > 1 for S in subsets)  # pairs: each single tile computed once
+
+    def coordinate_tile(j, rows, cols, out):
+        np.subtract.outer(scaled[rows, j], scaled[cols, j], out=out)
+        np.square(out, out=out)
+        return np.exp(np.negative(out, out=out), out=out)
+
+    def shared(rows, cols):
+        if not reuse:
+            return rows, cols, None
+        shape = (rows.stop - rows.start, cols.stop - cols.start)
+        tiles = {j: coordinate_tile(j, rows, cols, np.empty(shape, dtype)) for j in singles}
+        return rows, cols, tiles
+
+    def kernel_tile(k, parts, out):
+        rows, cols, tiles = parts
         if k == 0:
             return reference.tile_into(prepared_rows(prepared, rows),
                                        prepared_rows(prepared, cols), out)
-        first, *rest = subsets[k - 1]
-        np.subtract.outer(scaled[rows, first], scaled[cols, first], out=out)
-        np.square(out, out=out)
-        gap = scratch("selected.gap", out.shape, dtype)
-        for j in rest:
-            np.subtract.outer(scaled[rows, j], scaled[cols, j], out=gap)
-            out += np.square(gap, out=gap)
-        return np.exp(np.negative(out, out=out), out=out)
+        subset = subsets[k - 1]
+        if tiles is None:
+            return coordinate_tile(subset[0], rows, cols, out)
+        if len(subset) == 1:
+            return tiles[subset[0]]
+        return np.multiply(tiles[subset[0]], tiles[subset[1]], out=out)
 
-    parts = collection_quadratic_forms(lambda rows, cols: (rows, cols), kernel_tile,
+    parts = collection_quadratic_forms(shared, kernel_tile,
                                        1 + len(subsets), Z.shape[0], U, squares=True)
     return normalised_mmd2(*parts, U, X.shape[0], Y.shape[0])
 
@@ -127,7 +140,10 @@ def _work(N, d, B):
 
 @MMD_TESTS.register("selected", "permutation", cost="quadratic", work=_work,
                     needs=Needs.COORDINATES,
-                    memory=lambda N, d, B: 8.0 * (N * (B + 2 + 2 * d) + 250 * (B + 1)),
+                    # U twice; 2 threads' tiles; 15 % for the smaller arrays (measured)
+                    memory=lambda N, d, B: 9.2 * (2 * N * (B + 2 + d) + 250 * (B + 1) + 2 * (
+                        (min(d, PAIR_DIMENSIONS) + 3) * min(N, 512) ** 2
+                        + min(N, 512) * (B + 1))),
                     summary="kernel learned on all the data among coordinate kernels, "
                             "relearned in each permutation; min-p with the median kernel",
                     statistic_words="-log10 of min-p: the smaller of the permutation "
