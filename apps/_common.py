@@ -8,6 +8,7 @@ explorer wants (stretching plots, loading spinners) is set on that explorer's pa
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import logging
 import threading
@@ -28,6 +29,9 @@ from kmeviz_apps.server import BUDGET, configure_server
 from kmeviz import viz
 from kmeviz.budget import BudgetExceeded, memory_budget, time_budget
 from kmeviz.kernels.choices import kernel_labels
+
+#: true while ``Explorer.create_app`` constructs a served page's explorer
+BUILDING_A_PAGE = contextvars.ContextVar("kmeviz_building_a_page", default=False)
 
 log = logging.getLogger("kmeviz.apps")
 
@@ -137,6 +141,7 @@ class Explorer(pn.viewable.Viewer):
         use_bokeh()
         super().__init__(**params)
         self._live: dict = {}  # params -> the plots that follow them (``LiveViews``)
+        self._for_a_page = BUILDING_A_PAGE.get()  # ``constructed_for_a_page``
         self._tabs: pn.Tabs | None = None  # the served page's plots (``plot_tabs``)
         self._jobs: list = []
         #: set when the browser session closes: its computations stop (``kmeviz.budget``)
@@ -330,13 +335,24 @@ class Explorer(pn.viewable.Viewer):
         return pn.FlexBox(*cards, flex_wrap="wrap", align_items="flex-start",
                           sizing_mode="stretch_width")
 
+    @property
+    def constructed_for_a_page(self) -> bool:
+        """Whether ``create_app`` built this explorer for a served page, whose onload
+        starts its work (under the server's budget, set after construction): work begun
+        in the constructor would only be cancelled again."""
+        return self._for_a_page
+
     @classmethod
     def create_app(cls):
         """A fresh explorer on the common page template (one per browser session), its
         plots stretching with the page; the server's settings are applied first
         (``configure_server``, also under ``panel serve apps/<app>.py``)."""
         configure_server()
-        explorer = cls(plot_sizing="stretch")
+        token = BUILDING_A_PAGE.set(True)
+        try:
+            explorer = cls(plot_sizing="stretch")
+        finally:
+            BUILDING_A_PAGE.reset(token)
         explorer.budget_seconds = BUDGET["seconds"]
         explorer.memory_bytes = BUDGET["memory_bytes"]
         served = page(cls.title, [explorer.controls()], explorer.main(), explorer,

@@ -141,7 +141,8 @@ class DataExplorer(MapCards, Explorer):
         self._find = pn.widgets.TextInput.from_param(
             self.param.find_columns, visible=False, sizing_mode="stretch_width",
             placeholder="part of a column name", max_length=MAX_FIND)
-        self._page_loaded = True  # a served page: from its onload on (``main``)
+        # a served page compares from its onload on (``main``), under the server's budget
+        self._page_loaded = not self.constructed_for_a_page
         self._refresh_choices()
         self._show_question()
 

@@ -13,8 +13,9 @@ own kernel the same way. That is affordable when learning is a choice among kern
 whose Grams do not depend on the labels: one pass of the tile engine then scores every
 kernel under every relabelling.
 
-The kernels searched are the sparse ARD Gaussians of Liu et al. 2020 Sec. 5 at their
-simplest: a Gaussian on one coordinate, and on each pair of coordinates (when d ≤
+The kernels searched are ARD Gaussians (as ``learn_kernel(kernel="ard")`` learns, after
+Liu et al. 2020) restricted to few coordinates: a Gaussian on one coordinate, and on each
+pair of coordinates (when d ≤
 ``PAIR_DIMENSIONS``), k_S(x, y) = exp(-Σ_{j∈S} (x_j - y_j)² / (2ℓ_j²)) with ℓ_j the
 median |z_j - z'_j| of the pooled sample (label-free). Each is scored by its normalised
 unbiased MMD², MMD²_u,S / N̂_S with MMD-FUSE's label-free N̂_S (Biggs, Schrab & Gretton
