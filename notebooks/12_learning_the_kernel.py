@@ -25,8 +25,8 @@
 # - **MMD-FUSE** ([Biggs, Schrab & Gretton 2023](https://arxiv.org/abs/2306.08777)), which
 #   fuses a collection of kernels without a split, and **cross-MMD** ([Shekhar, Kim &
 #   Ramdas 2022](https://arxiv.org/abs/2211.14908)), which needs no permutations at all;
-# - how to learn a kernel on **all the data** and still hold the level: relearn it in
-#   every permutation (`estimator="selected"`).
+# - how to learn a kernel on all the data and still hold the level: **relearn it in
+#   every permutation** (`estimator="selected"`).
 #
 # **What you need**: notebooks 01 (MMD), 02 (two-sample tests) and 09 (choosing the
 # kernel, MMDAgg). Runs in about a minute on two cores.

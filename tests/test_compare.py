@@ -219,13 +219,16 @@ def test_a_precomputed_gram_gives_the_kernels_tests(pair):
     table = K.compare_tests(Xi, Yi, kernel=kernel, rng=1, n_resamples=99).set_index("test")
     direct = K.compare_tests(X, Y, kernel=gaussian, rng=1, n_resamples=99).set_index("test")
     exact = [s.name for s in TABLE_TESTS(K.MMD_TESTS) if s.cost != "linear"
-             and not s.needs & (K.Needs.KERNEL_COLLECTION | K.Needs.GAUSSIAN_KERNEL)]
+             and not s.needs & (K.Needs.KERNEL_COLLECTION | K.Needs.GAUSSIAN_KERNEL
+                                | K.Needs.COORDINATES)]
     # the split test learns a Gaussian's bandwidth: a Gram matrix has none, and it says so
     assert "Gaussian" in table.loc["split/permutation", "note"]
     np.testing.assert_allclose(table.loc[exact, "statistic"], direct.loc[exact, "statistic"],
                                rtol=1e-12)
     np.testing.assert_allclose(table.loc[exact, "p_value"], direct.loc[exact, "p_value"],
                                rtol=1e-12)
+    # the learned-on-all-data test builds kernels on coordinates: indices have none
+    assert "coordinates" in table.loc["selected/permutation", "note"]
     assert table.loc["fastmmd/permutation", "note"] == (
         "not run: needs a shift-invariant kernel, got PrecomputedKernel(N=240)")
 

@@ -10,8 +10,6 @@ sums of at most 60² terms in another order); p-values exactly (counts).
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 import pytest
 from scipy import stats

@@ -98,10 +98,10 @@ def two_coordinates_two_sample(n: int, m: int | None = None, *, dim: int = 10,
                                correlation: float = 0.5, scale: float = 1.0,
                                rng=None) -> tuple[np.ndarray, np.ndarray]:
     """X ~ 𝒩(0, I_d); Y the same except that its first two coordinates are correlated
-    (ρ = ``correlation``) and multiplied by ``scale``: a difference in 2 of d coordinates, which an isotropic kernel
-    dilutes among d - 2 noise coordinates and a kernel with one length scale per
-    coordinate (``learn_kernel(kernel="ard")``) can single out (a sparse alternative in
-    the sense of Liu et al. 2020, Sec. 5).
+    (ρ = ``correlation``) and multiplied by ``scale``: a difference in 2 of d
+    coordinates, which an isotropic kernel dilutes among d - 2 noise coordinates and a
+    kernel with one length scale per coordinate (``learn_kernel(kernel="ard")``) can
+    single out (a sparse alternative in the sense of Liu et al. 2020, Sec. 5).
 
     Parameters
     ----------
