@@ -32,8 +32,9 @@ DATASETS = ("Blob grid: eigenvalue ratio ε", "Blob grid: mean shift",
             "Same distribution (H0 true)")
 #: the choices are the test registry's (kmeviz.registry.MMD_TESTS) tests of one given
 #: kernel; those that choose their kernels (MMDAgg and MMD-FUSE with a collection, the
-#: split test by learning) are compared in the kernel-choice rows
-CHOOSES_KERNEL = K.Needs.KERNEL_COLLECTION | K.Needs.GAUSSIAN_KERNEL
+#: split test by learning, the learned-on-all-data test among coordinate kernels) are
+#: compared in the kernel-choice rows
+CHOOSES_KERNEL = K.Needs.KERNEL_COLLECTION | K.Needs.GAUSSIAN_KERNEL | K.Needs.COORDINATES
 ESTIMATORS = tuple(dict.fromkeys(s.estimator for s in K.MMD_TESTS
                                  if not s.needs & CHOOSES_KERNEL))
 NULLS = tuple(dict.fromkeys(s.null for s in K.MMD_TESTS if s.estimator in ESTIMATORS))

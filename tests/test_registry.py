@@ -23,10 +23,12 @@ def test_every_reader_sees_the_registry():
         assert spec.summary in K.ksd_test.__doc__
     capable = {(s.estimator, s.null) for s in MMD_TESTS.dask_capable()}
     assert capable == {("linear", "normal"), ("block", "normal"), ("pooled-nystrom", "spectral")}
-    from kmeviz_apps.bootstrap_explorer import BootstrapExplorer
+    from kmeviz_apps.bootstrap_explorer import CHOOSES_KERNEL, BootstrapExplorer
 
     # its tests of one given kernel; those that choose theirs have the kernel-choice rows
-    choose = K.Needs.KERNEL_COLLECTION | K.Needs.GAUSSIAN_KERNEL
+    choose = CHOOSES_KERNEL
+    assert {"mmdagg", "mmdfuse", "split", "selected"} <= {s.estimator for s in MMD_TESTS
+                                                          if s.needs & choose}
     single = [s for s in MMD_TESTS if not s.needs & choose]
     assert BootstrapExplorer.param.null.objects == list(dict.fromkeys(s.null for s in single))
     assert BootstrapExplorer.param.estimator.objects == list(
