@@ -27,6 +27,7 @@ from ..conditional_independence.kci import (
 from ..config import get_config
 from ..kernels import GaussianKernel
 from ..kernels.engine import run_tasks
+from ..registry import CONDITIONAL_TESTS
 
 #: Bytes of residual operators and Grams kept at once (least recently used dropped first):
 #: a dense residual Gram is 8n² bytes (8 MB at n = 1000, 32 MB at 2000); the budget's
@@ -121,6 +122,8 @@ class SharedTests:
         self.eigen_threshold = eigen_threshold
         self.epsilon, self.rng = float(epsilon), rng
         self.shared = estimator == "kci" and null in (None, "gamma")
+        #: the options the chosen test declares (its registry entry: not its name)
+        self._options = CONDITIONAL_TESTS.get(estimator, null).options
         self.results = _Kept(None)  # (i, j, S) -> (statistic, p-value)
         kept = memory_limit() or KEPT_BYTES
         self._operators, self._grams = _Kept(kept // 4), _Kept(kept - kept // 4)
@@ -174,7 +177,7 @@ class SharedTests:
                              estimator=self.estimator, null=self.null,
                              epsilon=self.epsilon, rows="iid", rng=self._seed(key),
                              **({"eigen_threshold": self.eigen_threshold}
-                                if self.estimator == "kci" else {}))
+                                if "eigen_threshold" in self._options else {}))
             out = (float(result.statistic), float(result.p_value))
         return out
 
