@@ -12,6 +12,8 @@ are (1 + #{null ≥ statistic}) / (1 + B).
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from scipy import stats
 
@@ -152,17 +154,22 @@ _RFF_WORK = {"cost": "linear", "dask": True, "options": ("n_features",),
              "work": lambda N, d, B: 1.8e5 * N}  # fitted at n = 2000 and 20 000
 
 
-@CONDITIONAL_TESTS.register("rcot", "spectral", **_RFF_WORK, default_kernel=rcot_kernels,
-                            summary="RCoT (Strobl et al. 2019): Fourier features, χ² mixture")
-@CONDITIONAL_TESTS.register("rcit", "spectral", **_RFF_WORK, default_kernel=rcit_kernels,
-                            summary="RCIT: RCoT with Ÿ = (Y, Z)")
-def fourier_spectral(X, Y, Z, kernel, *, estimator, n_resamples, rng,
-                     n_features) -> Outcome:
-    """RCIT or RCoT with the weighted χ² null of the product features' covariance."""
+def fourier_spectral(X, Y, Z, kernel, *, estimator, n_resamples, rng, n_features,
+                     condition_y=False) -> Outcome:
+    """RCoT (RCIT with ``condition_y``: Ÿ = (Y, Z)) with the weighted χ² null of the
+    product features' covariance."""
     with single_threaded_blas():
-        res = _fourier(X, Y, Z, kernel, n_features, rng, condition_y=estimator == "rcit")
+        res = _fourier(X, Y, Z, kernel, n_features, rng, condition_y=condition_y)
         return _spectral_outcome(res.spectral_weights(), res.statistic(), n_resamples,
                                  rng, {"n_features": n_features or RCOT_FREQUENCIES})
+
+
+CONDITIONAL_TESTS.register("rcit", "spectral", **_RFF_WORK, default_kernel=rcit_kernels,
+                           summary="RCIT: RCoT with Ÿ = (Y, Z)")(
+    partial(fourier_spectral, condition_y=True))
+CONDITIONAL_TESTS.register("rcot", "spectral", **_RFF_WORK, default_kernel=rcot_kernels,
+                           summary="RCoT (Strobl et al. 2019): Fourier features, χ² mixture")(
+    fourier_spectral)
 
 
 @CONDITIONAL_TESTS.register("rcot", "gamma", **_RFF_WORK, default_kernel=rcot_kernels,
