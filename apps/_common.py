@@ -141,7 +141,10 @@ class Explorer(pn.viewable.Viewer):
         use_bokeh()
         super().__init__(**params)
         self._live: dict = {}  # params -> the plots that follow them (``LiveViews``)
-        self._for_a_page = BUILDING_A_PAGE.get()  # ``constructed_for_a_page``
+        #: built by ``create_app`` for a served page, whose onload starts its work (under
+        #: the server's budget, set after construction): work begun here would only be
+        #: cancelled again
+        self.constructed_for_a_page = BUILDING_A_PAGE.get()
         self._tabs: pn.Tabs | None = None  # the served page's plots (``plot_tabs``)
         self._jobs: list = []
         #: set when the browser session closes: its computations stop (``kmeviz.budget``)
@@ -334,13 +337,6 @@ class Explorer(pn.viewable.Viewer):
                   for plot in self.plots()]
         return pn.FlexBox(*cards, flex_wrap="wrap", align_items="flex-start",
                           sizing_mode="stretch_width")
-
-    @property
-    def constructed_for_a_page(self) -> bool:
-        """Whether ``create_app`` built this explorer for a served page, whose onload
-        starts its work (under the server's budget, set after construction): work begun
-        in the constructor would only be cancelled again."""
-        return self._for_a_page
 
     @classmethod
     def create_app(cls):

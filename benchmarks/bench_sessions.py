@@ -108,30 +108,28 @@ def before_after(revision: str, sessions: int = 4, rounds: int = 3,
     from playwright.sync_api import sync_playwright
 
     rows = []
-    with _revision_path(revision) as path:
+    with contextlib.ExitStack() as stack:
+        path = stack.enter_context(_revision_path(revision))
         old = os.environ.get("PYTHONPATH")
         os.environ["PYTHONPATH"] = path if old is None else os.pathsep.join([path, old])
-        try:
-            before_server = running_server(args=server_args)
-            before_url = before_server.__enter__()
+        try:  # the revision's server reads the PYTHONPATH at its start only
+            before_url = stack.enter_context(running_server(args=server_args))
         finally:
             if old is None:
                 os.environ.pop("PYTHONPATH")
             else:
                 os.environ["PYTHONPATH"] = old
-        try:
-            with running_server(args=server_args) as url, sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                for slug in EXPLORERS:
-                    before, after = [], []
-                    for _ in range(rounds):
-                        before.append(_per_session(browser, before_url, slug, sessions))
-                        after.append(_per_session(browser, url, slug, sessions))
-                    b, a = sorted(before)[rounds // 2], sorted(after)[rounds // 2]
-                    rows.append([slug, b, a, a / b, max(after)])
-                browser.close()
-        finally:
-            before_server.__exit__(None, None, None)
+        url = stack.enter_context(running_server(args=server_args))
+        p = stack.enter_context(sync_playwright())
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for slug in EXPLORERS:
+            before, after = [], []
+            for _ in range(rounds):
+                before.append(_per_session(browser, before_url, slug, sessions))
+                after.append(_per_session(browser, url, slug, sessions))
+            b, a = sorted(before)[rounds // 2], sorted(after)[rounds // 2]
+            rows.append([slug, b, a, a / b, max(after)])
+        browser.close()
     return rows
 
 

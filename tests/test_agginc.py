@@ -240,3 +240,18 @@ def test_hsicagg_panels_give_every_replicate_of_the_slow_formula(monkeypatch, co
     slow = np.array(slow)
     values = fast.fitted["values"]
     np.testing.assert_allclose(values, slow, rtol=0, atol=RTOL * np.abs(slow).max())
+
+
+@pytest.mark.parametrize("side", [1, 64, 65, 100, 256, 301])
+def test_the_halved_diagonal_form_is_the_whole_quadratic_form(side):
+    """``symmetric_form`` (diagonal blocks halved recursively down to 64-side leaves, odd
+    sides included) gives vᵀDv of the whole symmetric block for every column (1e-12
+    relative: sums of ≤ 301² products in another order)."""
+    from kmeviz.independence.aggregated import symmetric_form
+
+    rng = np.random.default_rng(side)
+    A = rng.normal(size=(side, side))
+    D, V = A + A.T, rng.choice([-1.0, 1.0], size=(side, 7))
+    whole = np.einsum("ib,ij,jb->b", V, D, V)
+    np.testing.assert_allclose(symmetric_form(D, V), whole, rtol=0,
+                               atol=1e-12 * np.abs(D).sum())

@@ -15,8 +15,8 @@ kernel under every relabelling.
 
 The kernels searched are ARD Gaussians (as ``learn_kernel(kernel="ard")`` learns, after
 Liu et al. 2020) restricted to few coordinates: a Gaussian on one coordinate, and on each
-pair of coordinates (when d ≤
-``PAIR_DIMENSIONS``), k_S(x, y) = exp(-Σ_{j∈S} (x_j - y_j)² / (2ℓ_j²)) with ℓ_j the
+pair of coordinates (when d ≤ ``PAIR_DIMENSIONS``),
+k_S(x, y) = exp(-Σ_{j∈S} (x_j - y_j)² / (2ℓ_j²)) with ℓ_j the
 median |z_j - z'_j| of the pooled sample (label-free). Each is scored by its normalised
 unbiased MMD², MMD²_u,S / N̂_S with MMD-FUSE's label-free N̂_S (Biggs, Schrab & Gretton
 2023; ``fuse_values``), and the learned kernel is the best-scoring one. As the median
@@ -126,12 +126,18 @@ def permutation_p_values(values: np.ndarray) -> np.ndarray:
     return rankdata(-values, method="max", axis=-1) / values.shape[-1]
 
 
+def reference_and_selected(values: np.ndarray) -> np.ndarray:
+    """(p_ref, p_sel) of every labelling: the permutation p-values of the reference
+    (row 0) and of the best sparse kernel's score (the maximum of rows 1…); only p_ref
+    when no coordinate varies."""
+    scores = values[:1] if values.shape[0] == 1 else np.stack([values[0],
+                                                                values[1:].max(axis=0)])
+    return permutation_p_values(scores)
+
+
 def min_p(values: np.ndarray) -> np.ndarray:
-    """Westfall & Young's min-p of the reference (row 0) and the best sparse kernel (the
-    maximum of rows 1…) for every labelling: min(p_ref, p_sel)."""
-    scores = np.stack([values[0], values[1:].max(axis=0)]) if values.shape[0] > 1 \
-        else values[:1]
-    return permutation_p_values(scores).min(axis=0)
+    """Westfall & Young's min-p for every labelling: min(p_ref, p_sel)."""
+    return reference_and_selected(values).min(axis=0)
 
 
 def _work(N, d, B):
@@ -168,15 +174,17 @@ def selected_permutation(X, Y, kernel, *, estimator, n_resamples, rng) -> Outcom
     U = permutation_assignments(X.shape[0], Y.shape[0], n_resamples, rng,
                                 with_identity=True)
     values = selection_values(X, Y, kernel, U, subsets, scales)
-    evidence = -np.log10(min_p(values))
-    fitted = {"p_reference": float(permutation_p_values(values[0])[0])}
+    p = reference_and_selected(values)
+    evidence = -np.log10(p.min(axis=0))
+    fitted = {"p_reference": float(p[0, 0])}
     if subsets:
         best = int(np.argmax(values[1:, 0]))
         coordinates = subsets[best]
         fitted.update(coordinates=coordinates,
                       lengthscales=tuple(float(scales[j]) for j in coordinates),
                       normalised_mmd2=float(values[1 + best, 0]),
-                      p_selected=float(permutation_p_values(values[1:].max(axis=0))[0]),
-                      note=f"learned kernel on column(s) {', '.join(map(str, coordinates))}")
+                      p_selected=float(p[1, 0]),
+                      note="learned kernel on column(s) "
+                           f"{', '.join(map(str, coordinates))} of the samples (from 0)")
     return Outcome(float(evidence[0]), null_samples=evidence[1:],
                    null_params={"n_kernels": 1 + len(subsets)}, fitted=fitted)
