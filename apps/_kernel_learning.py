@@ -43,9 +43,10 @@ PLOTS = (
     Plot("choice_power_view", "Power of each kernel choice",
          "Power on fresh draws of each way to choose the kernel, filled in as the draws "
          "run. The split tests learn on the training share of the slider and test on the "
-         "rest: move it and rerun to see the price of splitting. MMDAgg and MMD-FUSE use "
-         "every point; cross-MMD needs no permutations but pays about √2 in power. Past "
-         "the time budget the draws so far stay, with a note."),
+         "rest: move it and rerun to see the price of splitting. The learned (all data) "
+         "test learns on every point and learns again in every permutation; MMDAgg and "
+         "MMD-FUSE use every point; cross-MMD needs no permutations but pays about √2 in "
+         "power. Past the time budget the draws so far stay, with a note."),
 )
 
 

@@ -228,7 +228,7 @@ def test_the_criterion_curve_marks_the_learned_sigma_and_the_ard_map_its_path(pa
 
 
 def test_the_power_of_each_kernel_choice_fills_in(page, server_url):
-    """The seven kernel choices' power bars fill in chunk by chunk (the progress bar passes
+    """Every kernel choice's power bar fills in chunk by chunk (the progress bar passes
     intermediate values in order) and end at 50 draws."""
     page.goto(f"{server_url}bootstrap?n=60")
     expect(page.locator(".kmeviz-threshold")).to_be_visible(timeout=60_000)
