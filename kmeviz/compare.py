@@ -29,7 +29,6 @@ True
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import math
 import time
 from collections.abc import Callable
@@ -52,7 +51,8 @@ from .kernels import check_kernel
 from .kernels.defaults import default_gof_kernel, default_mmd_kernel
 from .kernels.engine import single_threaded_blas
 from .needs import Needs
-from .registry import GOF_TESTS, MMD_TESTS, TestRegistry, TestSpec
+from .registry import GOF_TESTS, MMD_TESTS, seed_of_test, selected_tests
+from .spec import own_options_of
 from .timeseries.serial import (
     check_rows,
     rows_checked,
@@ -90,7 +90,8 @@ AGGREGATED_STATISTIC = ("max over its kernels of weight / p-value, a level-corre
 
 def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
                   time_budget: float = 10.0, n_resamples: int = 1000, rng=None,
-                  progress: Callable | None = None, rows: str = "check") -> pd.DataFrame:
+                  progress: Callable | None = None, rows: str = "check",
+                  test_options: dict | None = None) -> pd.DataFrame:
     """Run every registered two-sample test (or those named) on X and Y.
 
     Parameters
@@ -122,6 +123,10 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
         is raised and the note of every i.i.d. test's row says its p-value cannot be
         trusted. "iid": the rows are exchangeable, do not check. "time series": run the
         time-series tests (``Needs.ORDERED_ROWS``) instead of the i.i.d. ones.
+    test_options : dict, optional
+        {name: value} of options that tests declare as their own (``TestOption``): each
+        test that declares one runs with it; a name no test of the table declares is a
+        ValueError.
 
     Returns
     -------
@@ -138,11 +143,11 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
 
-    def run(spec, rng):
+    def run(spec, rng, options):
         own = spec.needs.builds_own_kernel  # aggregated: its own kernels
         return checked_mmd_test(X, Y, None if own else kernel, estimator=spec.estimator,
                                 null=spec.null, n_resamples=n_resamples, alpha=alpha,
-                                rng=rng)
+                                rng=rng, test_options=options)
 
     def unmet(spec):
         return spec.unmet(X, Y, kernel)
@@ -157,7 +162,8 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
         table = _compare(MMD_TESTS, tests, run, unmet, how, X.shape[0] + Y.shape[0],
                          X.shape[1], n_resamples, alpha, time_budget, rng, progress,
                          {"kernel": kernel, "m": X.shape[0], "n": Y.shape[0]}, rows=rows,
-                         samples=None if kernel.points_are_indices else {"X": X, "Y": Y})
+                         samples=None if kernel.points_are_indices else {"X": X, "Y": Y},
+                         test_options=test_options)
     # drawn after the tests' seeds, so that no row changes with it
     effect_rng = np.random.default_rng(rng.integers(2**63, size=2))
     table.attrs["seed"] = seed
@@ -173,7 +179,8 @@ def compare_tests(X, Y, *, kernel=None, tests="all", alpha: float = 0.05,
 
 def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
                 time_budget: float = 10.0, n_resamples: int = 500, rng=None,
-                progress: Callable | None = None, rows: str = "check") -> pd.DataFrame:
+                progress: Callable | None = None, rows: str = "check",
+                test_options: dict | None = None) -> pd.DataFrame:
     """Run every registered goodness-of-fit test (``GOF_TESTS``: full, Nyström and linear
     KSD, FSSD, RFF and L1 IMQ) of H0: X ~ ``target``; as ``compare_tests``.
 
@@ -185,7 +192,7 @@ def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
         Default: each test's default of ``ksd_test`` (IMQ c = 1, β = -½; a Gaussian at the
         median heuristic for fssd-opt). A kernel given is used by every test that takes
         it; the others' rows say why not (KSDAgg always tests with its own collection).
-    tests, alpha, time_budget, rng, progress, rows : as ``compare_tests``
+    tests, alpha, time_budget, rng, progress, rows, test_options : as ``compare_tests``
     n_resamples : int
         D, the bootstrap or simulated null replicates.
 
@@ -202,46 +209,21 @@ def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
 
-    def run(spec, rng):
+    def run(spec, rng, options):
         # aggregated tests and L2 SechExp build their own kernels
         own = spec.needs.builds_own_kernel
         chosen = default_gof_kernel(X, spec.needs) if kernel is None or own else kernel
         return checked_ksd_test(X, target, chosen, estimator=spec.estimator,
                                 n_resamples=n_resamples, alpha=alpha, rng=rng,
-                                null=spec.null)
+                                null=spec.null, test_options=options)
 
     def how(spec):
         return f"kmeviz.ksd_test(X, target, estimator={spec.estimator!r})"
 
     return _compare(GOF_TESTS, tests, run, lambda spec: spec.unmet(X), how, X.shape[0], X.shape[1],
                     n_resamples, alpha, time_budget, rng, progress,
-                    {"kernel": kernel, "n": X.shape[0]}, rows=rows, samples={"X": X})
-
-
-def seed_of_test(root: int, name: str) -> np.random.SeedSequence:
-    """A test's seed in a comparison: from the comparison's root seed and the test's name
-    (its bytes' SHA-256), so that registering another test changes no other row."""
-    words = np.frombuffer(hashlib.sha256(name.encode()).digest(), dtype=np.uint32)
-    return np.random.SeedSequence([root, *words.tolist()])
-
-
-def selected_tests(registry: TestRegistry, tests, rows: str = "check") -> list[TestSpec]:
-    """The entries named by ``tests`` ("all", or names "estimator/null" or estimators),
-    in registry order; ValueError naming the unknown ones. "all" (or an estimator's name)
-    means the i.i.d. tests, or with ``rows="time series"`` the time-series tests
-    (``Needs.ORDERED_ROWS``); a test named "estimator/null" runs whatever ``rows`` says."""
-    names = [tests] if isinstance(tests, str) else list(tests)
-    ordered = rows == "time series"
-    if names == ["all"]:
-        names = [spec.name for spec in registry
-                 if (Needs.ORDERED_ROWS in spec.needs) == ordered]
-    known = {spec.name for spec in registry} | set(registry.estimators)
-    unknown = [t for t in names if not isinstance(t, str) or t not in known]
-    if unknown or not names:
-        raise ValueError(f"tests must be 'all' or names from {sorted(known)}; "
-                         f"got {unknown or names!r}")
-    return [spec for spec in registry if spec.name in names or (
-        spec.estimator in names and (Needs.ORDERED_ROWS in spec.needs) == ordered)]
+                    {"kernel": kernel, "n": X.shape[0]}, rows=rows, samples={"X": X},
+                    test_options=test_options)
 
 
 class ResultsByTest(dict):
@@ -254,13 +236,15 @@ class ResultsByTest(dict):
 
 
 def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, progress,
-             attrs, *, rows: str = "check", samples: dict | None = None) -> pd.DataFrame:
+             attrs, *, rows: str = "check", samples: dict | None = None,
+             test_options: dict | None = None) -> pd.DataFrame:
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
     budget = check_real(budget, "time_budget")
     if budget <= 0:
         raise ValueError(f"time_budget must be positive, got {budget}")
     rows = check_rows(rows)
     specs = selected_tests(registry, tests, rows)
+    own = own_options_of(specs, test_options)
     serial = None
     if rows == "check" and samples and not any(map(is_dask_array, samples.values())):
         serial = serial_dependence(samples, family=registry.family)
@@ -306,7 +290,7 @@ def _compare(registry, tests, run, unmet, how, N, d, B, alpha, budget, rng, prog
                                  min(limit, SLOWDOWN_ALLOWED * budget - elapsed)), \
                         rows_checked(), (single_threaded_blas() if estimate < SMALL_SECONDS
                                          else contextlib.nullcontext()):
-                    result = run(spec, np.random.default_rng(seeds[spec.name]))
+                    result = run(spec, np.random.default_rng(seeds[spec.name]), own[spec.name])
             except Cancelled:
                 raise  # nobody wants the rest (the page closed, or a newer request came)
             except BudgetExceeded:

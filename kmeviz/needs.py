@@ -45,6 +45,9 @@ class Needs(enum.Flag):
     #: a time-series null: the rows in time order, serially dependent or not (the
     #: comparisons run it with ``rows="time series"``, the i.i.d. nulls otherwise)
     ORDERED_ROWS = enum.auto()
+    #: the statistic uses no kernel (an energy distance, a rank test): it is given none,
+    #: and its result reports none
+    NO_KERNEL = enum.auto()
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -55,7 +58,7 @@ class Needs(enum.Flag):
     def builds_own_kernel(self) -> bool:
         """Whether the test chooses its kernel(s) itself when given none (a comparison
         with one table kernel leaves it to the test)."""
-        return bool(self & (Needs.KERNEL_COLLECTION | Needs.OWN_KERNEL))
+        return bool(self & (Needs.KERNEL_COLLECTION | Needs.OWN_KERNEL | Needs.NO_KERNEL))
 
 
 WORDS = {Needs.EQUAL_SIZES: "equal sample sizes",
@@ -65,4 +68,5 @@ WORDS = {Needs.EQUAL_SIZES: "equal sample sizes",
          Needs.OWN_KERNEL: "own kernel",
          Needs.L1_IMQ_BASE: "IMQ base kernel (c = 4 × median)",
          Needs.COORDINATES: "the points' coordinates",
-         Needs.ORDERED_ROWS: "rows in time order"}
+         Needs.ORDERED_ROWS: "rows in time order",
+         Needs.NO_KERNEL: "no kernel"}

@@ -103,8 +103,10 @@ class TestResult:
             null = f"{self.null} (analytic)"
         else:
             null = f"{self.null} ({self.null_samples.size} replicates)"
+        kernel = "none (the statistic uses no kernel)" if self.kernel is None else \
+            repr(self.kernel)
         lines = [f"TestResult: {self.estimator} / {null}",
-                 f"  kernel    {self.kernel!r}",
+                 f"  kernel    {kernel}",
                  f"  statistic {self.statistic:.6g}",
                  f"  p-value   {self.p_value:.4g}",
                  f"  decision  {'reject H0' if self.reject else 'keep H0'} at "
@@ -254,13 +256,16 @@ def run_registered(spec: TestSpec, samples: tuple, kernel, *, alpha: float, rng,
                    options: dict, **keywords) -> TestResult:
     """The last step shared by ``mmd_test`` and ``ksd_test``: ``spec.compute`` on the
     checked ``samples`` with ``kernel``, the ``keywords`` every test of the registry takes
-    and the ``options`` the entry names, timed, as a ``TestResult`` at level ``alpha``."""
+    and the ``options`` the entry names (and its own options, ``options["test_options"]``,
+    checked by ``spec.checked_own_options``), timed, as a ``TestResult`` at level
+    ``alpha``."""
     serial = None if getattr(kernel, "points_are_indices", False) else check_registered(
         spec.family, samples, options.get("rows", "check"),
         Needs.ORDERED_ROWS in spec.needs)  # a precomputed Gram's samples are indices
     t0 = time.perf_counter()
+    own = spec.checked_own_options(options.get("test_options"))
     outcome = spec.compute(*samples, kernel, rng=check_rng(rng), **keywords,
-                           **{k: options[k] for k in spec.options})
+                           **{k: options[k] for k in spec.options}, **own)
     result = result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0, kernel)
     if serial is None:
         return result

@@ -111,7 +111,8 @@ def ci_test(X, Y, Z=None, *, kernel_x=None, kernel_y=None, kernel_z=None,
             estimator: str = "kci", null: str | None = None, epsilon=DEFAULT_EPSILON,
             eigen_threshold: float | None = None, n_resamples: int = 1000,
             alpha: float = 0.05, n_landmarks: tuple | None = None,
-            n_features: tuple | None = None, rows: str = "check", rng=None):
+            n_features: tuple | None = None, rows: str = "check", rng=None,
+            **test_options):
     """Kernel test of H0: X ⫫ Y | Z (X and Y are independent given Z).
 
     Zhang, Peters, Janzing & Schölkopf 2011 (KCI); Strobl, Zhang & Visweswaran 2019
@@ -159,6 +160,9 @@ def ci_test(X, Y, Z=None, *, kernel_x=None, kernel_y=None, kernel_z=None,
         warn (``SerialDependenceWarning``, ``fitted["note"]``) when it is found; "iid":
         the rows are exchangeable (e.g. a sorted sample), do not check.
     rng : Generator, int or None
+    **test_options
+        Options of the chosen test alone (``TestOption`` entries of its registration, the
+        "options" of ``CONDITIONAL_TESTS``); a TypeError names them for any other keyword.
 
     Returns
     -------
@@ -183,7 +187,7 @@ def ci_test(X, Y, Z=None, *, kernel_x=None, kernel_y=None, kernel_z=None,
                "n_landmarks"), "n_features": _pair(n_features, "n_features"),
                "eigen_threshold": None if eigen_threshold is None else check_in_interval(
                    eigen_threshold, "eigen_threshold", 0.0, 1.0),
-               "rows": check_rows(rows)}
+               "rows": check_rows(rows), "test_options": test_options}
     if Z is None:
         return _unconditional(X, Y, kernel_x, kernel_y, spec, B, alpha, rng, rows)
     X, Y, Z = check_paired(X, Y, Z, names=("X", "Y", "Z"))

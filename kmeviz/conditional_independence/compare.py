@@ -21,7 +21,8 @@ from .effect import conditional_effect_size
 
 def compare_ci(X, Y, Z, *, tests="all", epsilon=DEFAULT_EPSILON, alpha: float = 0.05,
                time_budget: float = 10.0, n_resamples: int = 1000, rng=None,
-               progress: Callable | None = None, rows: str = "check") -> pd.DataFrame:
+               progress: Callable | None = None, rows: str = "check",
+               test_options: dict | None = None) -> pd.DataFrame:
     """Run every registered conditional independence test (``CONDITIONAL_TESTS``) of
     H0: X ⫫ Y | Z, cheapest first within ``time_budget`` seconds; as ``compare_tests``.
 
@@ -31,7 +32,8 @@ def compare_ci(X, Y, Z, *, tests="all", epsilon=DEFAULT_EPSILON, alpha: float = 
     Y : array (n, d_Y)
     Z : array (n, d_Z)
         Paired row by row.
-    tests, alpha, time_budget, n_resamples, rng, progress : as ``compare_tests``
+    tests, alpha, time_budget, n_resamples, rng, progress, test_options : as
+        ``compare_tests``
     rows : {"check", "iid"}
         As ``compare_tests`` (no conditional test for time series is registered yet:
         "time series" is refused).
@@ -71,9 +73,9 @@ def compare_ci(X, Y, Z, *, tests="all", epsilon=DEFAULT_EPSILON, alpha: float = 
     options = {"epsilon": checked_epsilon(epsilon), "n_landmarks": None, "n_features": None,
                "eigen_threshold": None}
 
-    def run(spec, rng):
+    def run(spec, rng, own):
         return checked_ci_test(X, Y, Z, None, None, None, spec=spec, n_resamples=n_resamples,
-                               alpha=alpha, rng=rng, options=options)
+                               alpha=alpha, rng=rng, options={**options, "test_options": own})
 
     def how(spec):
         return f"kmeviz.ci_test(X, Y, Z, estimator={spec.estimator!r}, null={spec.null!r})"
@@ -83,7 +85,7 @@ def compare_ci(X, Y, Z, *, tests="all", epsilon=DEFAULT_EPSILON, alpha: float = 
     table = _compare(CONDITIONAL_TESTS, tests, run, lambda spec: None, how, X.shape[0],
                      X.shape[1] + Y.shape[1] + Z.shape[1], n_resamples, alpha, time_budget,
                      rng, progress, {"n": X.shape[0]}, rows=rows,
-                     samples={"X": X, "Y": Y, "Z": Z})
+                     samples={"X": X, "Y": Y, "Z": Z}, test_options=test_options)
     table.attrs["pearson_r"] = pearson_r(X, Y)
     # drawn after the tests' seeds, so that no row changes with it
     effect_rng = np.random.default_rng(rng.integers(2**63, size=2))

@@ -194,7 +194,8 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
              n_landmarks=None, landmarks=None, alpha: float = 0.05, wild: str = "markov",
              n_locations: int = 10, null_covariance: str = "sample",
              null: str | None = None, wild_length: float | None = None,
-             superdiagonals: int = 200, rows: str = "check", rng=None) -> TestResult:
+             superdiagonals: int = 200, rows: str = "check", rng=None,
+             **test_options) -> TestResult:
     """Test H0: the sample X comes from ``target`` (known through ``target.score``).
 
     Parameters
@@ -244,6 +245,9 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
         warn (``SerialDependenceWarning``, ``fitted["note"]``) when it is found; "iid":
         the rows are exchangeable (e.g. a sorted sample), do not check.
     rng : Generator, int or None
+    **test_options
+        Options of the chosen test alone (``TestOption`` entries of its registration, the
+        "options" of the table below); a TypeError names them for any other keyword.
 
     Returns
     -------
@@ -273,14 +277,15 @@ def ksd_test(X, target, kernel=None, *, estimator: str = "full", n_resamples: in
     options = {"wild": wild, "n_landmarks": n_landmarks, "landmarks": landmarks,
                "n_locations": n_locations, "null_covariance": null_covariance,
                "wild_length": wild_length, "rows": check_rows(rows),
-               "superdiagonals": checked_superdiagonals(superdiagonals)}
+               "superdiagonals": checked_superdiagonals(superdiagonals),
+               "test_options": test_options}
     return checked_ksd_test(X, target, kernel, estimator=estimator, n_resamples=D,
                             alpha=alpha, rng=rng, options=options, null=null)
 
 
 def checked_ksd_test(X, target, kernel, *, estimator: str, n_resamples: int, alpha: float,
-                     rng, options: dict | None = None, null: str | None = None
-                     ) -> TestResult:
+                     rng, options: dict | None = None, null: str | None = None,
+                     test_options: dict | None = None) -> TestResult:
     """``ksd_test`` on a sample and settings already checked (``check_any_samples``,
     ``n_resamples``, ``alpha``, ``wild``): the step below the public entry points, which
     validate once (``compare_gof`` calls it for each of its tests)."""
@@ -304,6 +309,8 @@ def checked_ksd_test(X, target, kernel, *, estimator: str, n_resamples: int, alp
     options = options or defaults_of(ksd_test, ("wild", "n_landmarks", "landmarks",
                                                 "n_locations", "null_covariance",
                                                 "wild_length", "superdiagonals"))
+    if test_options is not None:
+        options = {**options, "test_options": test_options}
     return run_registered(spec, (X, target), kernel, alpha=alpha, rng=rng, options=options,
                           n_resamples=n_resamples)
 

@@ -21,7 +21,8 @@ def compare_independence(X, Y, *, kernel_x=None, kernel_y=None, tests="all",
                          alpha: float = 0.05, time_budget: float = 10.0,
                          n_resamples: int = 1000, rng=None,
                          progress: Callable | None = None,
-                         rows: str = "check") -> pd.DataFrame:
+                         rows: str = "check", test_options: dict | None = None
+                         ) -> pd.DataFrame:
     """Run every registered independence test (``INDEPENDENCE_TESTS``) of H0: X and Y are
     independent, cheapest first within ``time_budget`` seconds; as ``compare_tests``.
 
@@ -33,7 +34,8 @@ def compare_independence(X, Y, *, kernel_x=None, kernel_y=None, tests="all",
     kernel_x, kernel_y : Kernel, optional
         Default: Gaussian at each variable's median heuristic, the same pair for every
         single-kernel test (HSICAgg uses its own collection and its note says so).
-    tests, alpha, time_budget, n_resamples, rng, progress, rows : as ``compare_tests``
+    tests, alpha, time_budget, n_resamples, rng, progress, rows, test_options : as
+        ``compare_tests``
         (``rows="time series"``: the dependent wild bootstrap and the shift tests)
 
     Returns
@@ -61,11 +63,12 @@ def compare_independence(X, Y, *, kernel_x=None, kernel_y=None, tests="all",
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     alpha = check_in_interval(alpha, "alpha", 0.0, 1.0)
 
-    def run(spec, rng):
+    def run(spec, rng, options):
         own = spec.needs.builds_own_kernel
         return checked_hsic_test(X, Y, None if own else kernels.x, None if own else kernels.y,
                                  estimator=spec.estimator, null=spec.null,
-                                 n_resamples=n_resamples, alpha=alpha, rng=rng)
+                                 n_resamples=n_resamples, alpha=alpha, rng=rng,
+                                 test_options=options)
 
     def how(spec):
         return (f"kmeviz.hsic_test(X, Y, estimator={spec.estimator!r}, "
@@ -77,7 +80,7 @@ def compare_independence(X, Y, *, kernel_x=None, kernel_y=None, tests="all",
                      lambda spec: spec.unmet(X, None, kernels), how, X.shape[0],
                      X.shape[1] + Y.shape[1], n_resamples, alpha, time_budget, rng, progress,
                      {"kernel": kernels, "n": X.shape[0]}, rows=rows,
-                     samples={"X": X, "Y": Y})
+                     samples={"X": X, "Y": Y}, test_options=test_options)
     table.attrs["seed"] = seed
     in_memory = not (is_dask_array(X) or is_dask_array(Y))
     if in_memory:

@@ -190,7 +190,7 @@ def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
               block_size: int | None = None, n_landmarks: int | None = None,
               n_features: int = 128, wild_length: float | None = None,
               min_shift: int | None = None, max_lag: int | None = None,
-              superdiagonals: int = 200, rows: str = "check", rng=None):
+              superdiagonals: int = 200, rows: str = "check", rng=None, **test_options):
     """Kernel independence test of H0: X and Y are independent, with an HSIC statistic.
 
     Gretton et al. 2005, 2008; Song et al. 2012; Zhang et al. 2018; Albert et al. 2022.
@@ -235,6 +235,9 @@ def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
         warn (``SerialDependenceWarning``, ``fitted["note"]``) when it is found; "iid":
         the rows are exchangeable (e.g. a sorted sample), do not check.
     rng : Generator, int or None
+    **test_options
+        Options of the chosen test alone (``TestOption`` entries of its registration, the
+        "options" of the table below); a TypeError names them for any other keyword.
 
     Returns
     -------
@@ -262,14 +265,16 @@ def hsic_test(X, Y, *, kernel_x=None, kernel_y=None, estimator: str = "biased",
     options = {"block_size": block_size, "n_landmarks": n_landmarks,
                "n_features": check_positive_int(n_features, "n_features"),
                "wild_length": wild_length, "min_shift": min_shift, "max_lag": max_lag,
-               "rows": check_rows(rows), "superdiagonals": checked_superdiagonals(superdiagonals)}
+               "rows": check_rows(rows), "superdiagonals": checked_superdiagonals(superdiagonals),
+               "test_options": test_options}
     X, Y = check_paired(X, Y)
     return checked_hsic_test(X, Y, kernel_x, kernel_y, estimator=estimator, null=null,
                              n_resamples=B, alpha=alpha, rng=rng, options=options)
 
 
 def checked_hsic_test(X, Y, kernel_x, kernel_y, *, estimator: str, null: str | None,
-                      n_resamples: int, alpha: float, rng, options: dict | None = None):
+                      n_resamples: int, alpha: float, rng, options: dict | None = None,
+                      test_options: dict | None = None):
     """``hsic_test`` on samples and settings already checked (``check_paired``, which
     returns clean float64 arrays): the step ``compare_independence`` calls for each
     test."""
@@ -284,6 +289,8 @@ def checked_hsic_test(X, Y, kernel_x, kernel_y, *, estimator: str, null: str | N
     options = options or defaults_of(hsic_test, ("block_size", "n_landmarks", "n_features",
                                                  "wild_length", "min_shift", "max_lag",
                                                  "superdiagonals"))
+    if test_options is not None:
+        options = {**options, "test_options": test_options}
     return run_registered(spec, (X, Y), kernel, alpha=alpha, rng=rng, options=options,
                           estimator=estimator, n_resamples=n_resamples)
 

@@ -214,7 +214,13 @@ def nystrom_spectral_null(X, Y, kernel, *, estimator, n_resamples, rng,
 
 def checked_test_kernel(kernel, spec, X, Y):
     """The kernel of test ``spec``: the one given, checked, or its default (a Gaussian at
-    the median heuristic; MMDAgg's collection for a test that needs one)."""
+    the median heuristic; MMDAgg's collection for a test that needs one; None for a test
+    that uses no kernel)."""
+    if Needs.NO_KERNEL in spec.needs:
+        if kernel is not None:
+            raise TypeError(f"estimator={spec.estimator!r} uses no kernel; pass kernel=None, "
+                            f"got {kernel!r}")
+        return None
     if Needs.KERNEL_COLLECTION in spec.needs:
         default = spec.default_kernel or mmdagg_kernels
         if kernel is None:
@@ -265,7 +271,7 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
              n_features: int = 256, block_size: int | None = None,
              n_landmarks: int | None = None, train_fraction: float = 0.5,
              wild_length: float | None = None, superdiagonals: int = 200,
-             rows: str = "check", rng=None) -> TestResult:
+             rows: str = "check", rng=None, **test_options) -> TestResult:
     """Kernel two-sample test of H0: P = Q with an MMD² statistic and a null distribution.
 
     Gretton et al. 2012 (JMLR), Sec. 4–6; FastMMD Sec. 4.5 for the nulls of Fig. 8b.
@@ -326,6 +332,9 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
         warn (``SerialDependenceWarning``, ``fitted["note"]``) when it is found; "iid":
         the rows are exchangeable (e.g. a sorted sample), do not check.
     rng : Generator, int or None
+    **test_options
+        Options of the chosen test alone (``TestOption`` entries of its registration, the
+        "options" of the table below); a TypeError names them for any other keyword.
 
     Returns
     -------
@@ -355,13 +364,15 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
                "train_fraction": check_in_interval(train_fraction, "train_fraction",
                                                    0.0, 1.0),
                "wild_length": wild_length, "rows": check_rows(rows),
-               "superdiagonals": checked_superdiagonals(superdiagonals)}
+               "superdiagonals": checked_superdiagonals(superdiagonals),
+               "test_options": test_options}
     return checked_mmd_test(X, Y, kernel, estimator=estimator, null=null, n_resamples=B,
                             alpha=alpha, rng=rng, options=options)
 
 
 def checked_mmd_test(X, Y, kernel, *, estimator: str, null: str | None, n_resamples: int,
-                     alpha: float, rng, options: dict | None = None) -> TestResult:
+                     alpha: float, rng, options: dict | None = None,
+                     test_options: dict | None = None) -> TestResult:
     """``mmd_test`` on samples and settings already checked (``check_any_pair``,
     ``n_resamples``, ``alpha``, the FastMMD ``options``): the step below the public entry
     points, which validate once (``compare_tests`` calls it for each of its tests)."""
@@ -382,6 +393,8 @@ def checked_mmd_test(X, Y, kernel, *, estimator: str, null: str | None, n_resamp
     options = options or defaults_of(mmd_test, ("features", "n_features", "block_size",
                                                  "n_landmarks", "train_fraction",
                                                  "wild_length", "superdiagonals"))
+    if test_options is not None:
+        options = {**options, "test_options": test_options}
     return run_registered(spec, (X, Y), kernel, alpha=alpha, rng=rng, options=options,
                           estimator=estimator, n_resamples=n_resamples)
 
