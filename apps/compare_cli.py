@@ -100,6 +100,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
     cmp.add_argument("--z", nargs="+", metavar="C",
                      help="with --conditional: the conditioning columns Z")
     add_kernel_options(cmp)
+    cmp.add_argument("--test-option", action="append", default=[], metavar="NAME=VALUE",
+                     dest="test_options",
+                     help="an option of the tests that declare it (repeatable); the tests' "
+                          "own options are listed at the end of this help")
+    cmp.epilog = own_options_help()
     rows = cmp.add_mutually_exclusive_group()
     rows.add_argument("--time-series", action="store_true",
                       help="the rows are a time series or a Markov chain in order: run the "
@@ -112,6 +117,29 @@ def add_parser(sub) -> argparse.ArgumentParser:
                      help="a column of times (numbers or dates): sort the rows by it, and "
                           "do not use it as data (one FILE or --dataset)")
     return cmp
+
+
+def own_options_help() -> str:
+    """The registered tests' own options (``TestOption``), for ``--help``."""
+    lines = [f"  {spec.registry}(estimator={spec.estimator!r}, null={spec.null!r}): "
+             f"{option.words()}"
+             for registry in (K.MMD_TESTS, K.GOF_TESTS, K.INDEPENDENCE_TESTS,
+                              K.CONDITIONAL_TESTS)
+             for spec in registry for option in spec.own_options]
+    return "\n".join(["options of a test's own (--test-option NAME=VALUE):",
+                      *(lines or ["  none registered"])])
+
+
+def test_options_of(args) -> dict:
+    """``--test-option NAME=VALUE`` as {name: the string value} (each test reads it by
+    its option's type)."""
+    pairs = {}
+    for text in args.test_options:
+        name, sep, value = text.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--test-option takes NAME=VALUE, got {text!r}")
+        pairs[name.strip()] = value.strip()
+    return pairs
 
 
 def rows_of(args) -> str:
@@ -184,7 +212,7 @@ def run(args):
                                                        rows_of(args)))) as bar:
             table = K.compare_gof(X, target, tests=args.tests, alpha=args.alpha,
                                   time_budget=args.time_budget, rng=args.rng, progress=bar,
-                                  rows=rows_of(args))
+                                  rows=rows_of(args), test_options=test_options_of(args))
         return table, report
     if args.independence and args.conditional:
         raise ValueError("choose --independence or --conditional, not both")
@@ -219,7 +247,7 @@ def run(args):
                                                    rows_of(args)))) as bar:
         table = K.compare_tests(X, Y, tests=args.tests, alpha=args.alpha,
                                 time_budget=args.time_budget, rng=args.rng, progress=bar,
-                                rows=rows_of(args))
+                                rows=rows_of(args), test_options=test_options_of(args))
     return table, report
 
 
@@ -269,7 +297,7 @@ def run_independence(args, max_bytes: int):
                                                    rows_of(args)))) as bar:
         table = compare(*samples, tests=args.tests, alpha=args.alpha,
                         time_budget=args.time_budget, rng=args.rng, progress=bar,
-                        rows=rows_of(args))
+                        rows=rows_of(args), test_options=test_options_of(args))
     return table, report
 
 

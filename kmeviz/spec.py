@@ -186,6 +186,10 @@ class TestSpec:
                  "cubic": 4.0 * N**3}[self.cost]
         return pairs * (2 * d + KERNEL_FLOPS) + extra + CALL_FLOPS
 
+    def takes(self, option: str) -> bool:
+        """Whether ``option`` is one of the test's own options."""
+        return any(own.name == option for own in self.own_options)
+
     def checked_own_options(self, given: Mapping | None) -> dict:
         """{name: value} of every own option, ``given`` checked and the rest at their
         defaults; a TypeError naming the test's options for a keyword it does not take."""
@@ -251,7 +255,7 @@ def own_options_of(specs, test_options: Mapping | None) -> dict:
         raise ValueError(f"test_options: no test of this table takes {unknown[0]!r}; their "
                          f"own options are {', '.join(sorted(declared)) or 'none'}")
     return {spec.name: spec.checked_own_options(
-        {k: v for k, v in given.items() if k in {o.name for o in spec.own_options}})
+        {name: value for name, value in given.items() if spec.takes(name)})
         for spec in specs}
 
 

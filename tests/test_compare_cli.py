@@ -180,3 +180,35 @@ def test_out_refuses_a_folder_reached_through_a_link_unless_overwrite(tmp_path, 
     assert not (elsewhere / "t.csv").exists()
     assert kmeviz(*args, "--out", tmp_path / "linked" / "t.csv", "--overwrite").returncode == 0
     assert (elsewhere / "t.csv").exists()
+
+
+def test_a_tests_own_option_from_the_command_line(two_groups, tmp_path):
+    """``--test-option NAME=VALUE`` reaches the tests that declare NAME (the split test's
+    ``train_fraction``: its learned kernel is fitted on that share), ``--help`` lists the
+    own options, and a name no test of the table takes is one line, exit 2."""
+    out = tmp_path / "split.csv"
+    done = kmeviz(two_groups, "--group", "arm", "--tests", "split", "unbiased",
+                  "--test-option", "train_fraction=0.25", "--out", out)
+    assert done.returncode == 0, done.stderr
+    assert "split/permutation" in done.stdout and "Traceback" not in done.stderr
+    help_text = kmeviz("--help").stdout
+    assert "train_fraction=0.5: the share of each sample" in " ".join(help_text.split())
+    for bad, words in (("train_fraction=1.5", "train_fraction must lie in the open interval"),
+                       ("train_fraction=half", "train_fraction must be a float"),
+                       ("fraction=0.3", "no test of this table takes 'fraction'"),
+                       ("train_fraction", "--test-option takes NAME=VALUE")):
+        done = kmeviz(two_groups, "--group", "arm", "--tests", "split",
+                      "--test-option", bad)
+        assert done.returncode == 2 and words in done.stderr, (bad, done.stderr)
+        assert "Traceback" not in done.stderr
+
+
+def test_the_split_test_fits_its_kernel_on_the_share_asked():
+    """The option changes what the test does: the held-out rows are (1 − fraction) of
+    each sample, at two fractions."""
+    X, Y = K.blobs_two_sample(100, epsilon=2.0, rng=1)
+    for fraction, held_out in ((0.5, 50), (0.3, 70)):
+        table = K.compare_tests(X, Y, tests=["split"], n_resamples=49, rng=0,
+                                test_options={"train_fraction": fraction})
+        result = table.attrs["results"]["split/permutation"]
+        assert result.fitted["n_test"] == (held_out, held_out), result.fitted

@@ -52,6 +52,55 @@ def test_a_test_is_one_entry_plus_its_function(monkeypatch):
     assert "a toy" in MMD_TESTS.markdown() and "a toy" in MMD_TESTS.rst_table()
 
 
+def test_a_test_declares_an_option_of_its_own_and_may_use_no_kernel(monkeypatch):
+    """An own option (``TestOption``) reaches the test's function from ``mmd_test``'s
+    keywords, from ``compare_tests(test_options=...)`` and as a command-line string; other
+    keywords are refused by name; a kernel-free test reports no kernel (issue 57)."""
+    from kmeviz._validation import check_positive_int
+    from kmeviz.registry import TestOption
+
+    monkeypatch.setattr(MMD_TESTS, "_specs", dict(MMD_TESTS._specs))
+    seen = []
+
+    @MMD_TESTS.register("toy", "normal", cost="linear", needs=K.Needs.NO_KERNEL,
+                        summary="a toy without kernel",
+                        own_options=(TestOption("power", 2, "the toy's exponent", int,
+                                                check_positive_int),))
+    def toy(X, Y, kernel, *, estimator, n_resamples, rng, power) -> Outcome:
+        seen.append((kernel, power))
+        return Outcome(float(abs(X.mean() - Y.mean()) ** power), null_dist=stats.norm(),
+                       one_pass=False)
+
+    res = K.mmd_test(X, Y, estimator="toy", power=3)
+    assert seen[-1] == (None, 3) and res.kernel is None
+    assert res.statistic == pytest.approx(abs(X.mean() - Y.mean()) ** 3, rel=1e-12)
+    assert "none (the statistic uses no kernel)" in str(res)
+    K.mmd_test(X, Y, estimator="toy", power="4")  # as the command line gives it
+    assert seen[-1] == (None, 4)
+    K.mmd_test(X, Y, estimator="toy")
+    assert seen[-1] == (None, 2)  # its default
+    with pytest.raises(TypeError, match="unexpected keyword argument 'powr'.*takes power"):
+        K.mmd_test(X, Y, estimator="toy", powr=3)
+    with pytest.raises(TypeError, match="'power'.*linear/normal takes no options of its"):
+        K.mmd_test(X, Y, estimator="linear", power=3)
+    with pytest.raises(ValueError, match="power must be a positive integer|power must be"):
+        K.mmd_test(X, Y, estimator="toy", power=0)
+    with pytest.raises(TypeError, match="uses no kernel"):
+        K.mmd_test(X, Y, K.GaussianKernel(1.0), estimator="toy")
+    assert "power=2: the toy's exponent" in MMD_TESTS.rst_table()
+
+    table = K.compare_tests(X, Y, tests=["toy", "linear"], test_options={"power": 5},
+                            rng=0).set_index("test")
+    assert seen[-1] == (None, 5) and table.attrs["results"]["toy/normal"].kernel is None
+    with pytest.raises(ValueError, match="no test of this table takes 'powr'.*power"):
+        K.compare_tests(X, Y, tests=["toy"], test_options={"powr": 5})
+    Z = np.vstack([X, Y])
+    gram = K.PrecomputedKernel(K.GaussianKernel(1.0).gram(Z, Z))
+    idx = np.arange(60.0)[:, None]
+    table = K.compare_tests(idx[:30], idx[30:], kernel=gram, tests=["toy"])
+    assert table.loc[0, "note"].startswith("not run: computes its own kernels")
+
+
 def test_the_registry_refuses_what_it_cannot_mean():
     registry = TestRegistry("some_test", "kmeviz.SOME", family="two-sample")
     registry.register("a", "b", cost="linear")(lambda: None)

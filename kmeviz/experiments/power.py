@@ -17,6 +17,7 @@ from .._validation import check_choice, check_positive_int, check_rng
 from ..distributions.datasets import blobs_two_sample, two_coordinates_two_sample
 from ..kernels import median_heuristic
 from ..kernels.learned import ARDGaussianKernel
+from ..registry import MMD_TESTS
 from ..twosample.mmd_tests import mmd_test
 from .runners import Progress, binomial_interval, run_trials, trial_seeds
 
@@ -69,8 +70,9 @@ def kernel_choice_test(method: str, X, Y, *, n_resamples: int, alpha: float,
     kernel = None
     if options.pop("ard", False):
         kernel = ARDGaussianKernel((median_heuristic(X, Y, rng=0),) * X.shape[1])
-    return mmd_test(X, Y, kernel, n_resamples=n_resamples, alpha=alpha,
-                    train_fraction=train_fraction, rng=rng, **options)
+    if MMD_TESTS.get(options["estimator"]).takes("train_fraction"):  # its own option
+        options["train_fraction"] = train_fraction
+    return mmd_test(X, Y, kernel, n_resamples=n_resamples, alpha=alpha, rng=rng, **options)
 
 
 def _trial(problem, parameter, methods, B, alpha, fraction, item):

@@ -269,7 +269,7 @@ VALID_NULLS = NullsByEstimator(MMD_TESTS)
 def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None = None,
              n_resamples: int = 1000, alpha: float = 0.05, features: str = "fourier",
              n_features: int = 256, block_size: int | None = None,
-             n_landmarks: int | None = None, train_fraction: float = 0.5,
+             n_landmarks: int | None = None,
              wild_length: float | None = None, superdiagonals: int = 200,
              rows: str = "check", rng=None, **test_options) -> TestResult:
     """Kernel two-sample test of H0: P = Q with an MMD² statistic and a null distribution.
@@ -316,11 +316,6 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
         B-test block size (default floor(sqrt(n))).
     n_landmarks : int, optional
         m for the Nyström estimator (default ceil(√N log √N), N = m + n).
-    train_fraction : float in (0, 1)
-        For ``estimator="split"``: the share of each sample the kernel is learned on by
-        the power criterion (``learn_kernel``; ``kernel`` gives the family and the start:
-        a ``GaussianKernel``, an ``ARDGaussianKernel`` or a ``FeatureKernel`` on either);
-        the test runs on the rest, and ``fitted["kernel"]`` is the learned kernel.
     wild_length : float, optional
         ℓ of ``null="dependent-wild-bootstrap"``'s multiplier processes (default: from
         the rows' lag-1 autocorrelation, ``kmeviz.timeseries.nulls.wild_length``).
@@ -361,8 +356,6 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
     options = {"features": check_choice(features, "features", FASTMMD_FEATURES),
                "n_features": check_positive_int(n_features, "n_features"),
                "block_size": block_size, "n_landmarks": n_landmarks,
-               "train_fraction": check_in_interval(train_fraction, "train_fraction",
-                                                   0.0, 1.0),
                "wild_length": wild_length, "rows": check_rows(rows),
                "superdiagonals": checked_superdiagonals(superdiagonals),
                "test_options": test_options}
@@ -391,7 +384,7 @@ def checked_mmd_test(X, Y, kernel, *, estimator: str, null: str | None, n_resamp
             f"arrays use {capable} (or pass X.compute() and Y.compute())")
     kernel = checked_test_kernel(kernel, spec, X, Y)
     options = options or defaults_of(mmd_test, ("features", "n_features", "block_size",
-                                                 "n_landmarks", "train_fraction",
+                                                 "n_landmarks",
                                                  "wild_length", "superdiagonals"))
     if test_options is not None:
         options = {**options, "test_options": test_options}

@@ -24,12 +24,13 @@ import numpy as np
 from scipy import stats
 from scipy.special import logsumexp
 
+from .._validation import check_in_interval
 from ..config import get_config
 from ..kernels.collection import distance_parts, kernel_from_parts, mmdfuse_kernels
 from ..kernels.engine import collection_quadratic_forms, row_block_results
 from ..kernels.learned import FeatureKernel
 from ..needs import Needs
-from ..registry import KERNEL_FLOPS, MMD_TESTS, Outcome
+from ..registry import KERNEL_FLOPS, MMD_TESTS, Outcome, TestOption
 from .mmd_tests import exact_permutation
 from .power import learn_kernel
 from .resampling import _block_sums, _mmd2_from_sums, permutation_assignments
@@ -38,7 +39,14 @@ from .resampling import _block_sums, _mmd2_from_sums, permutation_assignments
 FUSE_KERNELS = 20
 
 
-@MMD_TESTS.register("split", "permutation", cost="quadratic", options=("train_fraction",),
+#: the split test's own option: the share of each sample its kernel is learned on
+TRAIN_FRACTION = TestOption(
+    "train_fraction", 0.5, "the share of each sample the kernel is learned on (0 to 1); "
+    "the test runs on the rest", float,
+    lambda value, name: check_in_interval(value, name, 0.0, 1.0))
+
+
+@MMD_TESTS.register("split", "permutation", cost="quadratic", own_options=(TRAIN_FRACTION,),
                     needs=Needs.GAUSSIAN_KERNEL,
                     work=lambda N, d, B: N * N * (2 * d + KERNEL_FLOPS) * (30 + B / 4),
                     memory=lambda N, d, B: 2.4 * N * N,  # measured 239 MB at N = 10⁴
