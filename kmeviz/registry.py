@@ -12,6 +12,8 @@ A test function takes the clean samples and the options the entry names, and ret
 from __future__ import annotations
 
 import hashlib
+import importlib
+import pkgutil
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -266,3 +268,11 @@ def selected_tests(registry: TestRegistry, tests, rows: str = "check") -> list[T
                          f"got {unknown or names!r}")
     return [spec for spec in registry if spec.name in names or (
         spec.estimator in names and (Needs.ORDERED_ROWS in spec.needs) == ordered)]
+
+
+def import_every_module(package: str, path) -> None:
+    """Import every module of ``package`` (its ``__path__``), in name order after those
+    it imported already: a module that registers tests is found without an import line
+    of its own (CONTRIBUTING.md, "Adding a test")."""
+    for module in sorted(info.name for info in pkgutil.iter_modules(path)):
+        importlib.import_module(f"{package}.{module}")

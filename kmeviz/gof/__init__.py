@@ -15,8 +15,9 @@ from .ksd_tests import (
 
 # isort: split
 # the package registers its tests: the single-kernel ones (``ksd_tests``), then KSDAgg
-from ..registry import GOF_TESTS
-from . import aggregated, incomplete  # noqa: F401
+from ..registry import GOF_TESTS, import_every_module
+
+import_every_module(__name__, __path__)  # KSDAgg, KSDAggInc, and any other module's
 
 GOF_TESTS.document(ksd_test)  # the docstring's table: every test, once all are in
 

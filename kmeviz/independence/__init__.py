@@ -11,7 +11,9 @@ from .measures import hsic, hsic_witness
 from .tests import VALID_INDEPENDENCE_NULLS, dhsic_test, hsic_test
 
 # isort: split
-from . import incomplete  # noqa: F401  (registers HSICAggInc)
+from ..registry import import_every_module
+
+import_every_module(__name__, __path__)  # HSICAggInc, and any other module's tests
 
 __all__ = ["DependenceEffect", "KernelPair", "VALID_INDEPENDENCE_NULLS", "compare_independence",
            "benjamini_hochberg", "dependence_effect_size",

@@ -18,20 +18,16 @@ from .mmd import (
 )
 from .mmd_tests import VALID_NULLS, mmd_test
 from .nulls import gamma_null_params, simulate_spectral_null, spectral_eigenvalues, spectral_null
+from .power import LearnedKernel, PowerCriterion, learn_kernel, power_criterion
 from .spectra import SpectralNull
 from .witness import mmd_witness
 
 # isort: split
-# the package registers its tests: the single-kernel ones (``mmd_tests``), then MMDAgg,
-# then the kernel-choice tests of test power (split, MMD-FUSE, cross-MMD)
-from ..registry import MMD_TESTS
-from . import (
-    aggregated,  # noqa: F401
-    incomplete,  # noqa: F401
-    power_tests,  # noqa: F401
-    selected,  # noqa: F401
-)
-from .power import LearnedKernel, PowerCriterion, learn_kernel, power_criterion
+# the package registers its tests: the single-kernel ones (``mmd_tests``), then every
+# other module's, in name order (MMDAgg, MMDAggInc, split, MMD-FUSE, cross-MMD, ...)
+from ..registry import MMD_TESTS, import_every_module
+
+import_every_module(__name__, __path__)
 
 MMD_TESTS.document(mmd_test)  # the docstring's table: every test, once all are in
 
