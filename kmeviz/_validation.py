@@ -35,8 +35,6 @@ def is_dask_array(x) -> bool:
 class NotFittedError(ValueError, AttributeError, RuntimeError):
     """An estimator was used before ``fit``: a ValueError and an AttributeError as in
     scikit-learn, and a RuntimeError, the type kmeviz raised before it had this class.
-
-    (Infrastructure: implements no paper equation.)
     """
 
 

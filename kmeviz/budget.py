@@ -33,15 +33,11 @@ _budget: contextvars.ContextVar[tuple | None] = contextvars.ContextVar("kmeviz_b
 
 class BudgetExceeded(RuntimeError):
     """A computation ran past its time budget, or was cancelled.
-
-    (Infrastructure: implements no paper equation.)
     """
 
 
 class Cancelled(BudgetExceeded):
     """A computation was cancelled from another thread (its page closed).
-
-    (Infrastructure: implements no paper equation.)
     """
 
 
@@ -105,8 +101,6 @@ _memory: contextvars.ContextVar[int | None] = contextvars.ContextVar("kmeviz_mem
 class MemoryBudgetExceeded(ValueError):
     """A computation would hold more memory at once than its ``memory_budget``: refused
     before it starts, naming the setting to lower (a ValueError: bad settings).
-
-    (Infrastructure: implements no paper equation.)
     """
 
 

@@ -352,8 +352,7 @@ def export_table(table: pd.DataFrame) -> pd.DataFrame:
         Its columns, then ``kernel, bandwidth, alpha, seed, n_resamples`` and
         the effect size's columns: ``effect_mmd`` (two-sample) or ``effect_normalised_hsic``
         (independence), then ``effect_low, effect_high, effect_level`` (NaN without one).
-
-    (Implements no paper equation.)"""
+    """
     kernel, effect = table.attrs.get("kernel"), table.attrs.get("effect_size")
     out = table.copy()
     out["kernel"] = "each test's default" if kernel is None else repr(kernel)

@@ -61,8 +61,6 @@ def get_config() -> dict:
     """A copy of the settings in force here (this context: a ``config_context`` block, or
     work handed over from one).
 
-    (Infrastructure of the tile engine: implements no paper equation.)
-
     Returns
     -------
     dict
@@ -90,8 +88,6 @@ def set_config(*, dtype: str | None = None, n_threads: int | None = None,
                tile_rows: int | None = None, working_memory: int | None = None) -> None:
     """Change the default settings, for every thread.
 
-    (Infrastructure of the tile engine: implements no paper equation.)
-
     Parameters
     ----------
     dtype : {"float64", "float32"}, optional
@@ -118,8 +114,6 @@ def config_context(*, dtype: str | None = None, n_threads: int | None = None,
                    tile_rows: int | None = None, working_memory: int | None = None):
     """Settings in force inside the ``with`` block, restored after: in this context only,
     and in the work handed from it to another thread with ``contextvars.copy_context()``.
-
-    (Infrastructure of the tile engine: implements no paper equation.)
 
     Parameters
     ----------

@@ -4,8 +4,6 @@ A test's registry entry (``kmeviz.registry.TestSpec``) carries a ``Needs`` value
 checks that read it (``TestSpec.unmet``, the default kernels, the comparison of every
 test, the explorers) test membership of these flags, never strings. The words of each
 flag are the docs tables' text.
-
-(Infrastructure: implements no paper equation.)
 """
 
 from __future__ import annotations
@@ -21,8 +19,6 @@ class Needs(enum.Flag):
     value : int
         The bits of the flags (as for any ``enum.Flag``); write ``Needs.EQUAL_SIZES |
         Needs.KERNEL_COLLECTION`` rather than a number.
-
-    (Infrastructure: implements no paper equation.)
     """
 
     NOTHING = 0

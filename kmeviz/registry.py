@@ -47,8 +47,6 @@ class TestRegistry:
     family : {"two-sample", "gof", "independence", "conditional"}
         Which rule of the check of the rows' order its tests' samples follow
         (``kmeviz.serial_dependence``).
-
-    (Implements no paper equation.)
     """
 
     __test__ = False
@@ -210,8 +208,6 @@ class NullsByEstimator(Mapping):
     Parameters
     ----------
     registry : TestRegistry
-
-    (Implements no paper equation.)
     """
 
     def __init__(self, registry: TestRegistry):

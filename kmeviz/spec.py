@@ -66,8 +66,6 @@ class TestOption:
     check : callable, optional
         ``check(value, name)`` returns the clean value or raises ValueError/TypeError
         naming ``name`` (``kmeviz._validation``'s checks have this form).
-
-    (Implements no paper equation.)
     """
 
     __test__ = False

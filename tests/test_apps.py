@@ -106,7 +106,7 @@ def test_a_served_page_builds_one_plot_and_each_other_when_its_tab_is_chosen(slu
     main = pn.Column(*explorer.main())
     tabs = [item for item in main.select(pn.Tabs) if "kmeviz-plots" in item.css_classes]
     plots = list(cls.PLOTS)
-    assert len(tabs) == 1 and tabs[0].dynamic and len(plots) >= 3
+    assert len(tabs) == 1 and tabs[0].dynamic and plots
     assert tabs[0]._names == [plot.title for plot in plots]
     in_tabs = {id(pane) for pane in tabs[0].select(pn.param.ParamMethod)}
     outside = {pane.object.__name__ for pane in main.select(pn.param.ParamMethod)

@@ -133,8 +133,6 @@ class Residualiser:
 @dataclass(frozen=True)
 class CentredFactor:
     """A centred PSD n × n matrix, held as a factor F (matrix = FFᵀ) or as the matrix.
-
-    (Implements no paper equation.)
     """
 
     factor: np.ndarray | None

@@ -23,8 +23,6 @@ import pandas as pd
 @dataclass(frozen=True)
 class RealDataset:
     """A bundled data set: how to load it and its default comparison.
-
-    (Implements no paper equation.)
     """
 
     name: str

@@ -175,7 +175,7 @@ def dependence_map(table, columns=None, *, alpha: float = 0.05, max_rows: int = 
     >>> pairs.loc[pairs.reject_holm, ["x", "y"]].values.tolist()
     [['a', 'b']]
 
-    (Gretton et al. 2009 and Liu et al. 2009, Sec. 2, for each pair's p-value; Song et
+    (Gretton et al. 2008, Sec. 3, for each pair's Gamma p-value; Song et
     al. 2012, Eq. 5, for R.)
     """
     frame, names = table_and_columns(table, columns, "a dependence map")

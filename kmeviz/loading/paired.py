@@ -161,8 +161,6 @@ def load_conditional(path, *, x, y, z, standardize: bool = True,
     ConditionalSamples
         ``(X, Y, Z, report)``.
 
-    (Implements no paper equation.)
-
     Examples
     --------
     >>> import pathlib, tempfile
@@ -192,8 +190,6 @@ def load_paired(path, *, x, y, standardize: bool = True, max_bytes: int = MAX_BY
     -------
     Samples
         ``(X, Y, report)``.
-
-    (Implements no paper equation.)
 
     Examples
     --------

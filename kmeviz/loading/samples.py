@@ -38,8 +38,6 @@ class LoadReport:
     categorical : tuple of str
         The columns read as categorical (``kmeviz.kernels.categorical.is_categorical``;
         text columns as codes 0, 1, ...): the routes read them with the delta kernel.
-
-    (Implements no paper equation.)
     """
 
     sources: tuple
@@ -119,8 +117,6 @@ def load_samples(path, path2=None, *, group: str | None = None, groups=None, col
     -------
     Samples
         ``(X, Y, report)``: float64 arrays (m, d) and (n, d), and a ``LoadReport``.
-
-    (Implements no paper equation.)
 
     Examples
     --------
