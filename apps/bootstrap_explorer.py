@@ -25,6 +25,7 @@ from scipy import stats
 import kmeviz as K
 from kmeviz import viz
 from kmeviz.experiments import binomial_interval, rejection_rates
+from kmeviz.twosample.mmd_tests import exact_gamma, exact_spectral
 from kmeviz.twosample.nulls import gamma_null_params, spectral_null
 
 DATASETS = ("Blob grid: eigenvalue ratio ε", "Blob grid: mean shift",
@@ -89,6 +90,14 @@ def run_test(data_key, seed, kernel_key, estimator, null, B, features, n_feature
                       rng=seed)
 
 
+def approximates(estimator: str, compute) -> bool:
+    """Whether ``estimator`` has a registered test computing its null by ``compute``
+    (``exact_spectral``, ``exact_gamma``): the approximations drawn over its null are read
+    from the registry, not from the estimator's name."""
+    return any(spec.estimator == estimator and spec.compute is compute
+               for spec in K.MMD_TESTS)
+
+
 @shared_cache(maxsize=8)
 def approximate_nulls(data_key, seed, kernel_key, estimator):
     """Gamma and spectral densities of the same null, where they apply."""
@@ -101,7 +110,7 @@ def approximate_nulls(data_key, seed, kernel_key, estimator):
                                                   np.random.default_rng(0))
     density, edges = np.histogram(sim, bins=80, density=True)
     curves["spectral approximation"] = (0.5 * (edges[1:] + edges[:-1]), density)
-    if estimator == "biased":
+    if approximates(estimator, exact_gamma):
         g = gamma_null_params(X, Y, k)
         x = np.linspace(0.0, edges[-1], 300)
         curves["Gamma approximation"] = (x, stats.gamma(g["shape"], scale=g["scale"]).pdf(x))
@@ -269,7 +278,7 @@ class BootstrapExplorer(Explorer, MedianBandwidth, KernelLearning):
         """The null and statistic, rebuilt when the problem changes; B and α redraw the
         same figure in place (``live_view``), so they keep the zoom."""
         overlays = {}
-        if self.estimator in ("biased", "unbiased"):
+        if approximates(self.estimator, exact_spectral):
             overlays = approximate_nulls(self.data_key, self.seed, self.kernel_key,
                                          self.estimator)
             overlays = {k: v for k, v in overlays.items() if not k.lower().startswith(self.null)}

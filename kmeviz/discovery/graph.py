@@ -98,9 +98,9 @@ def unshielded_triples(M: np.ndarray) -> list:
 
 def orient_v_structures(M: np.ndarray, is_collider) -> list:
     """Orient every unshielded triple i — k — j that ``is_collider(i, k, j)`` says is a
-    collider as i → k ← j (Spirtes, Glymour & Scheines 2000, PC step C), all at once: an edge two colliders
-    would orient both ways stays undirected, and its triples are returned as conflicts
-    (an order-independent rule, Colombo & Maathuis 2014, Sec. 5.1)."""
+    collider as i → k ← j (Spirtes, Glymour & Scheines 2000, PC step C), all at once: an
+    edge two colliders would orient both ways stays undirected, and its triples are
+    returned as conflicts (an order-independent rule, Colombo & Maathuis 2014, Sec. 5.1)."""
     proposed = [(a, k) for i, k, j in unshielded_triples(M) if is_collider(i, k, j)
                 for a in (i, k, j)[::2]]
     arrows = set(proposed)

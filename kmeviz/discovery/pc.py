@@ -126,8 +126,9 @@ def pc(table, *, test="kci", alpha: float = 0.05, columns=None,
     knowledge : Knowledge, optional
         Required and forbidden edges, tiers.
     orientation : {"majority", "standard"}
-        How an unshielded triple i — k — j becomes a collider. "standard" (Spirtes, Glymour & Scheines 2000, as
-        causal-learn's ``pc``): k is not in the separating set the skeleton recorded.
+        How an unshielded triple i — k — j becomes a collider. "standard" (Spirtes,
+        Glymour & Scheines 2000, as causal-learn's ``pc``): k is not in the separating set
+        the skeleton recorded.
         "majority" (Colombo & Maathuis 2014, MPC): every subset of the neighbours of i
         and of j is tested (the tests are cached), and k is a collider when it is in
         fewer than half of the sets that separate i and j; with ``stable=True`` the

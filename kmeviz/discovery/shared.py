@@ -24,6 +24,7 @@ from ..conditional_independence.kci import (
     centred_factor,
     default_kci_kernels,
 )
+from ..conditional_independence.tests import kci_gamma
 from ..config import get_config
 from ..kernels import GaussianKernel
 from ..kernels.engine import run_tasks
@@ -121,7 +122,8 @@ class SharedTests:
         self.data, self.estimator, self.null = data, estimator, null
         self.eigen_threshold = eigen_threshold
         self.epsilon, self.rng = float(epsilon), rng
-        self.shared = estimator == "kci" and null in (None, "gamma")
+        # the shared pass reproduces exactly what this registered function computes
+        self.shared = CONDITIONAL_TESTS.get(estimator, null).compute is kci_gamma
         #: the options the chosen test declares (its registry entry: not its name)
         self._options = CONDITIONAL_TESTS.get(estimator, null).options
         self.results = _Kept(None)  # (i, j, S) -> (statistic, p-value)
