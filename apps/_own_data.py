@@ -275,18 +275,23 @@ class BoundedFileDropper(pn.widgets.FileDropper):
     upload is assembled in the server's memory): a new file pushes out the oldest
     finished one, a file past the size limit or a third arriving at once is refused, and
     the rest of a refused file's chunks are ignored. Each refusal's message goes to
-    ``refused``."""
+    ``on_refused(why)`` and stays in ``refused`` (server side only: no widget parameter,
+    so nothing of it is sent to the page)."""
 
     #: files a session holds, in the box or arriving: one table, or one per sample
     MAX_FILES = 2
 
-    refused = param.String(default="", doc="why the last refused file was refused")
-    _rename = {**pn.widgets.FileDropper._rename, "refused": None}  # server side only
-
-    def __init__(self, *, max_bytes: int, **params):
+    def __init__(self, *, max_bytes: int, on_refused=None, **params):
         self._max_bytes = int(max_bytes)
         self._ignored: set = set()  # names of refused files whose chunks still arrive
+        self._on_refused = on_refused
+        self._refused = ""
         super().__init__(**params)
+
+    @property
+    def refused(self) -> str:
+        """Why the last refused file was refused ("" before any)."""
+        return self._refused
 
     def _process_event(self, event):
         # Panel's handler adds the file to ``value`` and ``mime_type`` in place; once synced,
@@ -325,8 +330,9 @@ class BoundedFileDropper(pn.widgets.FileDropper):
     def _refuse(self, name: str, why: str) -> bool:
         self._file_buffer.pop(name, None)
         self._ignored.add(name)
-        self.refused = ""
-        self.refused = why
+        self._refused = why
+        if self._on_refused is not None:
+            self._on_refused(why)
         return False
 
 

@@ -67,11 +67,10 @@ class UploadBox:
         self._read: dict = {}  # sha256 of a dropped file -> its table, or why it is unreadable
         limit = UPLOAD["max_bytes"] / 1024**2
         self.dropper = BoundedFileDropper(
-            max_bytes=UPLOAD["max_bytes"], multiple=True, max_files=2,
+            max_bytes=UPLOAD["max_bytes"], on_refused=self._refuse, multiple=True, max_files=2,
             max_file_size=f"{limit:g}MB", accepted_filetypes=ACCEPTED,
             sizing_mode="stretch_width", label="Your table(s)")
         self.dropper.param.watch(self.receive, "value")
-        self.dropper.param.watch(self._refuse, "refused")
         self.message = pn.pane.Markdown(upload_note(), css_classes=["kmeviz-upload-note"])
 
     def widgets(self) -> list:
@@ -153,6 +152,5 @@ class UploadBox:
         self.message.object = text or upload_note()
         self.message.css_classes = [f"kmeviz-upload-{kind}"]
 
-    def _refuse(self, event) -> None:
-        if event.new:
-            self._say(f"**This file cannot be used:** {plain(event.new, 300)}", "error")
+    def _refuse(self, why: str) -> None:
+        self._say(f"**This file cannot be used:** {plain(why, 300)}", "error")
