@@ -17,15 +17,15 @@ import urllib.parse
 import panel as pn
 from bokeh.core.validation import silence
 from bokeh.core.validation.warnings import FIXED_SIZING_MODE
-from bokeh.server.protocol_handler import ProtocolHandler
-from bokeh.server.views.doc_handler import DocHandler
-from bokeh.server.views.ws import WSHandler
+from bokeh.server.urls import per_app_patterns
 from kmeviz_apps import EXPLORERS, explorer_class
 from kmeviz_apps._build import thread_built_application
 from kmeviz_apps._index import index_page
 from kmeviz_apps._jobs import set_build_threads, set_view_threads
 from kmeviz_apps._log import session_tag
 from kmeviz_apps._seats import CURRENT_SEAT, Seats, waiting_page
+from panel.io.server import DocHandler as PanelDocHandler
+from panel.io.server import WSHandler as PanelWSHandler
 from threadpoolctl import threadpool_limits
 from tornado.web import HTTPError
 
@@ -66,67 +66,8 @@ def is_loopback(origin: str) -> bool:
     return host in ("localhost", "127.0.0.1", "::1")
 
 
-def refuse_foreign_websockets() -> None:
-    """Check every websocket's Origin against the server's allowlist, whatever its Host.
-
-    Tornado calls ``check_origin`` only for requests that look cross-origin: one whose
-    Origin equals its Host header is let through unchecked, so a page on a DNS-rebinding
-    host name (``Host: evil.example:5006``, ``Origin: http://evil.example:5006``) could
-    drive a lecturer's loopback server. Bokeh's ``WSHandler.prepare`` (public Tornado
-    hook) now runs Bokeh's own allowlist check first and answers 403 to a foreign Origin
-    (loopback origins are this machine's own pages, as under ``panel serve``).
-    ``tests/ui/test_served_security.py`` pins it with such a request. A closed websocket
-    also asks Bokeh to end its session at the next check (``request_expiration``).
-    """
-    if getattr(WSHandler, "kmeviz_checks_origin", False):
-        return
-    original = WSHandler.prepare
-
-    async def prepare(self):
-        origin = self.request.headers.get("Origin")
-        if origin is not None and not (is_loopback(origin) or self.check_origin(origin)):
-            raise HTTPError(403, "websocket Origin not allowed")
-        if not admin_allowed(self.current_user, self.request.path):
-            raise HTTPError(403, "the admin page is for --admin-user only")
-        await original(self)
-
-    WSHandler.prepare = prepare
-    WSHandler.kmeviz_checks_origin = True
-    closing = WSHandler.on_close
-
-    def on_close(self):
-        # the page is gone: its session ends at the next check (a page whose websocket has
-        # not arrived yet keeps its session for UNUSED_SESSION_SECONDS)
-        session = self.connection.session if self.connection is not None else None
-        closing(self)
-        if session is not None:
-            session.request_expiration()
-
-    WSHandler.on_close = on_close
-
-
 #: what a client is told when the server cannot apply its message (the log has the rest)
 CLIENT_ERROR_TEXT = "the server could not apply this message"
-
-
-def hide_tracebacks_from_clients() -> None:
-    """A message the server cannot apply (a malformed PATCH-DOC from a hand-made client)
-    is answered with Bokeh's ERROR reply, which carries the full traceback: server paths
-    and the Python version. ``ProtocolHandler.handle`` (Bokeh's public server API) now
-    answers with one fixed line and no traceback; Bokeh has already logged the details.
-    ``tests/ui/test_served_security.py`` sends such a message."""
-    if getattr(ProtocolHandler, "kmeviz_hides_tracebacks", False):
-        return
-    original = ProtocolHandler.handle
-
-    async def handle(self, message, connection):
-        work = await original(self, message, connection)
-        if getattr(work, "msgtype", None) == "ERROR":
-            work.content.update(text=CLIENT_ERROR_TEXT, traceback=None)
-        return work
-
-    ProtocolHandler.handle = handle
-    ProtocolHandler.kmeviz_hides_tracebacks = True
 
 
 #: The one user who may open /admin (``kmeviz serve --admin-user``), with its prefix;
@@ -179,9 +120,9 @@ def known_host(host: str, origins) -> bool:
     return host in origins or (":" not in host and f"{host}:80" in origins)
 
 
-def defuse_page_queries() -> None:
-    """Every page request, before Bokeh and Panel read it (the page handler's ``prepare``,
-    the public Tornado hook): a Host that is not this server's is refused
+class PageHandler(PanelDocHandler):
+    """Panel's page handler with kmeviz's checks in Tornado's public ``prepare`` hook,
+    before Bokeh and Panel read the request: a Host that is not this server's is refused
     (``known_host``); an explorer's page waits for a seat (``_seats``: the server builds a
     few pages at a time, and a full queue gets the "waiting for a seat" page); and a query
     that ``defuse_query`` changes is redirected to its defused form first (the browser's
@@ -189,9 +130,6 @@ def defuse_page_queries() -> None:
     of (the index page, a failed request) is released when the response is finished
     (``on_finish``). Pinned by ``tests/ui/test_fuzz.py`` (a link with '²' is redirected,
     then answers 200, not 500) and ``tests/ui/test_seats.py``."""
-    if getattr(DocHandler, "kmeviz_defuses_queries", False):
-        return
-    original, finishing = DocHandler.prepare, DocHandler.on_finish
 
     async def prepare(self):
         request = self.request
@@ -214,7 +152,7 @@ def defuse_page_queries() -> None:
             self.finish(waiting_page(seats.queued))
             return
         CURRENT_SEAT.set(self.kmeviz_seat)  # the explorer built by this request claims it
-        await original(self)
+        await super().prepare()
 
     def on_finish(self):
         seat = getattr(self, "kmeviz_seat", None)
@@ -222,10 +160,58 @@ def defuse_page_queries() -> None:
             seat.page_sent()
         elif seat is not None:
             seat.release()
-        finishing(self)
+        super().on_finish()
 
-    DocHandler.prepare, DocHandler.on_finish = prepare, on_finish
-    DocHandler.kmeviz_defuses_queries = True
+
+class SocketHandler(PanelWSHandler):
+    """Panel's websocket handler with three of kmeviz's rules, in public hooks:
+
+    - ``prepare`` (Tornado) checks every websocket's Origin against the server's
+      allowlist, whatever its Host. Tornado calls ``check_origin`` only for requests that
+      look cross-origin: one whose Origin equals its Host header is let through unchecked,
+      so a page on a DNS-rebinding host name (``Host: evil.example:5006``, ``Origin:
+      http://evil.example:5006``) could drive a lecturer's loopback server; it gets 403
+      (loopback origins are this machine's own pages, as under ``panel serve``). The admin
+      page's websocket is the admin user's alone.
+    - ``on_close`` (Tornado): the page is gone, so its session ends at the next check
+      (``request_expiration``; a page whose websocket has not arrived yet keeps its
+      session for ``UNUSED_SESSION_SECONDS``).
+    - ``send_message`` (Bokeh): a message the server cannot apply (a malformed PATCH-DOC
+      from a hand-made client) is answered with Bokeh's ERROR reply, which carries the
+      full traceback (server paths, the Python version); it goes out with one fixed line
+      and no traceback. Bokeh has logged the details.
+
+    ``tests/ui/test_served_security.py`` sends such requests and messages."""
+
+    async def prepare(self):
+        origin = self.request.headers.get("Origin")
+        if origin is not None and not (is_loopback(origin) or self.check_origin(origin)):
+            raise HTTPError(403, "websocket Origin not allowed")
+        if not admin_allowed(self.current_user, self.request.path):
+            raise HTTPError(403, "the admin page is for --admin-user only")
+        await super().prepare()
+
+    def on_close(self):
+        session = self.connection.session if self.connection is not None else None
+        super().on_close()
+        if session is not None:
+            session.request_expiration()
+
+    async def send_message(self, message):
+        if getattr(message, "msgtype", None) == "ERROR":
+            message.content.update(text=CLIENT_ERROR_TEXT, traceback=None)
+        return await super().send_message(message)
+
+
+def install_handlers() -> None:
+    """Serve every app through ``PageHandler`` and ``SocketHandler``: Bokeh builds each
+    app's routes from ``bokeh.server.urls.per_app_patterns`` and takes no argument to
+    choose their handlers, so the entries Panel put there (its own subclasses, installed
+    the same way) are replaced by kmeviz's subclasses of them. The one change kmeviz makes
+    to Bokeh's or Panel's objects; ``tests/test_app_server.py`` checks it still routes."""
+    ours = {PanelDocHandler: PageHandler, PanelWSHandler: SocketHandler}
+    per_app_patterns[:] = [(route, ours.get(handler, handler))
+                           for route, handler in per_app_patterns]
 
 
 def limit_compute_threads(compute_threads: int) -> None:
@@ -273,9 +259,7 @@ def configure_server(compute_threads: int | None = None,
     with _configured:
         first = not getattr(configure_server, "done", False)
         configure_server.done = True
-        refuse_foreign_websockets()
-        hide_tracebacks_from_clients()
-        defuse_page_queries()
+        install_handlers()
         # Bokeh's W-1005 fires for a plot whose size a stretching layout sets later: noise
         # that buried real errors (about 10 per session)
         silence(FIXED_SIZING_MODE, True)
@@ -356,7 +340,7 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
                       basic_auth=basic_auth, cookie_secret=cookie_secret, admin=admin,
                       warm=warm, **(oauth or {}), **extra,
                       # a closed tab's session (and its computation) ends within ~1 s
-                      # (``refuse_foreign_websockets``: expired when its websocket closes);
+                      # (``SocketHandler.on_close``: expired when its websocket closes);
                       # a page waits for its websocket this long before its session goes
                       check_unused_sessions_milliseconds=1000,
                       unused_session_lifetime_milliseconds=int(1000 * UNUSED_SESSION_SECONDS))

@@ -192,6 +192,65 @@ def test_serve_takes_classroom_options(monkeypatch, tmp_path):
             served._compute_limits.pop().restore_original_limits()
 
 
+def test_the_server_routes_every_app_through_kmevizs_handlers():
+    """Canary of the one change kmeviz makes to Bokeh's and Panel's objects (issue 57):
+    ``install_handlers`` puts ``PageHandler`` and ``SocketHandler`` in Bokeh's per-app
+    route table, and a server built from it answers through them: a foreign Host gets
+    403, a query Panel cannot parse a redirect, a websocket from a foreign Origin 403.
+    Fails loudly if an installed Bokeh or Panel builds its routes another way."""
+    import asyncio
+    import urllib.error
+    import urllib.request
+
+    from kmeviz_apps import server as served
+
+    import kmeviz
+    from kmeviz.viz import theme
+
+    box, config, sizing = {}, kmeviz.get_config(), theme.get_sizing()
+    threads = pn.config.nthreads
+
+    def run():
+        asyncio.set_event_loop(asyncio.new_event_loop())
+        box["server"], _ = served.build_server(port=0)
+        box["server"].start()
+        box["server"].io_loop.start()
+
+    class Refuse(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    def status(path, **headers):
+        request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers=headers)
+        try:
+            return urllib.request.build_opener(Refuse).open(request, timeout=30).status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    threading.Thread(target=run, daemon=True).start()
+    try:
+        deadline = time.monotonic() + 30
+        while "server" not in box and time.monotonic() < deadline:
+            time.sleep(0.02)
+        port = box["server"].port
+        assert {handler for _, handler in served.per_app_patterns} >= {
+            served.PageHandler, served.SocketHandler}
+        assert status("/bootstrap", Host=f"evil.example:{port}") == 403
+        assert status("/bootstrap?n=%C2%B2", Host=f"localhost:{port}") == 302
+        upgrade = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version":
+                   "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+        assert status("/bootstrap/ws", Host=f"localhost:{port}",
+                      Origin=f"http://evil.example:{port}", **upgrade) == 403
+    finally:
+        if "server" in box:
+            box["server"].io_loop.add_callback(box["server"].io_loop.stop)
+        pn.config.nthreads = threads
+        theme.set_sizing(sizing)
+        kmeviz.set_config(**config)
+        while served._compute_limits:
+            served._compute_limits.pop().restore_original_limits()
+
+
 def test_apps_import_no_private_name_of_kmeviz():
     """Apps are thin: whatever numerics they need is a public, tested core function."""
     import re
