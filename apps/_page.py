@@ -25,6 +25,11 @@ class Fast(pn.theme.Fast):
     kmeviz server itself. (The class keeps Panel's name: Panel finds a design's bundled
     files under its lower-cased class name.)"""
 
+    # Private, with reason: Panel 1.9 reads the font from ``config.design._resources``
+    # itself (panel/io/resources.py, ``Resources.css_files``), so overriding the public
+    # ``resolve_resources`` left the link (tests/ui/test_served_security.py's
+    # test_no_page_requests_another_host: 10 requests to fonts.googleapis.com).
+    # tests/test_app_server.py's canary checks the member still exists.
     _resources = {**pn.theme.Fast._resources, "font": {}}
 
 

@@ -251,6 +251,30 @@ def test_the_server_routes_every_app_through_kmevizs_handlers():
             served._compute_limits.pop().restore_original_limits()
 
 
+def test_the_private_panel_members_kmeviz_relies_on_still_exist():
+    """Canary of the private Panel members kmeviz still uses, each for a stated reason
+    (issue 57; CONTRIBUTING, "Panel and Bokeh"): it fails loudly when an installed Panel
+    renames or removes one, before a served page does.
+
+    - ``FileDropper._process_event`` and ``_file_buffer``: the server-side bound of an
+      upload (``BoundedFileDropper``); Panel bounds the size in the browser only.
+    - ``Tabulator._process_data``: a comparison table ignores the page's stale copy of
+      its rows (``ReadOnlyTabulator``).
+    - ``theme.Fast._resources["font"]``: Panel reads the design's web font from it
+      directly; kmeviz's ``Fast`` empties it (no request to a font host)."""
+    import inspect
+
+    dropper = pn.widgets.FileDropper()
+    assert callable(getattr(pn.widgets.FileDropper, "_process_event", None))
+    assert isinstance(dropper._file_buffer, dict)
+    assert "event" in inspect.signature(pn.widgets.FileDropper._process_event).parameters
+    assert callable(getattr(pn.widgets.Tabulator, "_process_data", None))
+    assert "fonts.googleapis.com" in str(pn.theme.Fast._resources["font"])
+    from kmeviz_apps._page import Fast
+
+    assert Fast._resources["font"] == {}
+
+
 def test_apps_import_no_private_name_of_kmeviz():
     """Apps are thin: whatever numerics they need is a public, tested core function."""
     import re
