@@ -44,3 +44,10 @@ __all__ = [
     "rows_within",
     "tile_side",
 ]
+
+# isort: split
+# every module of the package: a kernel module that registers itself in the menus
+# (``choices.register_kernel``) needs no import line of its own
+from ..registry import import_every_module  # noqa: E402
+
+import_every_module(__name__, __path__)
