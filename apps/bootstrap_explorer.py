@@ -85,9 +85,10 @@ def make_samples(data_key: tuple, seed: int):
 def run_test(data_key, seed, kernel_key, estimator, null, B, features, n_features):
     """The test at α = 0.05; other levels come from ``TestResult.at_level`` for free."""
     X, Y = make_samples(data_key, seed)
-    return K.mmd_test(X, Y, KERNELS[kernel_key[0]](kernel_key[1]), estimator=estimator,
-                      null=null, n_resamples=B, features=features, n_features=n_features,
-                      rng=seed)
+    kernel_free = K.Needs.NO_KERNEL in K.MMD_TESTS.get(estimator, null).needs
+    return K.mmd_test(X, Y, None if kernel_free else KERNELS[kernel_key[0]](kernel_key[1]),
+                      estimator=estimator, null=null, n_resamples=B, features=features,
+                      n_features=n_features, rng=seed)
 
 
 def approximates(estimator: str, compute) -> bool:

@@ -19,7 +19,6 @@ from ..experiments.runners import (
     trial_seeds,
 )
 from ..kernels import GaussianKernel
-from ..needs import Needs
 from ..registry import MMD_TESTS
 from ..twosample.mmd import FASTMMD_FEATURES, mmd2, mmd2_block, mmd2_fastmmd, mmd2_linear
 
@@ -162,7 +161,7 @@ def registered_tests(pairs=None) -> dict:
         if pairs is not None and (spec.estimator, spec.null) not in pairs:
             continue
         options = {"estimator": spec.estimator, "null": spec.null}
-        if Needs.KERNEL_COLLECTION in spec.needs:  # aggregated: its own bandwidths
+        if spec.needs.builds_own_kernel:  # aggregated (its own bandwidths) or kernel-free
             options["kernel"] = None
         if "features" not in spec.options:
             tests[spec.name.replace("/", " / ")] = options
