@@ -21,6 +21,10 @@ def pair():
 @pytest.mark.parametrize("spec", list(K.MMD_TESTS), ids=lambda s: s.name)
 def test_mmd_test_without_a_kernel_is_the_median_heuristic_gaussian(pair, spec):
     X, Y = pair
+    if K.Needs.NO_KERNEL in spec.needs:  # a statistic without a kernel: it reports none
+        assert K.mmd_test(X, Y, estimator=spec.estimator, null=spec.null, n_resamples=9,
+                          rng=3).kernel is None
+        return
     collection = K.Needs.KERNEL_COLLECTION in spec.needs  # MMDAgg: the authors' collection
     own = spec.default_kernel or K.mmdagg_kernels  # the test's own collection
     explicit = own(X, Y) if collection else K.GaussianKernel(K.median_heuristic(X, Y))
@@ -220,7 +224,7 @@ def test_a_precomputed_gram_gives_the_kernels_tests(pair):
     direct = K.compare_tests(X, Y, kernel=gaussian, rng=1, n_resamples=99).set_index("test")
     exact = [s.name for s in TABLE_TESTS(K.MMD_TESTS) if s.cost != "linear"
              and not s.needs & (K.Needs.KERNEL_COLLECTION | K.Needs.GAUSSIAN_KERNEL
-                                | K.Needs.COORDINATES)]
+                                | K.Needs.COORDINATES | K.Needs.NO_KERNEL)]
     # the split test learns a Gaussian's bandwidth: a Gram matrix has none, and it says so
     assert "Gaussian" in table.loc["split/permutation", "note"]
     np.testing.assert_allclose(table.loc[exact, "statistic"], direct.loc[exact, "statistic"],
