@@ -91,9 +91,14 @@ class Kernel:
 
     # -- implementation hooks ------------------------------------------------------------
     def prepare_validated(self, X: np.ndarray) -> tuple:
+        """What a tile needs of validated points X, computed once per sample (a kernel of
+        the base protocol writes it and ``tile_into``; ``RadialKernel`` writes both: its
+        subclasses write ``radial`` only)."""
         raise NotImplementedError
 
     def tile_into(self, a: tuple, b: tuple, out: np.ndarray) -> np.ndarray:
+        """The Gram block [k(a_i, b_j)] of two ``prepare_validated`` results, written to
+        ``out`` (an (n_a, n_b) array of the configured dtype) and returned."""
         raise NotImplementedError
 
     # -- the protocol on validated float64 (n, d) arrays ----------------------------------
