@@ -142,3 +142,15 @@ def test_registering_a_test_at_run_time_changes_no_other_row_of_a_comparison(mon
     assert list(others.index) == list(before.index)
     np.testing.assert_array_equal(others.p_value[ran], before.p_value[ran])
     np.testing.assert_allclose(others.statistic[ran], before.statistic[ran], rtol=1e-12)
+
+
+def test_train_fraction_given_to_another_estimator_warns_and_is_ignored_until_0_5():
+    """kmeviz 0.3 made ``train_fraction`` the split test's own option; before, any
+    estimator took it and ignored it. It keeps working that way, with a
+    DeprecationWarning, until 0.5 (CHANGELOG)."""
+    with pytest.warns(DeprecationWarning, match="option of estimator='split' alone"):
+        res = K.mmd_test(X, Y, K.GaussianKernel(1.0), estimator="unbiased",
+                         train_fraction=0.3, n_resamples=49, rng=0)
+    same = K.mmd_test(X, Y, K.GaussianKernel(1.0), estimator="unbiased", n_resamples=49,
+                      rng=0)
+    assert res.p_value == same.p_value
