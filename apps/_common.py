@@ -23,8 +23,9 @@ from kmeviz_apps._jobs import Job, LiveViews, event_loop
 from kmeviz_apps._log import describe, session_tag
 from kmeviz_apps._page import TABS_WRAP, page
 from kmeviz_apps._seats import hold_seat
+from kmeviz_apps._settings import current as server_settings
 from kmeviz_apps._url import plain
-from kmeviz_apps.server import BUDGET, configure_server
+from kmeviz_apps.server import configure_server
 
 from kmeviz import viz
 from kmeviz.budget import BudgetExceeded, memory_budget, time_budget
@@ -349,8 +350,9 @@ class Explorer(pn.viewable.Viewer):
             explorer = cls(plot_sizing="stretch")
         finally:
             BUILDING_A_PAGE.reset(token)
-        explorer.budget_seconds = BUDGET["seconds"]
-        explorer.memory_bytes = BUDGET["memory_bytes"]
+        settings = server_settings()
+        explorer.budget_seconds = settings.time_budget
+        explorer.memory_bytes = settings.page_memory_bytes
         served = page(cls.title, [explorer.controls()], explorer.main(), explorer,
                       extensions=cls.EXTENSIONS)
         location = pn.state.location

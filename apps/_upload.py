@@ -15,8 +15,8 @@ from kmeviz_apps._own_data import (
     offered_choices,
     upload_frame,
 )
+from kmeviz_apps._settings import current as server_settings
 from kmeviz_apps._url import plain
-from kmeviz_apps.server import UPLOAD
 
 from kmeviz.budget import BudgetExceeded
 from kmeviz.loading import FORMATS, read_table
@@ -35,9 +35,10 @@ ACCEPTED = [*FORMATS, "text/csv", "text/plain", "text/tab-separated-values",
 
 def upload_note() -> str:
     """What the upload box takes (the server's limit read when a page opens)."""
-    limits = UPLOAD["limits"]
+    settings = server_settings()
+    limits, megabytes = settings.upload_limits, settings.max_upload_bytes / 1024**2
     return (f"One table with a group column, or two tables (one per sample): CSV, TSV, "
-            f".npy, .npz, Parquet; at most {UPLOAD['max_bytes'] / 1024**2:g} MB per file, "
+            f".npy, .npz, Parquet; at most {megabytes:g} MB per file, "
             f"{limits.max_rows:,} rows and {limits.max_columns:,} columns. "
             "A file stays in this session's memory only.")
 
@@ -65,9 +66,10 @@ class UploadBox:
         self._on_change, self._owner = on_change, owner
         self._job = owner.job()  # reading the files, one drop at a time
         self._read: dict = {}  # sha256 of a dropped file -> its table, or why it is unreadable
-        limit = UPLOAD["max_bytes"] / 1024**2
+        max_bytes = server_settings().max_upload_bytes
+        limit = max_bytes / 1024**2
         self.dropper = BoundedFileDropper(
-            max_bytes=UPLOAD["max_bytes"], on_refused=self._refuse, multiple=True, max_files=2,
+            max_bytes=max_bytes, on_refused=self._refuse, multiple=True, max_files=2,
             max_file_size=f"{limit:g}MB", accepted_filetypes=ACCEPTED,
             sizing_mode="stretch_width", label="Your table(s)")
         self.dropper.param.watch(self.receive, "value")
@@ -110,7 +112,7 @@ class UploadBox:
             return (f"**This file cannot be used:**{left_out}" if left_out else "",
                     "error" if left_out else "note", None, not left_out, read)
         try:
-            frame, names, candidates = upload_frame(frames[-2:], UPLOAD["limits"])
+            frame, names, candidates = upload_frame(frames[-2:], server_settings().upload_limits)
         except (ValueError, TypeError) as exc:
             return (f"**These files cannot be used:** {plain(exc, 400)}.{left_out}", "error",
                     None, False, read)
@@ -137,8 +139,8 @@ class UploadBox:
             if digest not in self._read:
                 try:
                     self._read[digest] = read_table(data, name=name,
-                                                    max_bytes=UPLOAD["max_bytes"],
-                                                    limits=UPLOAD["limits"])
+                                                    max_bytes=server_settings().max_upload_bytes,
+                                                    limits=server_settings().upload_limits)
                 except (ValueError, TypeError) as exc:
                     self._read[digest] = str(exc)
             read[digest] = value = self._read[digest]

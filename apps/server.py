@@ -24,39 +24,23 @@ from kmeviz_apps._index import index_page
 from kmeviz_apps._jobs import set_build_threads, set_view_threads
 from kmeviz_apps._log import session_tag
 from kmeviz_apps._seats import CURRENT_SEAT, Seats, waiting_page
+from kmeviz_apps._settings import ServerSettings, current, set_settings, upload_limits
 from panel.io.server import DocHandler as PanelDocHandler
 from panel.io.server import WSHandler as PanelWSHandler
 from threadpoolctl import threadpool_limits
 from tornado.web import HTTPError
 
 import kmeviz
-from kmeviz.loading.files import UPLOAD_LIMITS, TableLimits
+from kmeviz.loading.files import UPLOAD_LIMITS
 
 _configured = threading.Lock()
-#: Seconds one computation of a served explorer may take (``kmeviz serve --time-budget``).
-BUDGET = {"seconds": 20.0, "memory_bytes": 256 * 1024**2}
 #: How long a page's session waits for the page's websocket: under load a browser's
 #: websocket arrived more than 5 s after its page, and Bokeh built the session again
 #: (11 of 30, 85 of 100 sessions built twice)
 UNUSED_SESSION_SECONDS = 60.0
 
 
-def upload_limits(max_rows: int = UPLOAD_LIMITS["rows"],
-                  max_columns: int = UPLOAD_LIMITS["columns"],
-                  max_cells: int = UPLOAD_LIMITS["cells"]) -> TableLimits:
-    """The largest table an upload may become, checked before it is parsed (``kmeviz
-    serve --max-rows/--max-columns/--max-cells``; a refusal names the option)."""
-    return TableLimits(max_rows=max_rows, max_columns=max_columns, max_cells=max_cells,
-                       raised_by={what: f"kmeviz serve --max-{what}"
-                                  for what in ("rows", "columns", "cells")})
-
-
-#: The largest file a session may upload (``kmeviz serve --max-upload-mb``), and the
-#: largest table it may become.
-UPLOAD = {"max_bytes": 50 * 1024**2, "limits": upload_limits()}
 _compute_limits = []  # the BLAS limit of the served process, kept alive
-#: the pages built at once and the queue of pages waiting (``kmeviz serve --seats``)
-SEATS = {"seats": Seats()}
 
 
 def is_loopback(origin: str) -> bool:
@@ -70,19 +54,15 @@ def is_loopback(origin: str) -> bool:
 CLIENT_ERROR_TEXT = "the server could not apply this message"
 
 
-#: The one user who may open /admin (``kmeviz serve --admin-user``), with its prefix;
-#: None: no such restriction (no --basic-auth users, the admin page off or on loopback)
-ADMIN = {"user": None, "path": "/admin"}
-
-
 def admin_allowed(user, path: str) -> bool:
     """Whether ``user`` (a name, or Tornado's cookie bytes) may request ``path``: anything
     under the admin page needs the admin user, when one is set."""
-    if ADMIN["user"] is None or not (path == ADMIN["path"]
-                                     or path.startswith(ADMIN["path"] + "/")):
+    settings = current()
+    if settings.admin_user is None or not (path == settings.admin_path
+                                           or path.startswith(settings.admin_path + "/")):
         return True
     name = user.decode() if isinstance(user, bytes) else user
-    return name == ADMIN["user"]
+    return name == settings.admin_user
 
 
 def authorize(user_info, path: str) -> bool:
@@ -143,8 +123,9 @@ class PageHandler(PanelDocHandler):
             # sends the address back, and Panel's parsing of it failed on the raw one
             self.redirect(f"{request.path}?{query}")
             return
-        seats = SEATS["seats"]
-        explorer_page = request.path.rstrip("/").rsplit("/", 1)[-1] in EXPLORERS
+        seats = current().seats
+        explorer_page = (seats is not None
+                         and request.path.rstrip("/").rsplit("/", 1)[-1] in EXPLORERS)
         self.kmeviz_seat = await seats.take() if explorer_page else None
         if explorer_page and self.kmeviz_seat is None:
             self.set_status(503)
@@ -246,32 +227,21 @@ def log_callback_error(exc: BaseException) -> None:
                                            session_tag() or "no session", url, exc_info=exc)
 
 
-def configure_server(compute_threads: int | None = None,
-                     time_budget: float | None = None,
-                     max_upload_bytes: int | None = None,
-                     page_memory_bytes: int | None = None) -> None:
-    """What a kmeviz server process needs, applied once (later calls only change
-    ``compute_threads`` and ``time_budget`` when given): a real origin check
-    of websockets, no traceback to a client, page queries Panel can parse, callback errors
-    logged instead of sent to the browser, ``compute_threads`` cores per computation
-    (default 1), the memory one computation may hold (``kmeviz.budget.memory_budget``) and
-    the upload limit of the "Your data" explorer."""
+def configure_server(compute_threads: int | None = None) -> None:
+    """What a kmeviz server process needs (idempotent): kmeviz's page and websocket
+    handlers (a real origin check of websockets, no traceback to a client, page queries
+    Panel can parse, seats), callback errors logged instead of sent to the browser, and
+    ``compute_threads`` cores per computation (default 1, set once unless given). The
+    server's own settings (budget, uploads, seats, admin) are a ``ServerSettings`` that
+    ``build_server`` sets (``_settings``)."""
     with _configured:
-        first = not getattr(configure_server, "done", False)
-        configure_server.done = True
         install_handlers()
         # Bokeh's W-1005 fires for a plot whose size a stretching layout sets later: noise
         # that buried real errors (about 10 per session)
         silence(FIXED_SIZING_MODE, True)
         pn.config.exception_handler = log_callback_error
-        if compute_threads is not None or first:
+        if compute_threads is not None or not _compute_limits:
             limit_compute_threads(compute_threads or 1)
-        if time_budget is not None:
-            BUDGET["seconds"] = float(time_budget)
-        if page_memory_bytes is not None:
-            BUDGET["memory_bytes"] = int(page_memory_bytes)
-        if max_upload_bytes is not None:
-            UPLOAD["max_bytes"] = int(max_upload_bytes)
 
 
 def freeze_startup_heap() -> None:
@@ -317,14 +287,17 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
     its websocket) is that logged-in user's alone. At most ``seats`` pages are built at
     once and ``max_waiting`` more wait for a seat (``_seats``).
     """
-    configure_server(compute_threads, time_budget, int(max_upload_mb * 1024**2),
-                     int(page_memory_mb * 1024**2))
-    SEATS["seats"] = Seats(seats, max_waiting)
-    UPLOAD["limits"] = upload_limits(max_rows, max_columns, max_cells)
+    configure_server(compute_threads)
+    settings = ServerSettings(
+        time_budget=float(time_budget), page_memory_bytes=int(page_memory_mb * 1024**2),
+        max_upload_bytes=int(max_upload_mb * 1024**2),
+        upload_limits=upload_limits(max_rows, max_columns, max_cells),
+        seats=Seats(seats, max_waiting), admin_user=admin_user if admin else None,
+        admin_path=f"{prefix}/admin")
+    set_settings(settings)  # this thread's context: the server's tasks and threads copy it
     if reuse_sessions:
         pn.config.reuse_sessions = True
-    ADMIN.update(user=admin_user if admin else None, path=f"{prefix}/admin")
-    if ADMIN["user"] is not None:
+    if settings.admin_user is not None:
         pn.config.authorize_callback = authorize
     set_build_threads(seats + 1)  # a build per seat, and one for the index page
     titles = {"/": "kmeviz", **{slug: explorer_class(slug).title for slug in EXPLORERS}}

@@ -228,3 +228,25 @@ def test_the_settings_of_config_context_follow_the_work_into_its_threads():
     assert seen["outside", "job"] == ("float64", 512)
     assert seen["outside", "to_thread"] == "float64"
     assert K.get_config()["dtype"] == "float64"
+
+
+def test_the_server_settings_follow_the_work_into_its_threads():
+    """The server's settings (``_settings.ServerSettings``, one ContextVar: issue 57, no
+    module-level server state) hold in a job started under them; a job started outside
+    reads the defaults."""
+    from kmeviz_apps import _settings
+
+    seen = {}
+
+    def work(label):
+        def run(_emit):
+            seen[label] = _settings.current().time_budget
+            yield "done"
+        return run
+
+    with set_curdoc(ServedDoc()):
+        with _settings.using(_settings.ServerSettings(time_budget=3.5)):
+            Job(explorer()).start(work("inside"), lambda p, e: None)
+        Job(explorer()).start(work("outside"), lambda p, e: None)
+        assert wait_for(lambda: len(seen) == 2)
+    assert seen == {"inside": 3.5, "outside": _settings.DEFAULT.time_budget}

@@ -127,33 +127,37 @@ def test_the_comparison_table_ignores_rows_a_page_sends_back(data):
     assert table.table.value.equals(rows)
 
 
-def test_an_upload_past_the_servers_row_limit_is_refused_naming_the_option(monkeypatch):
+def test_an_upload_past_the_servers_row_limit_is_refused_naming_the_option():
     """The box reads with the server's limits (``kmeviz serve --max-rows``...), checked
     as the file is parsed (exactly); its message names the option that raises the limit."""
-    from kmeviz_apps import server
+    from kmeviz_apps import _settings
     from kmeviz_apps.data_explorer import DataExplorer
 
-    monkeypatch.setitem(server.UPLOAD, "limits", server.upload_limits(max_rows=1000))
-    explorer = DataExplorer()
-    explorer._box.receive(SimpleNamespace(new={"tall.csv": b"g,x\n" + b"a,1\n" * 1500}))
-    shown = explorer._box.message.object
-    assert "has 1500 rows, over the limit of 1000" in shown
-    assert "kmeviz serve --max-rows raises it" in shown and explorer._upload is None
-    assert "1,000 rows" in DataExplorer()._box.message.object  # the note says the limit
+    with _settings.using(_settings.ServerSettings(
+            upload_limits=_settings.upload_limits(max_rows=1000))):
+        explorer = DataExplorer()
+        explorer._box.receive(SimpleNamespace(new={"tall.csv": b"g,x\n" + b"a,1\n" * 1500}))
+        shown = explorer._box.message.object
+        assert "has 1500 rows, over the limit of 1000" in shown
+        assert "kmeviz serve --max-rows raises it" in shown and explorer._upload is None
+        assert "1,000 rows" in DataExplorer()._box.message.object  # the note says the limit
+    assert "1,000 rows" not in DataExplorer()._box.message.object  # the block's own only
 
 
-def test_two_files_that_together_pass_the_row_limit_are_refused(monkeypatch):
+def test_two_files_that_together_pass_the_row_limit_are_refused():
     """Issue 61, finding 4: two files within the limits each became one table of 1.8 M
     rows against a 1 M row limit. The table that is tested is what the limits bound."""
-    from kmeviz_apps import server
+    from kmeviz_apps import _settings
     from kmeviz_apps.data_explorer import DataExplorer
 
-    monkeypatch.setitem(server.UPLOAD, "limits", server.upload_limits(max_rows=1000))
-    explorer = DataExplorer()
-    half = b"x,y\n" + b"1,2\n" * 600
-    explorer._box.receive(SimpleNamespace(new={"a.csv": half, "b.csv": half}))
-    shown = explorer._box.message.object
-    assert "the two files together has 1200 rows, over the limit of 1000" in shown, shown
-    assert explorer._upload is None
-    explorer._box.receive(SimpleNamespace(new={"a.csv": half, "b.csv": b"x,y\n" + b"1,2\n" * 300}))
-    assert explorer._upload is not None and explorer._upload[1].shape == (900, 3)
+    with _settings.using(_settings.ServerSettings(
+            upload_limits=_settings.upload_limits(max_rows=1000))):
+        explorer = DataExplorer()
+        half = b"x,y\n" + b"1,2\n" * 600
+        explorer._box.receive(SimpleNamespace(new={"a.csv": half, "b.csv": half}))
+        shown = explorer._box.message.object
+        assert "the two files together has 1200 rows, over the limit of 1000" in shown, shown
+        assert explorer._upload is None
+        explorer._box.receive(SimpleNamespace(new={"a.csv": half,
+                                                   "b.csv": b"x,y\n" + b"1,2\n" * 300}))
+        assert explorer._upload is not None and explorer._upload[1].shape == (900, 3)
