@@ -24,6 +24,7 @@ or ``RadialKernel`` (implementing ``radial`` and ``radial_derivatives`` only).
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -225,9 +226,23 @@ class ShiftInvariantKernel(Kernel):
         """Draw ``n_features`` frequencies ω of shape (n_features, dim) from p(ω)."""
         n_features = check_positive_int(n_features, "n_features")
         dim = check_positive_int(dim, "dim")
-        return self._sample_frequencies(n_features, dim, check_rng(rng))
+        return self.draw_frequencies(n_features, dim, check_rng(rng))
+
+    def draw_frequencies(self, n_features: int, dim: int, rng) -> np.ndarray:
+        """The hook a shift-invariant kernel writes for random features: ``n_features``
+        draws ω ~ p(ω) of shape (n_features, dim) with the Generator ``rng`` (arguments
+        already checked by ``sample_frequencies``). A subclass of kmeviz ≤ 0.3 that wrote
+        ``_sample_frequencies`` still works, with a DeprecationWarning, until 0.5."""
+        if type(self)._sample_frequencies is not ShiftInvariantKernel._sample_frequencies:
+            warnings.warn(f"{type(self).__name__}._sample_frequencies is the name of kmeviz "
+                          "≤ 0.3: write draw_frequencies (removed in 0.5)",
+                          DeprecationWarning, stacklevel=3)
+            return self._sample_frequencies(n_features, dim, rng)
+        raise NotImplementedError(f"{type(self).__name__} draws no random features "
+                                  "(draw_frequencies)")
 
     def _sample_frequencies(self, n_features, dim, rng) -> np.ndarray:
+        """The former name of ``draw_frequencies`` (kmeviz ≤ 0.3)."""
         raise NotImplementedError
 
     def quasi_frequencies(self, n_features: int, dim: int, *, method: str = "sobol",
@@ -244,18 +259,22 @@ class ShiftInvariantKernel(Kernel):
         if method not in ("sobol", "halton"):
             raise ValueError(f"method must be 'sobol' or 'halton', got {method!r}")
         engine = (qmc.Sobol if method == "sobol" else qmc.Halton)(
-            self._uniform_dim(dim), scramble=True, seed=check_rng(rng))
+            self.uniform_dim(dim), scramble=True, seed=check_rng(rng))
         if method == "sobol":  # Sobol points are balanced in blocks of 2^k
             U = engine.random_base2(max(0, (n_features - 1).bit_length()))[:n_features]
         else:
             U = engine.random(n_features)
         tiny = np.finfo(float).eps
-        return self._frequencies_from_uniform(np.clip(U, tiny, 1.0 - tiny), dim)
+        return self.frequencies_from_uniform(np.clip(U, tiny, 1.0 - tiny), dim)
 
-    def _uniform_dim(self, dim: int) -> int:
+    def uniform_dim(self, dim: int) -> int:
+        """How many uniform coordinates one frequency of dimension ``dim`` needs (the
+        inverse CDF of ``frequencies_from_uniform`` takes them)."""
         return dim
 
-    def _frequencies_from_uniform(self, U: np.ndarray, dim: int) -> np.ndarray:
+    def frequencies_from_uniform(self, U: np.ndarray, dim: int) -> np.ndarray:
+        """The hook for quasi-Monte Carlo frequencies: p(ω)'s inverse CDF applied to the
+        points U in (0, 1)^uniform_dim, one frequency per row."""
         raise NotImplementedError(f"{type(self).__name__} has no quasi-Monte Carlo frequencies")
 
 

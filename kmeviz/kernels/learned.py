@@ -75,10 +75,10 @@ class ARDGaussianKernel(ShiftInvariantKernel):
     def paired(self, X, Y):
         return _UNIT.paired(self._scaled(X), self._scaled(Y))
 
-    def _sample_frequencies(self, n_features, dim, rng):
+    def draw_frequencies(self, n_features, dim, rng):
         return rng.standard_normal((n_features, dim)) / np.asarray(self.lengthscales)[:dim]
 
-    def _frequencies_from_uniform(self, U, dim):
+    def frequencies_from_uniform(self, U, dim):
         return stats.norm.ppf(U) / np.asarray(self.lengthscales)[:dim]
 
 

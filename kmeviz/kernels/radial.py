@@ -96,10 +96,10 @@ class GaussianKernel(ShiftInvariantKernel, RadialKernel):
         d1 = np.multiply(phi, -a, out=d1)
         return phi, d1, np.multiply(d1, -a, out=d2)
 
-    def _sample_frequencies(self, n_features, dim, rng):
+    def draw_frequencies(self, n_features, dim, rng):
         return rng.standard_normal((n_features, dim)) / self.bandwidth
 
-    def _frequencies_from_uniform(self, U, dim):
+    def frequencies_from_uniform(self, U, dim):
         return stats.norm.ppf(U) / self.bandwidth
 
 
@@ -148,10 +148,10 @@ class LaplaceKernel(_CoordinateKernel):
     def paired(self, X, Y):
         return np.exp(-np.abs(X - Y).sum(axis=1) / self.bandwidth)
 
-    def _sample_frequencies(self, n_features, dim, rng):
+    def draw_frequencies(self, n_features, dim, rng):
         return rng.standard_cauchy((n_features, dim)) / self.bandwidth
 
-    def _frequencies_from_uniform(self, U, dim):
+    def frequencies_from_uniform(self, U, dim):
         return np.tan(np.pi * (U - 0.5)) / self.bandwidth  # the Cauchy inverse CDF
 
 
@@ -181,10 +181,10 @@ class CauchyKernel(_CoordinateKernel):
     def paired(self, X, Y):
         return np.prod(1.0 / (1.0 + ((X - Y) / self.bandwidth) ** 2), axis=1)
 
-    def _sample_frequencies(self, n_features, dim, rng):
+    def draw_frequencies(self, n_features, dim, rng):
         return rng.laplace(scale=1.0 / self.bandwidth, size=(n_features, dim))
 
-    def _frequencies_from_uniform(self, U, dim):
+    def frequencies_from_uniform(self, U, dim):
         return stats.laplace.ppf(U) / self.bandwidth
 
 
@@ -247,14 +247,14 @@ class IMQKernel(ShiftInvariantKernel, RadialKernel):
         d2 *= self.beta - 1.0
         return phi, d1, d2
 
-    def _sample_frequencies(self, n_features, dim, rng):
+    def draw_frequencies(self, n_features, dim, rng):
         t = rng.gamma(shape=-self.beta, scale=1.0 / self.c**2, size=(n_features, 1))
         return rng.standard_normal((n_features, dim)) * np.sqrt(2.0 * t)
 
-    def _uniform_dim(self, dim):
+    def uniform_dim(self, dim):
         return dim + 1  # one coordinate for the Gamma mixing variable t
 
-    def _frequencies_from_uniform(self, U, dim):
+    def frequencies_from_uniform(self, U, dim):
         t = stats.gamma.ppf(U[:, :1], -self.beta, scale=1.0 / self.c**2)
         return stats.norm.ppf(U[:, 1:]) * np.sqrt(2.0 * t)
 
