@@ -80,7 +80,7 @@ from .kernels.collection import (
 from .kernels.defaults import l1_imq_kernel
 from .kernels.learned import ARDGaussianKernel, FeatureKernel
 from .loading import LoadReport, load_conditional, load_paired, load_samples
-from .needs import Needs
+from .needs import KernelCapability, Needs
 from .registry import (
     CONDITIONAL_TESTS,
     GOF_TESTS,
@@ -145,6 +145,7 @@ __all__ = [
     "TestResult",
     "VALID_NULLS",
     "MMD_TESTS",
+    "KernelCapability",
     "Needs",
     "GOF_TESTS",
     "mmd_test",

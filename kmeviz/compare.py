@@ -220,7 +220,11 @@ def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
     def how(spec):
         return f"kmeviz.ksd_test(X, target, estimator={spec.estimator!r})"
 
-    return _compare(GOF_TESTS, tests, run, lambda spec: spec.unmet(X), how, X.shape[0], X.shape[1],
+    def unmet(spec):
+        return spec.unmet(X, kernel=None if kernel is None or spec.needs.builds_own_kernel
+                          else kernel)
+
+    return _compare(GOF_TESTS, tests, run, unmet, how, X.shape[0], X.shape[1],
                     n_resamples, alpha, time_budget, rng, progress,
                     {"kernel": kernel, "n": X.shape[0]}, rows=rows, samples={"X": X},
                     test_options=test_options)

@@ -44,6 +44,9 @@ class Needs(enum.Flag):
     #: the statistic uses no kernel (an energy distance, a rank test): it is given none,
     #: and its result reports none
     NO_KERNEL = enum.auto()
+    #: the Stein kernel needs the base kernel's derivatives (``KernelCapability``
+    #: DIFFERENTIABLE: a radial kernel with ``radial_derivatives``)
+    KERNEL_DERIVATIVES = enum.auto()
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -65,4 +68,28 @@ WORDS = {Needs.EQUAL_SIZES: "equal sample sizes",
          Needs.L1_IMQ_BASE: "IMQ base kernel (c = 4 × median)",
          Needs.COORDINATES: "the points' coordinates",
          Needs.ORDERED_ROWS: "rows in time order",
-         Needs.NO_KERNEL: "no kernel"}
+         Needs.NO_KERNEL: "no kernel",
+         Needs.KERNEL_DERIVATIVES: "kernel derivatives"}
+
+
+class KernelCapability(enum.Flag):
+    """What a kernel offers (``Kernel.capabilities``), which a test's ``Needs`` are
+    checked against; combine with ``|``, test with ``in``.
+
+    Parameters
+    ----------
+    value : int
+        The bits of the flags (as for any ``enum.Flag``).
+    """
+
+    NONE = 0
+    #: k(x, y) = k0(x − y) with a spectral measure to draw from (``draw_frequencies``):
+    #: random features, FastMMD
+    SHIFT_INVARIANT = enum.auto()
+    #: k(x, y) = φ(‖x − y‖²): evaluated from a shared squared-distance tile
+    RADIAL = enum.auto()
+    #: gives φ' and φ'' (``radial_derivatives``): the Stein kernel of the KSD tests
+    DIFFERENTIABLE = enum.auto()
+    #: declared characteristic: its mean embedding is injective, so MMD = 0 only when
+    #: P = Q (Gaussian, Laplace, IMQ, Cauchy)
+    CHARACTERISTIC = enum.auto()

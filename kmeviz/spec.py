@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .needs import Needs
+from .needs import KernelCapability, Needs
 
 #: Cost classes, cheapest first: time in the sample size N (the O(B N) of replicates of a
 #: linear test is counted as linear).
@@ -228,10 +228,15 @@ class TestSpec:
                     f"{Y.shape[0]}")
         if kernel is None:
             return None
-        if Needs.SHIFT_INVARIANT_KERNEL in needs and not kernel.shift_invariant:
+        if Needs.SHIFT_INVARIANT_KERNEL in needs and not getattr(kernel, "shift_invariant",
+                                                                 True):
             return f"needs a shift-invariant kernel, got {kernel!r}"
+        offers = getattr(kernel, "capabilities", KernelCapability.DIFFERENTIABLE)
+        if Needs.KERNEL_DERIVATIVES in needs and KernelCapability.DIFFERENTIABLE not in offers:
+            return (f"needs the kernel's derivatives (radial_derivatives) for its Stein "
+                    f"kernel: {type(kernel).__name__} gives no derivatives")
         if needs & (Needs.KERNEL_COLLECTION | Needs.COORDINATES | Needs.NO_KERNEL) and \
-                kernel.points_are_indices:
+                getattr(kernel, "points_are_indices", False):
             return ("computes its own kernels from the samples' coordinates, and these are "
                     "indices into a precomputed Gram matrix")
         return None

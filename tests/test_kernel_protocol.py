@@ -121,3 +121,31 @@ def test_no_module_outside_the_kernels_package_calls_a_private_kernel_method():
                  for i, line in enumerate(path.read_text().splitlines(), 1)
                  if private.search(line)]
     assert offenders == []
+
+
+def test_a_kernel_declares_what_it_offers_and_the_tests_read_it():
+    """``Kernel.capabilities`` (issue 57): derived from what a kernel implements (a
+    spectral measure, φ, φ' and φ'') and what it declares (characteristic); a Stein test
+    given a kernel without derivatives says so before it runs, by name."""
+    import numpy as np
+
+    import kmeviz as K
+    from kmeviz.kernels.base import RadialKernel
+    from kmeviz.needs import KernelCapability as C
+
+    class Bump(RadialKernel):  # φ only
+        def radial(self, sq):
+            return np.exp(-np.sqrt(np.maximum(sq, 0.0)))
+
+    assert K.GaussianKernel(1.0).capabilities == (C.SHIFT_INVARIANT | C.RADIAL
+                                                  | C.DIFFERENTIABLE | C.CHARACTERISTIC)
+    assert K.LaplaceKernel(1.0).capabilities == C.SHIFT_INVARIANT | C.CHARACTERISTIC
+    assert Bump().capabilities == C.RADIAL
+    assert C.DIFFERENTIABLE not in K.PrecomputedKernel(np.eye(5)).capabilities
+    X = np.random.default_rng(0).standard_normal((50, 2))
+    target = K.NormalTarget(np.zeros(2))
+    with pytest.raises(TypeError, match=r"ksd_test\(estimator='full'\) needs the kernel's "
+                                        r"derivatives.*Bump gives no derivatives"):
+        K.ksd_test(X, target, Bump())
+    with pytest.raises(TypeError, match="needs a shift-invariant kernel"):
+        K.ksd_test(X, target, Bump(), estimator="rff")

@@ -67,6 +67,7 @@ def linear_ksd_terms(stein: SteinKernel, prepared) -> np.ndarray:
 
 # -- the registered tests: one function per estimator, see kmeviz.registry --------------
 @GOF_TESTS.register("full", "wild-bootstrap", cost="quadratic", options=("wild",),
+                    needs=Needs.KERNEL_DERIVATIVES,
                     summary="V-statistic KSD² (Eq. 5), wild bootstrap (Eq. 9) in one pass")
 def full_ksd(X, target, kernel, *, n_resamples, rng, wild) -> Outcome:
     """V-statistic KSD² and its wild bootstrap, D replicates in one pass over the Stein Gram."""
@@ -82,7 +83,7 @@ def full_ksd(X, target, kernel, *, n_resamples, rng, wild) -> Outcome:
 
 
 @GOF_TESTS.register("nystrom", "nystrom-bootstrap", cost="linear", dask=True,
-                    options=("wild", "n_landmarks", "landmarks"),
+                    options=("wild", "n_landmarks", "landmarks"), needs=Needs.KERNEL_DERIVATIVES,
                     summary="Nyström KSD² (Eq. 8), Nyström bootstrap (Eq. 11), O(nm + m³)")
 def nystrom_ksd(X, target, kernel, *, n_resamples, rng, wild, n_landmarks,
                 landmarks) -> Outcome:
@@ -112,7 +113,7 @@ def nystrom_ksd(X, target, kernel, *, n_resamples, rng, wild, n_landmarks,
                            "embedding": nys})
 
 
-@GOF_TESTS.register("linear", "normal", cost="linear",
+@GOF_TESTS.register("linear", "normal", cost="linear", needs=Needs.KERNEL_DERIVATIVES,
                     summary="linear-time KSD (Liu et al. 2016), normal null")
 def linear_ksd(X, target, kernel, *, n_resamples, rng) -> Outcome:
     """Mean of h_p over disjoint pairs with its asymptotic normal null."""
@@ -131,6 +132,7 @@ def _feature_test(run, X, target, kernel, n_locations, n_resamples, rng,
 
 
 @GOF_TESTS.register("fssd", "chi-square-mixture", cost="linear", options=("n_locations",),
+                    needs=Needs.KERNEL_DERIVATIVES,
                     summary="FSSD, J random locations (Jitkrittum et al. 2017)")
 def fssd_random(X, target, kernel, *, n_resamples, rng, n_locations) -> Outcome:
     """FSSD with random test locations and its simulated Σ ω_k (Z_k² - 1) / n null."""
@@ -157,6 +159,7 @@ def _target_for_null(target, null_covariance):
 
 @GOF_TESTS.register("rff", "feature-normal", cost="linear",
                     options=("n_locations", "null_covariance"),
+                    needs=Needs.SHIFT_INVARIANT_KERNEL,
                     summary="RFF-KSD of a shift-invariant kernel (Huggins & Mackey 2018)")
 def rff_test(X, target, kernel, *, n_resamples, rng, n_locations, null_covariance) -> Outcome:
     """Random feature Stein discrepancy from a kernel's frequencies, simulated normal null."""
@@ -306,6 +309,9 @@ def checked_ksd_test(X, target, kernel, *, estimator: str, n_resamples: int, alp
                            if Needs.KERNEL_COLLECTION in spec.needs else
                            "one base kernel (a KernelCollection is for estimator='ksdagg')")
                         + f", got {kernel!r}")
+    unmet = spec.unmet(X, kernel=kernel)
+    if unmet:
+        raise TypeError(f"ksd_test(estimator={estimator!r}) {unmet}")
     options = options or defaults_of(ksd_test, ("wild", "n_landmarks", "landmarks",
                                                 "n_locations", "null_covariance",
                                                 "wild_length", "superdiagonals"))

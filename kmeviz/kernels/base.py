@@ -34,6 +34,7 @@ from ..config import (
     DEFAULT_WORKING_MEMORY,  # noqa: F401  (re-exported by kmeviz.kernels)
     working_memory_or_default,
 )
+from ..needs import KernelCapability
 from .engine import rows_within, tile_side, tile_sums
 
 
@@ -57,6 +58,8 @@ class Kernel:
     """
 
     shift_invariant = False
+    #: declared by a kernel whose mean embedding is injective (``KernelCapability``)
+    characteristic = False
     #: the distance between points the kernel is a function of, when it is one: "sq"
     #: (squared Euclidean: the radial kernels) or "l1" (Laplace); None otherwise. With
     #: ``from_distance`` it lets a ``KernelCollection`` evaluate many kernels from one
@@ -67,6 +70,22 @@ class Kernel:
     points_are_indices = False
     #: Gram-sized temporaries one tile needs; sets the rows per block of ``working_memory``.
     tile_temporaries = 1
+
+    @property
+    def capabilities(self) -> KernelCapability:
+        """What the kernel offers, from what it implements: shift-invariant (a spectral
+        measure), radial, differentiable (``radial_derivatives``), characteristic
+        (declared). The tests' ``Needs`` are checked against it (``TestSpec.unmet``)."""
+        offers = KernelCapability.NONE
+        if self.shift_invariant:
+            offers |= KernelCapability.SHIFT_INVARIANT
+        if isinstance(self, RadialKernel):
+            offers |= KernelCapability.RADIAL
+            if type(self).radial_derivatives is not RadialKernel.radial_derivatives:
+                offers |= KernelCapability.DIFFERENTIABLE
+        if self.characteristic:
+            offers |= KernelCapability.CHARACTERISTIC
+        return offers
 
     def __call__(self, X, Y=None) -> np.ndarray:
         """Gram matrix ``K[i, j] = k(X[i], Y[j])`` of shape (n_x, n_y), input validated."""

@@ -44,6 +44,8 @@ class ARDGaussianKernel(ShiftInvariantKernel):
     True
     """
 
+    characteristic = True  # its mean embedding is injective
+
     lengthscales: tuple = (1.0,)
 
     def __post_init__(self):

@@ -51,6 +51,8 @@ class GaussianKernel(ShiftInvariantKernel, RadialKernel):
     True
     """
 
+    characteristic = True  # its mean embedding is injective
+
     bandwidth: float = 1.0
 
     def __post_init__(self):
@@ -107,6 +109,8 @@ class GaussianKernel(ShiftInvariantKernel, RadialKernel):
 class _CoordinateKernel(ShiftInvariantKernel):
     """A product over coordinates of a function of (x_d - y_d)/σ: the bandwidth, and
     samples prepared as X/σ (contiguous, for the per-coordinate tiles)."""
+
+    characteristic = True  # its mean embedding is injective
 
     bandwidth: float = 1.0
 
@@ -209,6 +213,8 @@ class IMQKernel(ShiftInvariantKernel, RadialKernel):
     beta : float
         β < 0 (β in (-1, 0) for Gorham & Mackey's convergence control).
     """
+
+    characteristic = True  # its mean embedding is injective
 
     c: float = 1.0
     beta: float = -0.5

@@ -89,7 +89,8 @@ def mmd_dependent_wild(X, Y, kernel, *, estimator, n_resamples, rng, wild_length
 
 
 @GOF_TESTS.register("full", "dependent-wild-bootstrap", cost="quadratic",
-                    needs=Needs.ORDERED_ROWS, options=("wild_length",),
+                    needs=Needs.ORDERED_ROWS | Needs.KERNEL_DERIVATIVES,
+                    options=("wild_length",),
                     describe_null=_describe_wild,
                     summary="a chain: signs flipping with prob. (1 − e^(−1/ℓ))/2 "
                             "(Chwialkowski et al. 2016)")
