@@ -17,11 +17,17 @@ from kmeviz_apps._jobs import live_view
 import kmeviz as K
 from kmeviz import viz
 from kmeviz.gof.ksd import stein_witness
+from kmeviz.kernels.choices import KERNEL_CHOICES, kernel_by_name
 
 TARGETS = ("standard normal", "Gaussian mixture", "Student-t (5 d.o.f.)")
 SAMPLERS = ("the target itself", "shifted by s", "scaled by 1 + s", "Laplace (unit variance)",
             "Student-t (5 d.o.f.)")
-KERNEL_NAMES = ("IMQ", "Gaussian")
+#: the base kernels offered: IMQ with its own c and β, and every kernel of the menus
+#: (``kmeviz.kernels.choices``) whose derivatives the Stein kernel needs
+#: (``KernelCapability.DIFFERENTIABLE``), at its scale ``bandwidth``
+KERNEL_NAMES = ("IMQ", *(choice.label for choice in KERNEL_CHOICES.values()
+                         if K.KernelCapability.DIFFERENTIABLE in choice.factory(1.0).capabilities
+                         and not isinstance(choice.factory(1.0), K.IMQKernel)))
 DATA_PARAMS = ("dimension", "target", "sampler", "strength", "n", "seed")
 KERNEL_PARAMS = ("kernel", "bandwidth", "imq_c", "imq_beta")
 TEST_PARAMS = ("n_landmarks", "n_resamples", "alpha")
@@ -61,7 +67,7 @@ def make_sample(target_name, sampler, d, n, strength, seed):
 
 def make_kernel(kernel_key):
     name, *args = kernel_key
-    return K.IMQKernel(*args) if name == "IMQ" else K.GaussianKernel(*args)
+    return K.IMQKernel(*args) if name == KERNEL_NAMES[0] else kernel_by_name(name, *args)
 
 
 @shared_cache(maxsize=16)
@@ -147,7 +153,7 @@ class SteinExplorer(Explorer):
                             label="s (shift or scale)")
     n = param.Integer(default=500, bounds=(20, 5000))
     kernel = param.Selector(default="IMQ", objects=list(KERNEL_NAMES), label="base kernel")
-    bandwidth = param.Number(default=1.0, bounds=(0.0, 1000.0), label="Gaussian bandwidth σ")
+    bandwidth = param.Number(default=1.0, bounds=(0.0, 1000.0), label="bandwidth σ")
     imq_c = param.Number(default=1.0, bounds=(0.0, 100.0), label="IMQ c")
     imq_beta = param.Number(default=-0.5, bounds=(-50.0, 50.0), label="IMQ β")
     n_landmarks = param.Integer(default=90, bounds=(1, 2000), label="Nyström m")
@@ -161,9 +167,9 @@ class SteinExplorer(Explorer):
 
     @property
     def kernel_key(self):
-        if self.kernel == "IMQ":
-            return ("IMQ", float(self.imq_c), float(self.imq_beta))
-        return ("Gaussian", float(self.bandwidth))
+        if self.kernel == KERNEL_NAMES[0]:
+            return (self.kernel, float(self.imq_c), float(self.imq_beta))
+        return (self.kernel, float(self.bandwidth))
 
     def _tests(self):
         make_kernel(self.kernel_key)  # readable kernel errors before any work

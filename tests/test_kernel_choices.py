@@ -44,7 +44,8 @@ def test_the_registry_builds_each_kernel_by_name_or_label():
 
 def test_a_kernel_registered_once_is_in_every_menu_and_on_the_command_line(tmp_path):
     """In a fresh process (the registry is per process): register a Matérn 3/2 kernel, then
-    the explorers offer it and ``kmeviz compare --kernel-x matern32`` runs with it."""
+    the explorers offer it and ``kmeviz compare --kernel-x matern32`` runs with it; the
+    Stein explorer, whose tests need derivatives, does not (``KernelCapability``)."""
     import numpy as np
     import pandas as pd
 
@@ -53,11 +54,18 @@ def test_a_kernel_registered_once_is_in_every_menu_and_on_the_command_line(tmp_p
     pd.DataFrame({"a": x, "b": x + rng.standard_normal(120)}).to_csv(tmp_path / "t.csv",
                                                                       index=False)
     script = MATERN + textwrap.dedent(f'''
+        from kmeviz.kernels.radial import GaussianKernel
+        register_kernel("wide", "Wide Gaussian", lambda s: GaussianKernel(2 * s))
         from kmeviz_apps.bootstrap_explorer import BootstrapExplorer
         from kmeviz_apps.circular_explorer import CircularExplorer
         from kmeviz_apps import cli
         for explorer in (BootstrapExplorer, CircularExplorer):
             assert "Matérn 3/2" in explorer.param["kernel"].objects, explorer
+        # the Stein explorer offers the kernels that give derivatives (capabilities)
+        from kmeviz_apps.stein_explorer import SteinExplorer
+
+        assert "Matérn 3/2" not in SteinExplorer.param["kernel"].objects
+        assert SteinExplorer.param["kernel"].objects == ["IMQ", "Gaussian", "Wide Gaussian"]
         code = cli.main(["compare", {str(tmp_path / "t.csv")!r}, "--independence",
                          "--x", "a", "--y", "b", "--kernel-x", "matern32",
                          "--bandwidth-x", "1.0", "--tests", "biased/gamma"])
