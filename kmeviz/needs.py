@@ -83,13 +83,14 @@ class KernelCapability(enum.Flag):
     """
 
     NONE = 0
-    #: k(x, y) = k0(x − y) with a spectral measure to draw from (``draw_frequencies``):
-    #: random features, FastMMD
+    #: a function of x − y with a spectral measure to draw from (``draw_frequencies``),
+    #: as random features and FastMMD need
     SHIFT_INVARIANT = enum.auto()
-    #: k(x, y) = φ(‖x − y‖²): evaluated from a shared squared-distance tile
+    #: a function of the squared distance, evaluated from a shared distance tile
     RADIAL = enum.auto()
-    #: gives φ' and φ'' (``radial_derivatives``): the Stein kernel of the KSD tests
+    #: gives φ' and φ'' (``radial_derivatives``), as the Stein kernel of the KSD tests
+    #: needs
     DIFFERENTIABLE = enum.auto()
-    #: declared characteristic: its mean embedding is injective, so MMD = 0 only when
-    #: P = Q (Gaussian, Laplace, IMQ, Cauchy)
+    #: declared characteristic (its mean embedding is injective, so MMD = 0 only when
+    #: P = Q), as the Gaussian, Laplace, IMQ and Cauchy kernels are
     CHARACTERISTIC = enum.auto()
