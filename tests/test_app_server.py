@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
 import threading
 import time
@@ -11,6 +12,29 @@ import panel as pn
 import pytest
 from kmeviz_apps._cache import shared_cache
 from kmeviz_apps.cli import default_threads, main
+
+
+@contextlib.contextmanager
+def server_settings_restored():
+    """``build_server`` changes process-wide settings (Panel's thread count, the plots'
+    sizing, kmeviz's config, the BLAS limit) and sets this context's ``ServerSettings``:
+    all restored after the block, for the other tests."""
+    from kmeviz_apps import _settings
+    from kmeviz_apps import server as served
+
+    import kmeviz
+    from kmeviz.viz import theme
+
+    threads, sizing, config = pn.config.nthreads, theme.get_sizing(), kmeviz.get_config()
+    try:
+        with _settings.using(_settings.DEFAULT):
+            yield
+    finally:
+        pn.config.nthreads = threads
+        theme.set_sizing(sizing)
+        kmeviz.set_config(**config)
+        while served._compute_limits:
+            served._compute_limits.pop().restore_original_limits()
 
 
 def test_a_key_is_computed_once_however_many_sessions_ask_at_once():
@@ -159,10 +183,8 @@ def test_serve_takes_classroom_options(monkeypatch, tmp_path):
     from kmeviz_apps import server as served
 
     import kmeviz
-    from kmeviz.viz import theme
 
-    before, sizing, config = pn.config.nthreads, theme.get_sizing(), kmeviz.get_config()
-    try:
+    with server_settings_restored():
         server, url = served.build_server(port=0, num_threads=3,
                                           allow_websocket_origin=["kmeviz.school.example"])
         # no Panel thread pool (widget events apply on the loop, in order); views compute
@@ -184,12 +206,6 @@ def test_serve_takes_classroom_options(monkeypatch, tmp_path):
         assert len(set(names)) == 3 and all(n.startswith("kmeviz-view") for n in names)
         assert kmeviz.get_config()["n_threads"] == 1  # --compute-threads default
         server.stop()
-    finally:  # build_server changes process-wide settings: restore them for other tests
-        pn.config.nthreads = before
-        theme.set_sizing(sizing)
-        kmeviz.set_config(**config)
-        while served._compute_limits:
-            served._compute_limits.pop().restore_original_limits()
 
 
 def test_the_server_routes_every_app_through_kmevizs_handlers():
@@ -204,11 +220,8 @@ def test_the_server_routes_every_app_through_kmevizs_handlers():
 
     from kmeviz_apps import server as served
 
-    import kmeviz
-    from kmeviz.viz import theme
 
-    box, config, sizing = {}, kmeviz.get_config(), theme.get_sizing()
-    threads = pn.config.nthreads
+    box = {}
 
     def run():
         asyncio.set_event_loop(asyncio.new_event_loop())
@@ -227,6 +240,8 @@ def test_the_server_routes_every_app_through_kmevizs_handlers():
         except urllib.error.HTTPError as exc:
             return exc.code
 
+    restore = contextlib.ExitStack()
+    restore.enter_context(server_settings_restored())
     threading.Thread(target=run, daemon=True).start()
     try:
         deadline = time.monotonic() + 30
@@ -244,11 +259,7 @@ def test_the_server_routes_every_app_through_kmevizs_handlers():
     finally:
         if "server" in box:
             box["server"].io_loop.add_callback(box["server"].io_loop.stop)
-        pn.config.nthreads = threads
-        theme.set_sizing(sizing)
-        kmeviz.set_config(**config)
-        while served._compute_limits:
-            served._compute_limits.pop().restore_original_limits()
+        restore.close()
 
 
 def test_the_private_panel_members_kmeviz_relies_on_still_exist():
