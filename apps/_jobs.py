@@ -30,12 +30,12 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 import holoviews as hv
 import panel as pn
 from bokeh.document import Document
 from kmeviz_apps._log import describe
+from kmeviz_apps._settings import current as server_settings
 
 from kmeviz import viz
 from kmeviz.budget import BudgetExceeded, Cancelled, detached, memory_budget, time_budget
@@ -43,38 +43,14 @@ from kmeviz.timeseries.serial import quiet_serial_warnings
 
 log = logging.getLogger("kmeviz.apps")
 
-#: the threads that compute the served views and live plots of every session (``kmeviz
-#: serve --num-threads``): a class of 100 changing a widget at once queues here instead of
-#: running 100 threads against each other
-VIEW_THREADS = {"pool": ThreadPoolExecutor(4, thread_name_prefix="kmeviz-view")}
-
-
-#: the threads the server builds pages in (``_build``): one per seat, one for the index
-BUILD_THREADS = {"pool": ThreadPoolExecutor(3, thread_name_prefix="kmeviz-build")}
-
-
-def set_view_threads(threads: int) -> None:
-    """Compute the served views in ``threads`` threads from now on."""
-    _replace_pool(VIEW_THREADS, threads, "kmeviz-view")
-
-
-def set_build_threads(threads: int) -> None:
-    """Build pages in ``threads`` threads from now on."""
-    _replace_pool(BUILD_THREADS, threads, "kmeviz-build")
-
-
-def _replace_pool(pools: dict, threads: int, name: str) -> None:
-    old, pools["pool"] = pools["pool"], ThreadPoolExecutor(threads, thread_name_prefix=name)
-    old.shutdown(wait=False)
-
-
 async def built_off_the_loop(build: Callable[[], None]) -> None:
     """Await ``build()`` run in a build thread, in a copy of the caller's context (a page
     request's seat comes along), the caller's event loop named as the one the page's
     jobs hand their results to (``event_loop``)."""
     loop = asyncio.get_running_loop()
     BUILDING_LOOP.set(loop)
-    await loop.run_in_executor(BUILD_THREADS["pool"], contextvars.copy_context().run, build)
+    await loop.run_in_executor(server_settings().build_threads, contextvars.copy_context().run,
+                               build)
 
 
 class Job:
@@ -121,7 +97,8 @@ class Job:
         handover = Handover(doc, loop, on_tick)
         context = detached(contextvars.copy_context())  # its own budget, not its starter's
         if self.pooled:
-            VIEW_THREADS["pool"].submit(context.run, self._run, work, handover.send, cancel)
+            server_settings().view_threads.submit(context.run, self._run, work,
+                                                  handover.send, cancel)
         else:
             threading.Thread(target=context.run, args=(self._run, work, handover.send,
                                                        cancel),

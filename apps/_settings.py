@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from kmeviz.loading.files import UPLOAD_LIMITS, TableLimits
@@ -47,6 +48,12 @@ class ServerSettings:
         The one user who may open the admin page (``--admin-user``), under
         ``admin_path``; None: no such restriction.
     admin_path : str
+    view_threads : ThreadPoolExecutor
+        The threads that compute every session's views and live plots (``--num-threads``):
+        a class of 100 changing a widget at once queues here instead of running 100
+        threads against each other.
+    build_threads : ThreadPoolExecutor
+        The threads pages are built in (``_build``): one per seat, one for the index.
     """
 
     time_budget: float = 20.0
@@ -56,6 +63,10 @@ class ServerSettings:
     seats: object = None
     admin_user: str | None = None
     admin_path: str = "/admin"
+    view_threads: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(4, thread_name_prefix="kmeviz-view"))
+    build_threads: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(3, thread_name_prefix="kmeviz-build"))
 
 
 _SETTINGS: contextvars.ContextVar = contextvars.ContextVar("kmeviz_server_settings")

@@ -13,6 +13,7 @@ import logging
 import re
 import threading
 import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
 
 import panel as pn
 from bokeh.core.validation import silence
@@ -21,7 +22,6 @@ from bokeh.server.urls import per_app_patterns
 from kmeviz_apps import EXPLORERS, explorer_class
 from kmeviz_apps._build import thread_built_application
 from kmeviz_apps._index import index_page
-from kmeviz_apps._jobs import set_build_threads, set_view_threads
 from kmeviz_apps._log import session_tag
 from kmeviz_apps._seats import CURRENT_SEAT, Seats, waiting_page
 from kmeviz_apps._settings import ServerSettings, current, set_settings, upload_limits
@@ -40,7 +40,6 @@ _configured = threading.Lock()
 UNUSED_SESSION_SECONDS = 60.0
 
 
-_compute_limits = []  # the BLAS limit of the served process, kept alive
 
 
 def is_loopback(origin: str) -> bool:
@@ -201,9 +200,7 @@ def limit_compute_threads(compute_threads: int) -> None:
     With one thread per computation, a session running a heavy state leaves the other
     cores to everyone else's cheap changes."""
     kmeviz.set_config(n_threads=compute_threads)
-    while _compute_limits:
-        _compute_limits.pop().restore_original_limits()
-    _compute_limits.append(threadpool_limits(limits=compute_threads, user_api="blas"))
+    threadpool_limits(limits=compute_threads, user_api="blas")  # until changed again
 
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -231,7 +228,7 @@ def configure_server(compute_threads: int | None = None) -> None:
     """What a kmeviz server process needs (idempotent): kmeviz's page and websocket
     handlers (a real origin check of websockets, no traceback to a client, page queries
     Panel can parse, seats), callback errors logged instead of sent to the browser, and
-    ``compute_threads`` cores per computation (default 1, set once unless given). The
+    ``compute_threads`` cores per computation (when given; ``build_server`` gives it). The
     server's own settings (budget, uploads, seats, admin) are a ``ServerSettings`` that
     ``build_server`` sets (``_settings``)."""
     with _configured:
@@ -240,8 +237,8 @@ def configure_server(compute_threads: int | None = None) -> None:
         # that buried real errors (about 10 per session)
         silence(FIXED_SIZING_MODE, True)
         pn.config.exception_handler = log_callback_error
-        if compute_threads is not None or not _compute_limits:
-            limit_compute_threads(compute_threads or 1)
+        if compute_threads is not None:
+            limit_compute_threads(compute_threads)
 
 
 def freeze_startup_heap() -> None:
@@ -293,13 +290,15 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
         max_upload_bytes=int(max_upload_mb * 1024**2),
         upload_limits=upload_limits(max_rows, max_columns, max_cells),
         seats=Seats(seats, max_waiting), admin_user=admin_user if admin else None,
-        admin_path=f"{prefix}/admin")
+        admin_path=f"{prefix}/admin",
+        view_threads=ThreadPoolExecutor(num_threads, thread_name_prefix="kmeviz-view"),
+        # a build per seat, and one for the index page
+        build_threads=ThreadPoolExecutor(seats + 1, thread_name_prefix="kmeviz-build"))
     set_settings(settings)  # this thread's context: the server's tasks and threads copy it
     if reuse_sessions:
         pn.config.reuse_sessions = True
     if settings.admin_user is not None:
         pn.config.authorize_callback = authorize
-    set_build_threads(seats + 1)  # a build per seat, and one for the index page
     titles = {"/": "kmeviz", **{slug: explorer_class(slug).title for slug in EXPLORERS}}
     apps = {"/": thread_built_application(index_page, titles["/"], admin=admin),
             **{slug: thread_built_application(explorer_class(slug).create_app,
@@ -317,7 +316,6 @@ def build_server(*, address: str = "127.0.0.1", port: int = 5006, show: bool = F
                       # a page waits for its websocket this long before its session goes
                       check_unused_sessions_milliseconds=1000,
                       unused_session_lifetime_milliseconds=int(1000 * UNUSED_SESSION_SECONDS))
-    set_view_threads(num_threads)
     freeze_startup_heap()
     host = "localhost" if address in ("127.0.0.1", "0.0.0.0", "") else address
     return server, f"http://{host}:{server.port}{server.prefix}/"

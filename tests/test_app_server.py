@@ -20,12 +20,13 @@ def server_settings_restored():
     sizing, kmeviz's config, the BLAS limit) and sets this context's ``ServerSettings``:
     all restored after the block, for the other tests."""
     from kmeviz_apps import _settings
-    from kmeviz_apps import server as served
+    from threadpoolctl import threadpool_limits
 
     import kmeviz
     from kmeviz.viz import theme
 
     threads, sizing, config = pn.config.nthreads, theme.get_sizing(), kmeviz.get_config()
+    blas = threadpool_limits(limits=None, user_api="blas")  # records the limits in force
     try:
         with _settings.using(_settings.DEFAULT):
             yield
@@ -33,8 +34,7 @@ def server_settings_restored():
         pn.config.nthreads = threads
         theme.set_sizing(sizing)
         kmeviz.set_config(**config)
-        while served._compute_limits:
-            served._compute_limits.pop().restore_original_limits()
+        blas.restore_original_limits()
 
 
 def test_a_key_is_computed_once_however_many_sessions_ask_at_once():
@@ -196,10 +196,12 @@ def test_serve_takes_classroom_options(monkeypatch, tmp_path):
             names.append(threading.current_thread().name)
             barrier.wait()  # three run at once
 
-        from kmeviz_apps._jobs import VIEW_THREADS
+        from kmeviz_apps import _settings
 
+        settings = _settings.current()  # what build_server set for the server's thread
+        assert settings.seats.size == 2 and settings.time_budget == 20.0
         for _ in range(3):
-            VIEW_THREADS["pool"].submit(record)
+            settings.view_threads.submit(record)
         deadline = time.monotonic() + 5
         while len(names) < 3 and time.monotonic() < deadline:
             time.sleep(0.01)
