@@ -7,6 +7,13 @@ computes each key once (other threads wait for it) and shares only values no ses
 change: numpy arrays backed by immutable bytes (``setflags(write=True)`` fails), dicts as
 read-only mappings, lists as tuples, and a fresh copy of a pandas table for each reader.
 Keys are typed: ``1``, ``1.0`` and ``True`` are three keys.
+
+Why not Panel's ``pn.cache`` (issue 57 asked): in Panel 1.9 it computes a missing key
+outside its lock, so sessions asking at once each compute it (a class of 100 opening a
+page computed its data 100 times), it returns the cached object itself (mutable arrays
+shared between sessions), and a session waiting for a key cannot stop at its own time
+budget. ``tests/test_app_server.py`` has a canary that fails once ``pn.cache`` computes a
+key once for concurrent callers: then this module should give way to it.
 """
 
 from __future__ import annotations

@@ -57,6 +57,31 @@ def test_a_key_is_computed_once_however_many_sessions_ask_at_once():
     assert slow.cache_info().misses == 1 and slow.cache_info().hits == 7
 
 
+def test_pn_cache_still_computes_a_key_once_per_concurrent_caller():
+    """Canary for ``shared_cache`` (issue 57: use ``pn.cache`` where it serves): Panel
+    1.9's ``pn.cache`` computes a key for each of 4 callers that ask at once, where
+    ``shared_cache`` computes it once. When this fails, Panel computes it once too, and
+    ``shared_cache`` should give way to ``pn.cache``."""
+    calls, barrier = [], threading.Barrier(4, timeout=10)
+
+    @pn.cache
+    def slow(key):
+        calls.append(key)
+        time.sleep(0.3)
+        return key
+
+    def ask():
+        barrier.wait()
+        slow(7)
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert len(calls) > 1, "pn.cache now computes a key once: replace shared_cache by it"
+
+
 def test_cached_arrays_are_read_only_and_the_cache_is_bounded():
     @shared_cache(maxsize=2)
     def make(k):
