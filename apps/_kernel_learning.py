@@ -18,6 +18,7 @@ import kmeviz as K
 from kmeviz import viz
 from kmeviz.experiments import binomial_interval, kernel_choice_test
 from kmeviz.experiments.power import METHODS, rate_table
+from kmeviz.twosample.power_tests import TRAIN_FRACTION
 
 #: draws of the kernel-choice power job, run 5 at a time so the bars fill in
 CHOICE_DRAWS, CHOICE_CHUNK = 50, 5
@@ -96,8 +97,10 @@ class KernelLearning(param.Parameterized):
     ``_start_button_job``, and its ``criterion_view`` and ``ard_view`` (which name its
     data parameters) return ``criterion_plot()`` and ``criterion_map_plot()``."""
 
-    train_fraction = param.Number(default=0.5, bounds=(0.2, 0.8), step=0.05,
-                                  label="Training share (split tests)")
+    #: the split test's own option (``TestOption``): its default and words, documented once
+    train_fraction = param.Number(default=TRAIN_FRACTION.default, bounds=(0.2, 0.8),
+                                  step=0.05, label="Training share (split tests)",
+                                  doc=TRAIN_FRACTION.doc)
     choice_result = param.Parameter(default=None, precedence=-1)
 
     def _learning_key(self):
