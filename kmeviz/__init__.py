@@ -69,6 +69,7 @@ from .kernels import (
     SteinKernel,
     median_heuristic,
 )
+from .kernels.choices import kernel_by_name, register_kernel
 from .kernels.collection import (
     KernelCollection,
     bandwidth_weights,
@@ -146,6 +147,8 @@ __all__ = [
     "VALID_NULLS",
     "MMD_TESTS",
     "KernelCapability",
+    "kernel_by_name",
+    "register_kernel",
     "Needs",
     "GOF_TESTS",
     "mmd_test",

@@ -180,13 +180,7 @@ class TestRegistry:
         rows = [("estimator", "null", "cost", "dask", "needs", "what it is")]
         rows += [(s.estimator, s.null, s.cost, "yes" if s.dask else "-",
                   ", ".join(s.needs.words) or "-", s.described or "-") for s in self]
-        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-        rule = " ".join("=" * w for w in widths)
-
-        def line(row):
-            return " ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-
-        return "\n".join([rule, line(rows[0]), rule, *map(line, rows[1:]), rule])
+        return simple_table(rows)
 
     def markdown(self) -> str:
         """The registry as a Markdown table (the docs and ``CONTRIBUTING.md`` show it)."""
@@ -272,3 +266,14 @@ def import_every_module(package: str, path) -> None:
     of its own (CONTRIBUTING.md, "Adding a test")."""
     for module in sorted(info.name for info in pkgutil.iter_modules(path)):
         importlib.import_module(f"{package}.{module}")
+
+
+def simple_table(rows: list[tuple[str, ...]]) -> str:
+    """``rows`` (the first the header) as a reStructuredText simple table."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    rule = " ".join("=" * w for w in widths)
+
+    def line(row):
+        return " ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+
+    return "\n".join([rule, line(rows[0]), rule, *map(line, rows[1:]), rule])
