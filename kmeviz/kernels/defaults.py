@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from .._validation import check_positive, check_positive_int, check_samples, is_dask_array
 from ..needs import Needs
-from .collection import ksdagg_kernels
+from .base import check_kernel
+from .collection import KernelCollection, ksdagg_kernels, mmdagg_kernels
 from .radial import GaussianKernel, IMQKernel, median_heuristic
 
 #: Rows of each sample the heuristic reads when the samples are dask arrays.
@@ -124,3 +125,29 @@ def l1_imq_kernel(X, *, gamma: float = L1_IMQ_GAMMA, df: float = L1_IMQ_DF,
     c, beta = l1_imq_parameters(L1_IMQ_MEDIAN_FACTOR * median_heuristic(X, rng=rng),
                                 X.shape[1], gamma=gamma, df=df)
     return IMQKernel(c=c, beta=beta)
+
+
+def checked_test_kernel(kernel, spec, X, Y):
+    """The kernel of test ``spec``: the one given, checked, or its default (a Gaussian at
+    the median heuristic; MMDAgg's collection for a test that needs one; None for a test
+    that uses no kernel)."""
+    if Needs.NO_KERNEL in spec.needs:
+        if kernel is not None:
+            raise TypeError(f"estimator={spec.estimator!r} uses no kernel; pass kernel=None, "
+                            f"got {kernel!r}")
+        return None
+    if Needs.KERNEL_COLLECTION in spec.needs:
+        default = spec.default_kernel or mmdagg_kernels
+        if kernel is None:
+            return default(X, Y)
+        if not isinstance(kernel, KernelCollection):
+            raise TypeError(f"estimator={spec.estimator!r} tests with a KernelCollection "
+                            f"(default kmeviz.{default.__name__}(X, Y)), got {kernel!r}: "
+                            "pass kernel=None or a KernelCollection")
+        return kernel
+    if isinstance(kernel, KernelCollection):
+        raise TypeError("a KernelCollection is for estimator='mmdagg' or 'mmdfuse'; "
+                        f"estimator={spec.estimator!r} takes one kernel")
+    if kernel is None:
+        kernel = default_mmd_kernel(X, Y)
+    return check_kernel(kernel, shift_invariant=Needs.SHIFT_INVARIANT_KERNEL in spec.needs)

@@ -34,9 +34,8 @@ from .._validation import (
 from ..chunked import check_any_pair, is_dask_array
 from ..embeddings.kme import default_landmarks
 from ..incomplete import checked_superdiagonals
-from ..kernels import check_kernel, symmetric_quadratic_forms
-from ..kernels.collection import KernelCollection, mmdagg_kernels
-from ..kernels.defaults import default_mmd_kernel
+from ..kernels import symmetric_quadratic_forms
+from ..kernels.defaults import checked_test_kernel
 from ..needs import Needs
 from ..registry import KERNEL_FLOPS, MMD_TESTS, RESAMPLE_FLOPS, NullsByEstimator, Outcome
 from ..results import TestResult, defaults_of, normal_outcome, run_registered
@@ -212,32 +211,6 @@ def nystrom_spectral_null(X, Y, kernel, *, estimator, n_resamples, rng,
     statistic, samples, lam = nystrom_spectral(X, Y, kernel, n_landmarks, rng, n_resamples)
     return Outcome(statistic, null_samples=samples, null_params={"eigenvalues": lam},
                    one_pass=False)
-
-
-def checked_test_kernel(kernel, spec, X, Y):
-    """The kernel of test ``spec``: the one given, checked, or its default (a Gaussian at
-    the median heuristic; MMDAgg's collection for a test that needs one; None for a test
-    that uses no kernel)."""
-    if Needs.NO_KERNEL in spec.needs:
-        if kernel is not None:
-            raise TypeError(f"estimator={spec.estimator!r} uses no kernel; pass kernel=None, "
-                            f"got {kernel!r}")
-        return None
-    if Needs.KERNEL_COLLECTION in spec.needs:
-        default = spec.default_kernel or mmdagg_kernels
-        if kernel is None:
-            return default(X, Y)
-        if not isinstance(kernel, KernelCollection):
-            raise TypeError(f"estimator={spec.estimator!r} tests with a KernelCollection "
-                            f"(default kmeviz.{default.__name__}(X, Y)), got {kernel!r}: "
-                            "pass kernel=None or a KernelCollection")
-        return kernel
-    if isinstance(kernel, KernelCollection):
-        raise TypeError("a KernelCollection is for estimator='mmdagg' or 'mmdfuse'; "
-                        f"estimator={spec.estimator!r} takes one kernel")
-    if kernel is None:
-        kernel = default_mmd_kernel(X, Y)
-    return check_kernel(kernel, shift_invariant=Needs.SHIFT_INVARIANT_KERNEL in spec.needs)
 
 
 def _pairs(rows, cols, d) -> float:
