@@ -176,6 +176,7 @@ def test_the_comparisons_validate_their_samples_once(pair, monkeypatch):
     kernel once; each test below takes them as checked (issue 39): the public entry
     points' own checks and the median heuristic are never called again."""
     import kmeviz.gof.ksd_tests as ksd_tests
+    import kmeviz.kernels.defaults as defaults
     import kmeviz.twosample.mmd_tests as mmd_tests
 
     X, Y = pair
@@ -193,7 +194,7 @@ def test_the_comparisons_validate_their_samples_once(pair, monkeypatch):
     monkeypatch.setattr(compare, "check_any_pair", once(compare.check_any_pair))
     monkeypatch.setattr(compare, "default_mmd_kernel", once(compare.default_mmd_kernel))
     monkeypatch.setattr(mmd_tests, "check_any_pair", never)
-    monkeypatch.setattr(mmd_tests, "default_mmd_kernel", never)
+    monkeypatch.setattr(defaults, "default_mmd_kernel", never)  # the tests' kernel check
     monkeypatch.setattr(ksd_tests, "check_any_samples", never)
     table = K.compare_tests(X, Y, rng=0, n_resamples=99, time_budget=60)
     assert table.p_value.notna().sum() >= 10
