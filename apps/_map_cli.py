@@ -14,10 +14,11 @@ PRINTED = 30
 
 def run_map(args, max_bytes: int):
     """(the map's pairs, the report) for ``--dependence-map``."""
-    if args.independence or args.conditional or args.gof or args.group or args.groups:
+    if (args.independence or args.conditional or args.gof or args.group or args.groups
+            or args.test_options):
         raise ValueError("--dependence-map reads every pair of columns of one table: "
-                         "--independence, --conditional, --gof, --group and --groups do "
-                         "not apply (choose columns with --columns)")
+                         "--independence, --conditional, --gof, --group, --groups and "
+                         "--test-option do not apply (choose columns with --columns)")
     if args.x or args.y or args.z:
         raise ValueError("--dependence-map reads every pair of --columns; --x, --y and "
                          "--z choose the variables of --independence and --conditional")

@@ -133,14 +133,15 @@ class UploadBox:
         order, [why each other file cannot be read]); each file read once per session
         (keyed by its name and content)."""
         read, frames, unreadable = {}, [], []
+        settings = server_settings()
         for name, content in files.items():
             data = as_bytes(content)
             digest = digest_of(name.encode(), b"\0", data)
             if digest not in self._read:
                 try:
                     self._read[digest] = read_table(data, name=name,
-                                                    max_bytes=server_settings().max_upload_bytes,
-                                                    limits=server_settings().upload_limits)
+                                                    max_bytes=settings.max_upload_bytes,
+                                                    limits=settings.upload_limits)
                 except (ValueError, TypeError) as exc:
                     self._read[digest] = str(exc)
             read[digest] = value = self._read[digest]

@@ -221,8 +221,7 @@ def compare_gof(X, target, *, kernel=None, tests="all", alpha: float = 0.05,
         return f"kmeviz.ksd_test(X, target, estimator={spec.estimator!r})"
 
     def unmet(spec):
-        return spec.unmet(X, kernel=None if kernel is None or spec.needs.builds_own_kernel
-                          else kernel)
+        return spec.unmet(X, kernel=None if spec.needs.builds_own_kernel else kernel)
 
     return _compare(GOF_TESTS, tests, run, unmet, how, X.shape[0], X.shape[1],
                     n_resamples, alpha, time_budget, rng, progress,

@@ -262,8 +262,8 @@ def run_registered(spec: TestSpec, samples: tuple, kernel, *, alpha: float, rng,
     serial = None if getattr(kernel, "points_are_indices", False) else check_registered(
         spec.family, samples, options.get("rows", "check"),
         Needs.ORDERED_ROWS in spec.needs)  # a precomputed Gram's samples are indices
-    t0 = time.perf_counter()
     own = spec.checked_own_options(options.get("test_options"))
+    t0 = time.perf_counter()
     outcome = spec.compute(*samples, kernel, rng=check_rng(rng), **keywords,
                            **{k: options[k] for k in spec.options}, **own)
     result = result_from_outcome(outcome, spec, alpha, time.perf_counter() - t0, kernel)

@@ -242,7 +242,6 @@ class TestSpec:
         return None
 
 
-
 #: public function name -> its registry (how a pickled ``TestSpec`` finds its entry again)
 REGISTRIES: dict = {}
 

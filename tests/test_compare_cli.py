@@ -201,6 +201,9 @@ def test_a_tests_own_option_from_the_command_line(two_groups, tmp_path):
                       "--test-option", bad)
         assert done.returncode == 2 and words in done.stderr, (bad, done.stderr)
         assert "Traceback" not in done.stderr
+    done = kmeviz("--dataset", "penguins", "--dependence-map", "--test-option",
+                  "train_fraction=0.3")  # the map runs no registered test: said, not ignored
+    assert done.returncode == 2 and "--test-option do not apply" in done.stderr, done.stderr
 
 
 def test_the_split_test_fits_its_kernel_on_the_share_asked():

@@ -123,9 +123,10 @@ class SharedTests:
         self.eigen_threshold = eigen_threshold
         self.epsilon, self.rng = float(epsilon), rng
         # the shared pass reproduces exactly what this registered function computes
-        self.shared = CONDITIONAL_TESTS.get(estimator, null).compute is kci_gamma
+        spec = CONDITIONAL_TESTS.get(estimator, null)
+        self.shared = spec.compute is kci_gamma
         #: the options the chosen test declares (its registry entry: not its name)
-        self._options = CONDITIONAL_TESTS.get(estimator, null).options
+        self._options = spec.options
         self.results = _Kept(None)  # (i, j, S) -> (statistic, p-value)
         kept = memory_limit() or KEPT_BYTES
         self._operators, self._grams = _Kept(kept // 4), _Kept(kept - kept // 4)

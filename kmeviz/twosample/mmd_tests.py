@@ -271,6 +271,10 @@ def mmd_test(X, Y, kernel=None, *, estimator: str = "biased", null: str | None =
         learns a kernel on all the data among Gaussians on single coordinates and
         coordinate pairs, relearns it in every permutation and combines it with
         ``kernel`` by min-p (``kmeviz.twosample.selected``; ``fitted["coordinates"]``).
+        "split" learns the kernel by the power criterion on ``train_fraction`` of each
+        sample (its own option, default 0.5; ``kernel`` gives the family and the start: a
+        ``GaussianKernel``, an ``ARDGaussianKernel`` or a ``FeatureKernel`` on either)
+        and tests on the rest; ``fitted["kernel"]`` is the learned kernel.
     null : str, optional
         How the null is obtained. The valid (estimator, null) pairs are the entries of
         ``kmeviz.registry.MMD_TESTS`` (``VALID_NULLS``; table below); other pairs raise
